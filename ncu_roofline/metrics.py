@@ -1,0 +1,382 @@
+"""Which ncu metrics the launch model keeps, and how section labels map to them.
+
+The model keeps every *roofline input* an export carries, under its ncu
+metric id (``dram__bytes.sum``), in SI units.  Metric ids come either
+directly (``--metrics`` exports, the raw page, ``.ncu-rep`` files) or from the
+display labels of the standard sections on the details page (``Duration`` in
+"GPU Speed Of Light Throughput").  Labels repeat across sections with
+different meanings ("SM Frequency" is ``gpc__`` in the SOL header but
+``sm__``/``smsp__`` in the roofline chart body), so the mapping is keyed by
+section, body item label and label.
+
+The requirement groups at the end drive ``inspect``: which inputs a roofline
+needs, which metric ids satisfy each, and what to pass to ``ncu`` to collect
+the ones that are missing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_OPS = r"(?:add|mul|fma)"
+_RATE = r"(?:\.per_second|\.per_cycle_elapsed|\.peak_sustained|\.peak_sustained_elapsed\.per_second|\.pct_of_peak_sustained_elapsed|\.pct_of_peak_sustained_active)?"
+
+#: Metric ids (full regexes) that the launch model keeps.
+RELEVANT_PATTERNS: tuple[str, ...] = (
+    r"gpu__time_duration(?:\.sum|\.avg|\.max)?",
+    r"(?:sm|smsp|gpc|dram|lts|l1tex|fbpa)__cycles_elapsed\.(?:avg|max|sum)(?:\.per_second)?",
+    r"(?:sm|smsp)__cycles_active\.(?:avg|sum|max)",
+    rf"(?:sm|smsp)__sass_thread_inst_executed_op_[dfh]{_OPS}_pred_on\.sum{_RATE}",
+    r"(?:sm|smsp)__inst_executed_pipe_tensor\w*\.sum" + _RATE,
+    r"sm__ops_path_tensor_\w+\.sum" + _RATE,
+    r"(?:sm|smsp)__pipe_tensor\w*cycles_active\.(?:avg|sum)" + _RATE,
+    r"dram__bytes(?:_read|_write|_op_\w+)?\.sum" + _RATE,
+    r"dram__sectors(?:_read|_write|_op_\w+)?\.sum" + _RATE,
+    r"dram__throughput\.avg\.pct_of_peak_sustained_elapsed",
+    r"lts__t_bytes\w*\.sum" + _RATE,
+    r"lts__t_sectors\w*\.sum" + _RATE,
+    r"lts__lts2xbar_cycles_active\.sum" + _RATE,
+    r"lts__t_sector\w*hit_rate\.pct",
+    r"l1tex__t_bytes\w*\.sum" + _RATE,
+    r"l1tex__t_sectors\w*\.sum" + _RATE,
+    r"l1tex__t_sector\w*hit_rate\.pct",
+    r"l1tex__lsu_writeback_active\w*\.sum" + _RATE,
+    r"l1tex__m_xbar2l1tex_read_bytes\w*\.sum" + _RATE,
+    r"(?:sm|gpu__compute_memory|gpu__dram|lts|l1tex|dram|gpc)__throughput\.avg\.pct_of_peak_sustained_(?:elapsed|active)",
+    r"gpu__compute_memory_throughput\.avg\.pct_of_peak_sustained_elapsed",
+    r"gpu__dram_throughput\.avg\.pct_of_peak_sustained_elapsed",
+    r"sm__warps_active\.avg\.pct_of_peak_sustained_active",
+    r"sm__maximum_warps_per_active_cycle_pct",
+    r"launch__(?:grid_size|block_size|thread_count|registers_per_thread|waves_per_multiprocessor|shared_mem_per_block_(?:static|dynamic|driver)|grid_dim_[xyz]|block_dim_[xyz]|stream_id|context_id|device_id|sm_count)",
+    r"device__attribute_(?:display_name|clock_rate|max_gpu_frequency_khz|max_mem_frequency_khz|memory_clock_rate|global_memory_bus_width|multiprocessor_count|compute_capability_major|compute_capability_minor|architecture|limits_max_cta_per_sm|l2_cache_size|fb_bus_width|dram_bandwidth)",
+    r"derived__(?:sm|smsp)__sass_thread_inst_executed_op_[dfh]{_OPS}_pred_on_x[24]".replace("{_OPS}", _OPS),
+    r"derived__lts__lts2xbar_bytes\.sum(?:\.per_second|\.peak_sustained)",
+    r"derived__l1tex__lsu_writeback_bytes\w*\.sum(?:\.per_second|\.peak_sustained)",
+    r"derived__(?:sm|smsp)__inst_executed_pipe_tensor_x\d+",
+)
+
+_RELEVANT = re.compile("^(?:" + "|".join(RELEVANT_PATTERNS) + ")$")
+
+#: Metrics whose value is text, kept as strings.
+STRING_METRICS: frozenset[str] = frozenset({"device__attribute_display_name"})
+
+#: Older spellings mapped to the current metric id.
+ALIASES: dict[str, str] = {
+    "gpu__time_duration": "gpu__time_duration.sum",
+}
+
+
+def is_relevant(metric_id: str) -> bool:
+    """Whether the launch model keeps this metric id."""
+    return bool(_RELEVANT.match(ALIASES.get(metric_id, metric_id)))
+
+
+def canonical_metric(metric_id: str) -> str:
+    """The current spelling of a metric id."""
+    return ALIASES.get(metric_id, metric_id)
+
+
+def looks_like_metric_id(name: str) -> bool:
+    """Metric ids contain ``__`` and no spaces; section labels never do."""
+    return "__" in name and " " not in name
+
+
+# --- display labels of the standard sections ------------------------------
+
+_SOL_NEW = "GPU Speed Of Light Throughput"
+_SOL_OLD = "GPU Speed Of Light"
+_ROOF = "GPU Speed Of Light Roofline Chart"
+_MEM = "Memory Workload Analysis"
+_LAUNCH = "Launch Statistics"
+_OCC = "Occupancy"
+
+_SASS = "sass_thread_inst_executed_op_{}_pred_on.sum"
+
+#: (section display name, body item label or "*", label) -> metric id.
+#: "*" matches any body item label, including the empty one.
+LABELS: dict[tuple[str, str, str], str] = {}
+
+
+def _label(section: str, label: str, metric: str, body: str = "*") -> None:
+    LABELS[(section, body, label)] = metric
+
+
+for _sec in (_SOL_NEW, _SOL_OLD):
+    _label(_sec, "Duration", "gpu__time_duration.sum")
+    _label(_sec, "Elapsed Cycles", "gpc__cycles_elapsed.max")
+    _label(_sec, "SM Active Cycles", "sm__cycles_active.avg")
+    _label(_sec, "SM Frequency", "gpc__cycles_elapsed.avg.per_second")
+    _label(_sec, "DRAM Frequency", "dram__cycles_elapsed.avg.per_second")
+    _label(_sec, "Memory Frequency", "dram__cycles_elapsed.avg.per_second")
+    _label(_sec, "Compute (SM) Throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed")
+    _label(_sec, "SM [%]", "sm__throughput.avg.pct_of_peak_sustained_elapsed")
+    _label(_sec, "SOL SM", "sm__throughput.avg.pct_of_peak_sustained_elapsed")
+    _label(
+        _sec,
+        "Memory Throughput",
+        "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    )
+    _label(_sec, "Memory [%]", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+    _label(_sec, "DRAM Throughput", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed")
+    _label(_sec, "SOL FB", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed")
+    _label(_sec, "L1/TEX Cache Throughput", "l1tex__throughput.avg.pct_of_peak_sustained_active")
+    _label(_sec, "SOL L1/TEX Cache", "l1tex__throughput.avg.pct_of_peak_sustained_active")
+    _label(_sec, "L2 Cache Throughput", "lts__throughput.avg.pct_of_peak_sustained_elapsed")
+    _label(_sec, "SOL L2 Cache", "lts__throughput.avg.pct_of_peak_sustained_elapsed")
+    _label(_sec, "Waves Per SM", "launch__waves_per_multiprocessor")
+
+# The SOL body repeats the two headline percentages under "GPU Throughput".
+_label(_SOL_NEW, "Compute (SM) [%]", "sm__throughput.avg.pct_of_peak_sustained_elapsed")
+
+_label(_MEM, "Memory Throughput", "dram__bytes.sum.per_second")
+_label(_MEM, "L1/TEX Hit Rate", "l1tex__t_sector_hit_rate.pct")
+_label(_MEM, "L2 Hit Rate", "lts__t_sector_hit_rate.pct")
+
+_label(_LAUNCH, "Block Size", "launch__block_size")
+_label(_LAUNCH, "Grid Size", "launch__grid_size")
+_label(_LAUNCH, "Threads", "launch__thread_count")
+_label(_LAUNCH, "Registers Per Thread", "launch__registers_per_thread")
+_label(_LAUNCH, "Waves Per SM", "launch__waves_per_multiprocessor")
+_label(_LAUNCH, "Static Shared Memory Per Block", "launch__shared_mem_per_block_static")
+_label(_LAUNCH, "Dynamic Shared Memory Per Block", "launch__shared_mem_per_block_dynamic")
+_label(_LAUNCH, "Driver Shared Memory Per Block", "launch__shared_mem_per_block_driver")
+_label(_LAUNCH, "# SMs", "launch__sm_count")
+
+_label(_OCC, "Theoretical Occupancy", "sm__maximum_warps_per_active_cycle_pct")
+_label(_OCC, "Achieved Occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active")
+
+# Roofline chart body (ncu 2025.x, `--print-details all`).  The header rows
+# (empty body label) carry the peak and achieved per-cycle rates; the
+# "... Roofline" bodies carry the peaks' clocks, the "... Achieved Value"
+# bodies the achieved clocks (smsp, not sm) and bandwidth.
+for _p, _letter in (("F", "f"), ("D", "d"), ("H", "h")):
+    _label(
+        _ROOF,
+        f"Theoretical Predicated-On {_p}FMA Thread Instructions Executed",
+        "sm__" + _SASS.format(_letter + "fma") + ".peak_sustained",
+    )
+    for _op in ("FMA", "ADD", "MUL"):
+        _label(
+            _ROOF,
+            f"Predicated-On {_p}{_op} Thread Instructions Executed Per Cycle",
+            "smsp__" + _SASS.format(_letter + _op.lower()) + ".per_cycle_elapsed",
+        )
+for _body in ("Single Precision Roofline", "Double Precision Roofline", "Half Precision Roofline"):
+    _label(_ROOF, "SM Frequency", "sm__cycles_elapsed.avg.per_second", _body)
+    _label(_ROOF, "Theoretical DRAM Bytes Accessible", "dram__bytes.sum.peak_sustained", _body)
+    _label(_ROOF, "DRAM Frequency", "dram__cycles_elapsed.avg.per_second", _body)
+for _body in (
+    "Single Precision Achieved Value",
+    "Double Precision Achieved Value",
+    "Half Precision Achieved Value",
+):
+    _label(_ROOF, "SM Frequency", "smsp__cycles_elapsed.avg.per_second", _body)
+    _label(_ROOF, "DRAM Bandwidth", "dram__bytes.sum.per_second", _body)
+
+
+def metric_for_label(section: str, body: str, label: str) -> str | None:
+    """The metric id behind a section label, or ``None`` when unknown."""
+    return LABELS.get((section, body, label)) or LABELS.get((section, "*", label))
+
+
+# --- requirement groups for `inspect` ---------------------------------------
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One roofline input and the metric sets that satisfy it.
+
+    The input is present when every metric of at least one alternative is.
+    ``collect`` is the metric list to pass to ``ncu --metrics`` when missing.
+    """
+
+    key: str
+    title: str
+    alternatives: tuple[tuple[str, ...], ...]
+    collect: tuple[str, ...]
+    ncu_section: str | None = None
+
+
+def _sass(prefix: str, letter: str, suffix: str = "") -> tuple[str, ...]:
+    return tuple(
+        f"{prefix}__" + _SASS.format(letter + op) + suffix for op in ("add", "mul", "fma")
+    )
+
+
+def _flop_alternatives(letter: str) -> tuple[tuple[str, ...], ...]:
+    alts: list[tuple[str, ...]] = []
+    for prefix in ("sm", "smsp"):
+        alts.append(_sass(prefix, letter))
+        for clock in ("sm__cycles_elapsed.avg", "smsp__cycles_elapsed.avg"):
+            alts.append((*_sass(prefix, letter, ".per_cycle_elapsed"), clock))
+    return tuple(alts)
+
+
+REQUIREMENTS: tuple[Requirement, ...] = (
+    Requirement(
+        "duration",
+        "kernel duration",
+        (
+            ("gpu__time_duration.sum",),
+            ("sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second"),
+            ("smsp__cycles_elapsed.avg", "smsp__cycles_elapsed.avg.per_second"),
+        ),
+        ("gpu__time_duration.sum",),
+        "SpeedOfLight",
+    ),
+    Requirement(
+        "flops_fp64",
+        "FP64 FLOP counts",
+        _flop_alternatives("d"),
+        _sass("sm", "d"),
+        "SpeedOfLight_HierarchicalDoubleRooflineChart",
+    ),
+    Requirement(
+        "flops_fp32",
+        "FP32 FLOP counts",
+        _flop_alternatives("f"),
+        _sass("sm", "f"),
+        "SpeedOfLight_HierarchicalSingleRooflineChart",
+    ),
+    Requirement(
+        "flops_fp16",
+        "FP16 FLOP counts",
+        _flop_alternatives("h"),
+        _sass("sm", "h"),
+        "SpeedOfLight_HierarchicalHalfRooflineChart",
+    ),
+    Requirement(
+        "flops_tensor",
+        "tensor-core work",
+        (
+            ("sm__ops_path_tensor_*",),
+            ("sm__inst_executed_pipe_tensor*",),
+            ("smsp__inst_executed_pipe_tensor*",),
+        ),
+        ("sm__inst_executed_pipe_tensor.sum",),
+        "SpeedOfLight_HierarchicalTensorRooflineChart",
+    ),
+    Requirement(
+        "dram_bytes",
+        "DRAM bytes",
+        (
+            ("dram__bytes.sum",),
+            ("dram__bytes_read.sum", "dram__bytes_write.sum"),
+            ("dram__sectors_read.sum", "dram__sectors_write.sum"),
+            ("dram__sectors.sum",),
+            ("dram__bytes.sum.per_second", "gpu__time_duration.sum"),
+        ),
+        ("dram__bytes.sum",),
+        "SpeedOfLight_RooflineChart",
+    ),
+    Requirement(
+        "l2_bytes",
+        "L2 bytes",
+        (
+            ("lts__t_bytes.sum",),
+            ("lts__t_sectors.sum",),
+            ("lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum"),
+            ("lts__lts2xbar_cycles_active.sum",),
+            ("derived__lts__lts2xbar_bytes.sum.per_second",),
+        ),
+        ("lts__t_bytes.sum",),
+        "SpeedOfLight_HierarchicalSingleRooflineChart",
+    ),
+    Requirement(
+        "l1_bytes",
+        "L1 bytes",
+        (
+            ("l1tex__t_bytes.sum",),
+            ("l1tex__t_sectors.sum",),
+            ("l1tex__lsu_writeback_active_mem_lg.sum",),
+            ("l1tex__lsu_writeback_active_mem_lgds.sum",),
+            ("derived__l1tex__lsu_writeback_bytes_mem_lg.sum.per_second",),
+            ("derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second",),
+        ),
+        ("l1tex__t_bytes.sum",),
+        "SpeedOfLight_HierarchicalSingleRooflineChart",
+    ),
+    Requirement(
+        "peak_compute",
+        "peak compute rates from the profile",
+        (
+            (
+                "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+                "sm__cycles_elapsed.avg.per_second",
+            ),
+            (
+                "derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2",
+                "sm__cycles_elapsed.avg.per_second",
+            ),
+        ),
+        (
+            "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+            "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+            "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained",
+            "sm__cycles_elapsed.avg.per_second",
+        ),
+        "SpeedOfLight_RooflineChart",
+    ),
+    Requirement(
+        "peak_dram",
+        "peak DRAM bandwidth from the profile",
+        (("dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second"),),
+        ("dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second"),
+        "SpeedOfLight_RooflineChart",
+    ),
+    Requirement(
+        "sol_pct",
+        "speed-of-light percentages",
+        (
+            (
+                "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+            ),
+        ),
+        (
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+            "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+            "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+        ),
+        "SpeedOfLight",
+    ),
+)
+
+
+def _has(columns: set[str], name: str) -> bool:
+    if name.endswith("*"):
+        stem = name[:-1]
+        return any(c.startswith(stem) for c in columns)
+    return name in columns
+
+
+def requirement_status(columns: set[str]) -> tuple[list[str], list[Requirement]]:
+    """Split the requirement groups into present keys and missing groups.
+
+    ``columns`` holds the metric ids that have at least one value.
+    """
+    present: list[str] = []
+    missing: list[Requirement] = []
+    for req in REQUIREMENTS:
+        if any(all(_has(columns, m) for m in alt) for alt in req.alternatives):
+            present.append(req.key)
+        else:
+            missing.append(req)
+    return present, missing
+
+
+def ncu_options_for(missing: list[Requirement]) -> list[str]:
+    """The ``ncu`` options that would collect the missing inputs.
+
+    Always asks for base units, since auto-scaled exports round values to two
+    decimals (``Mbyte 17.50`` loses up to 5 kB).
+    """
+    if not missing:
+        return []
+    wanted: list[str] = []
+    for req in missing:
+        for m in req.collect:
+            if m not in wanted:
+                wanted.append(m)
+    return ["--metrics", ",".join(wanted), "--print-units", "base"]

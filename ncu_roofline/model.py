@@ -1,0 +1,247 @@
+"""The launch model: one row per profiled launch, in SI units.
+
+Every reader produces a :class:`pandas.DataFrame` with the identity columns in
+:data:`IDENTITY_COLUMNS` followed by one float column per roofline input,
+named by its ncu metric id (``dram__bytes.sum``) and holding SI values
+(seconds, bytes, hertz, bytes per second, counts; percentages in percent).
+A missing value is NaN, never zero.  Downstream stages never see a unit
+string or a thousands separator.
+
+For ``--print-summary per-kernel`` inputs one row stands for ``invocations``
+launches of one kernel and launch shape; its metric values are per-launch
+averages (ncu's ``Average`` column) and the source is marked ``aggregated``.
+Everywhere else ``invocations`` is 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ncu_roofline.names import short_name
+
+#: Identity columns, in order, with their meaning.
+IDENTITY_COLUMNS: dict[str, str] = {
+    "source": "input the launch was read from (path as given, '-' for stdin)",
+    "id": "ncu's result ID within its source (group ordinal for summaries)",
+    "kernel": "kernel name exactly as ncu printed it",
+    "kernel_short": "short readable kernel name",
+    "process_id": "OS process id of the profiled application",
+    "process_name": "process name",
+    "host": "host name",
+    "device": "CUDA device index",
+    "device_name": "GPU name, when the export carries it",
+    "cc": "compute capability, e.g. '8.0'",
+    "context": "CUDA context id",
+    "stream": "CUDA stream id",
+    "grid": "grid size as printed, '(x, y, z)'",
+    "block": "block size as printed, '(x, y, z)'",
+    "grid_blocks": "blocks in the grid (product of the grid dimensions)",
+    "block_threads": "threads per block (product of the block dimensions)",
+    "nvtx": "enclosing NVTX range(s), outermost first, joined by ' > '",
+    "kernel_time": "wall-clock timestamp of the launch (old exports; not a duration)",
+    "invocations": "launches this row stands for (1 except for summaries)",
+    "duration_s": "launch duration in seconds",
+    "duration_basis": "how duration_s was obtained: 'gpu__time_duration' or 'cycles/clock'",
+}
+
+_INT_COLUMNS = (
+    "id",
+    "process_id",
+    "device",
+    "context",
+    "stream",
+    "grid_blocks",
+    "block_threads",
+    "invocations",
+)
+_STR_COLUMNS = (
+    "source",
+    "kernel",
+    "kernel_short",
+    "process_name",
+    "host",
+    "device_name",
+    "cc",
+    "grid",
+    "block",
+    "nvtx",
+    "kernel_time",
+    "duration_basis",
+)
+
+LAYOUTS = ("details", "raw", "summary", "ncu-rep")
+
+
+@dataclass
+class SourceInfo:
+    """Provenance of one input."""
+
+    path: str
+    layout: str
+    launches: int = 0
+    kernels: int = 0
+    devices: list[str] = field(default_factory=list)
+    ncu_version: str | None = None
+    units: str | None = None
+    aggregated: bool = False
+    warnings: list[str] = field(default_factory=list)
+    ncu_errors: list[str] = field(default_factory=list)
+    metric_units: dict[str, str] = field(default_factory=dict)
+
+    def warn(self, message: str) -> None:
+        """Record a warning about this input (shown by the command line)."""
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-data form for JSON output."""
+        return {
+            "path": self.path,
+            "layout": self.layout,
+            "launches": self.launches,
+            "kernels": self.kernels,
+            "devices": list(self.devices),
+            "ncu_version": self.ncu_version,
+            "units": self.units,
+            "aggregated": self.aggregated,
+            "warnings": list(self.warnings),
+            "ncu_errors": list(self.ncu_errors),
+        }
+
+
+@dataclass
+class Profile:
+    """Launches read from one or more ncu exports, plus per-source provenance."""
+
+    launches: pd.DataFrame
+    sources: list[SourceInfo]
+
+    @property
+    def metric_columns(self) -> list[str]:
+        """The metric-id columns (everything after the identity columns)."""
+        return [c for c in self.launches.columns if c not in IDENTITY_COLUMNS]
+
+    def metric_units(self) -> dict[str, str]:
+        """SI unit of each metric column, merged over sources."""
+        units: dict[str, str] = {}
+        for src in self.sources:
+            for k, v in src.metric_units.items():
+                units.setdefault(k, v)
+        return units
+
+    def present_metrics(self, source: str | None = None) -> set[str]:
+        """Metric ids with at least one value (optionally in one source)."""
+        df = self.launches
+        if source is not None:
+            df = df[df["source"] == source]
+        cols = self.metric_columns
+        if df.empty or not cols:
+            return set()
+        has = df[cols].notna().any(axis=0)
+        return {c for c, ok in has.items() if ok}
+
+
+def _dims_product(text: object) -> float:
+    """``"(384, 1, 1)"`` -> 384.0; NaN when not a dimension tuple."""
+    if not isinstance(text, str):
+        return float("nan")
+    parts = text.strip().strip("()").replace(",", " ").split()
+    try:
+        nums = [int(p) for p in parts]
+    except ValueError:
+        return float("nan")
+    if not nums:
+        return float("nan")
+    return float(np.prod(nums))
+
+
+def _map_unique(series: pd.Series, func: Any) -> pd.Series:
+    """Apply ``func`` once per distinct value (names repeat across launches)."""
+    uniques = series.dropna().unique()
+    mapping = {u: func(u) for u in uniques}
+    return series.map(mapping)
+
+
+def finalize_launches(
+    identity: dict[str, Any], metrics: dict[str, Any], n: int
+) -> pd.DataFrame:
+    """Assemble the canonical launch frame from identity and metric arrays.
+
+    Missing identity columns are filled with nulls; derived identity columns
+    (short name, grid/block products, duration) are computed here so every
+    reader agrees on them.
+    """
+    data: dict[str, Any] = {}
+    for col in IDENTITY_COLUMNS:
+        if col in identity:
+            data[col] = identity[col]
+        else:
+            data[col] = [None] * n
+    df = pd.DataFrame(data, index=pd.RangeIndex(n))
+    for col in _INT_COLUMNS:
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
+    for col in _STR_COLUMNS:
+        values = df[col].astype(object)
+        df[col] = values.where(values.notna() & (values != ""), None)
+    df["kernel"] = df["kernel"].fillna("")
+    df["kernel_short"] = _map_unique(df["kernel"], short_name)
+    if df["grid_blocks"].isna().all():
+        df["grid_blocks"] = _map_unique(df["grid"], _dims_product).astype("Float64").astype("Int64")
+    if df["block_threads"].isna().all():
+        df["block_threads"] = (
+            _map_unique(df["block"], _dims_product).astype("Float64").astype("Int64")
+        )
+    # Old exports have no grid/block columns but may carry the launch metrics.
+    for col, metric in (("grid_blocks", "launch__grid_size"), ("block_threads", "launch__block_size")):
+        if metric in metrics:
+            fill = pd.array(np.round(np.asarray(metrics[metric], dtype=np.float64)), dtype="Float64")
+            df[col] = df[col].fillna(pd.Series(fill, index=df.index).astype("Int64"))
+    if df["invocations"].isna().all():
+        df["invocations"] = pd.array(np.ones(n, dtype=np.int64), dtype="Int64")
+    metric_frame = pd.DataFrame(metrics, index=df.index) if metrics else None
+    if metric_frame is not None:
+        if "device__attribute_display_name" in metric_frame:
+            names = metric_frame.pop("device__attribute_display_name")
+            df["device_name"] = df["device_name"].where(df["device_name"].notna(), names)
+        df = pd.concat([df, metric_frame], axis=1)
+    _fill_duration(df)
+    return df
+
+
+def _fill_duration(df: pd.DataFrame) -> None:
+    """``gpu__time_duration.sum``, else elapsed cycles over their clock.
+
+    The cycle form is NERSC's definition; it covers only the SM execution
+    window and so reads slightly shorter than ncu's duration.
+    """
+    n = len(df)
+    duration = np.full(n, np.nan)
+    basis = np.full(n, None, dtype=object)
+    if "gpu__time_duration.sum" in df:
+        d = df["gpu__time_duration.sum"].to_numpy(dtype=np.float64, na_value=np.nan)
+        ok = ~np.isnan(d)
+        duration[ok] = d[ok]
+        basis[ok] = "gpu__time_duration"
+    for unit in ("sm", "smsp", "gpc"):
+        cyc, rate = f"{unit}__cycles_elapsed.avg", f"{unit}__cycles_elapsed.avg.per_second"
+        if unit == "gpc":
+            cyc = "gpc__cycles_elapsed.max"
+        if cyc in df and rate in df:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                d = df[cyc].to_numpy(dtype=np.float64, na_value=np.nan) / df[rate].to_numpy(
+                    dtype=np.float64, na_value=np.nan
+                )
+            ok = np.isnan(duration) & np.isfinite(d) & (d > 0)
+            duration[ok] = d[ok]
+            basis[ok] = "cycles/clock"
+    df["duration_s"] = duration
+    df["duration_basis"] = basis
+
+
+def empty_launches() -> pd.DataFrame:
+    """A launch frame with the identity columns and no rows."""
+    return finalize_launches({}, {}, 0)

@@ -1,0 +1,127 @@
+"""Short, readable kernel names.
+
+ncu prints demangled C++ names that run to thousands of characters
+(``void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8>(Params)``).
+Tables and charts need a short handle; the full name always stays available.
+These functions run once per *distinct* name, never per launch.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Names so generic that the first template argument says more than they do.
+_GENERIC = re.compile(
+    r"^(?:kernel\d*|Kernel\d*|device_kernel|cutlass_kernel|GemmKernel|gemm_kernel|"
+    r"sm\d+_xmma_\w*|elementwise_kernel|vectorized_elementwise_kernel|unrolled_elementwise_kernel|"
+    r"reduce_kernel|launch_kernel|global_kernel|generic_kernel)$"
+)
+
+MAX_SHORT = 80
+
+_PRIMITIVE = frozenset(
+    {
+        "float", "double", "half", "__half", "__nv_bfloat16", "int", "long", "unsigned",
+        "char", "bool", "short", "Half", "BFloat16", "half_t", "bfloat16_t", "float4",
+        "unsigned int", "unsigned long", "long long", "signed char", "int64_t", "int32_t",
+        "Array", "OffsetCalculator", "TrivialOffsetCalculator", "LoadWithoutCast", "StoreWithoutCast",
+    }
+)
+
+
+def _informative_arg(template_args: str) -> str:
+    """The first template argument that names something (not a number or scalar type)."""
+    for arg in _split_top_level(template_args):
+        a = arg.strip()
+        if not re.search(r"[A-Za-z_]", a) or re.fullmatch(r"\(\w+\)\s*-?\d+|true|false", a):
+            continue
+        stem = _last_scope(_strip_balanced_suffix(a, "<", ">")).strip()
+        if not stem or stem in _PRIMITIVE or stem.endswith("*") or "lambda" in stem:
+            continue
+        return stem
+    return ""
+
+
+def _strip_balanced_suffix(text: str, open_ch: str, close_ch: str) -> str:
+    """Remove a trailing balanced ``(...)`` or ``<...>`` group."""
+    if not text.endswith(close_ch):
+        return text
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch == close_ch:
+            depth += 1
+        elif ch == open_ch:
+            depth -= 1
+            if depth == 0:
+                return text[:i].rstrip()
+    return text
+
+
+def _split_top_level(text: str, sep: str = ",") -> list[str]:
+    parts: list[str] = []
+    depth = 0
+    cur: list[str] = []
+    for ch in text:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur).strip())
+    return parts
+
+
+def _last_scope(name: str) -> str:
+    """``a::b<c::d>::e`` -> ``e`` (scopes inside template arguments ignored)."""
+    depth = 0
+    cut = 0
+    i = 0
+    while i < len(name):
+        ch = name[i]
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            # ncu's renaming can leave unbalanced brackets ("unnamed>::f").
+            depth = max(0, depth - 1)
+        elif depth == 0 and name.startswith("::", i):
+            cut = i + 2
+            i += 1
+        i += 1
+    return name[cut:]
+
+
+def short_name(full: str) -> str:
+    """A short, readable handle for a kernel name.
+
+    >>> short_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char *, 1>>(int, T2, T3)")
+    'vectorized_elementwise_kernel<FillFunctor>'
+    >>> short_name("ampere_h16816gemm_256x128_ldg8_stages_32x3_tn")
+    'ampere_h16816gemm_256x128_ldg8_stages_32x3_tn'
+    """
+    name = full.strip()
+    if not name:
+        return name
+    if name.startswith("void "):
+        name = name[5:]
+    name = _strip_balanced_suffix(name, "(", ")")
+    # A trailing " const" or return-type prefix rarely appears in ncu output;
+    # keep the text after the last top-level space as the function.
+    base = _last_scope(name)
+    template_args = ""
+    stem = _strip_balanced_suffix(base, "<", ">")
+    if stem != base:
+        template_args = base[len(stem) + 1 : -1]
+    stem = stem.split(" ")[-1] or stem
+    result = stem
+    if template_args and (_GENERIC.match(stem) or "elementwise" in stem or "reduce" in stem):
+        best = _informative_arg(template_args)
+        if best:
+            result = f"{stem}<{best}>"
+    if len(result) > MAX_SHORT:
+        result = result[: MAX_SHORT - 1] + "…"
+    return result

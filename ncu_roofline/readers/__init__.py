@@ -1,0 +1,102 @@
+"""Readers: every ncu export layout into the one launch model.
+
+:func:`load` is the library entry point; :func:`read_source` reads one input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from os import PathLike
+from typing import Any
+
+import pandas as pd
+
+from ncu_roofline.model import Profile, SourceInfo, empty_launches
+from ncu_roofline.progress import make_progress
+from ncu_roofline.readers.csv_pages import detect_layout, read_long, read_raw
+from ncu_roofline.readers.locate import is_ncu_rep, locate_table, open_input
+from ncu_roofline.readers.ncurep import read_ncu_rep
+
+__all__ = ["load", "read_source"]
+
+
+def read_source(path: str, progress: bool | None = None) -> tuple[pd.DataFrame, SourceInfo]:
+    """Read one input (a path, ``-`` for stdin, ``.gz`` allowed).
+
+    ``progress``: True forces a bar on stderr, False disables it, None shows
+    one for large inputs when stderr is a terminal.
+    """
+    raw = open_input(path)
+    try:
+        if is_ncu_rep(raw):
+            frame, info = read_ncu_rep(raw)
+        else:
+            loc = locate_table(raw)
+            try:
+                layout = detect_layout(loc.header)
+            except Exception as exc:
+                from ncu_roofline.errors import InputFormatError
+
+                raise InputFormatError(f"{raw.name}: {exc}") from None
+            bar = make_progress(raw.name, loc.end - loc.start, progress)
+            try:
+                if layout == "raw":
+                    frame, info = read_raw(raw, loc, bar)
+                else:
+                    frame, info = read_long(raw, loc, layout, bar)
+            finally:
+                if bar is not None:
+                    bar.close()
+    finally:
+        try:
+            raw.close()
+        except BufferError:
+            # Arrow may still hold a view of the map; it is released with it.
+            pass
+    info.launches = len(frame)
+    info.kernels = int(frame["kernel"].nunique())
+    devices = _device_labels(frame)
+    info.devices = devices
+    return frame, info
+
+
+def _device_labels(frame: pd.DataFrame) -> list[str]:
+    labels: list[str] = []
+    sub = frame[["device", "device_name", "cc"]].drop_duplicates()
+    for dev, name, cc in sub.itertuples(index=False, name=None):
+        parts = [str(name) if name is not None and not pd.isna(name) else None]
+        if parts[0] is None:
+            parts[0] = f"device {dev}" if dev is not None and not pd.isna(dev) else "unknown device"
+        if cc is not None and not pd.isna(cc):
+            parts.append(f"CC {cc}")
+        label = " ".join(p for p in parts if p)
+        if label not in labels:
+            labels.append(label)
+    return labels
+
+
+def load(
+    paths: str | PathLike[str] | Iterable[str | PathLike[str]],
+    progress: bool | None = None,
+) -> Profile:
+    """Read one or more ncu exports into a :class:`Profile`.
+
+    Launches from several inputs are kept apart by the ``source`` column.
+
+    >>> profile = load("profile.csv")          # doctest: +SKIP
+    >>> profile.launches[["kernel_short", "duration_s"]]   # doctest: +SKIP
+    """
+    if isinstance(paths, (str, PathLike)):
+        items: list[Any] = [paths]
+    else:
+        items = list(paths)
+    frames: list[pd.DataFrame] = []
+    infos: list[SourceInfo] = []
+    for p in items:
+        frame, info = read_source(str(p), progress=progress)
+        frames.append(frame)
+        infos.append(info)
+    if not frames:
+        return Profile(empty_launches(), [])
+    launches = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True, sort=False)
+    return Profile(launches, infos)

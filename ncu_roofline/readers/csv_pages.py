@@ -1,0 +1,521 @@
+"""Readers for ncu's CSV pages: details (long), raw (wide) and summary.
+
+All three share the same steps: locate the table, parse the needed columns
+with pyarrow, map each metric to its id, turn each value into an SI float
+(vectorised over the whole column), and pivot to one row per launch.  Python
+loops run only over *distinct* values (metric names, units, kernel names),
+never over rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ncu_roofline.errors import InputFormatError
+from ncu_roofline.metrics import (
+    STRING_METRICS,
+    canonical_metric,
+    is_relevant,
+    looks_like_metric_id,
+    metric_for_label,
+)
+from ncu_roofline.model import SourceInfo, finalize_launches
+from ncu_roofline.readers.locate import (
+    Located,
+    ProgressCallback,
+    RawInput,
+    sample_rows,
+)
+from ncu_roofline.readers.table import dict_codes, read_table
+from ncu_roofline.units import detect_decimal, parse_numbers, parse_unit
+
+#: ncu header -> canonical identity column.
+IDENTITY_HEADERS: dict[str, str] = {
+    "ID": "id",
+    "Process ID": "process_id",
+    "Process Name": "process_name",
+    "Host Name": "host",
+    "Kernel Name": "kernel",
+    "Kernel Time": "kernel_time",
+    "Context": "context",
+    "Stream": "stream",
+    "Block Size": "block",
+    "Grid Size": "grid",
+    "Device": "device",
+    "CC": "cc",
+}
+_NVTX_PUSHPOP = "thread Domain:"
+_NVTX_STARTEND = "Id:Domain:"
+_NVTX_TOKEN = re.compile(r'"([^"]*)"')
+
+
+def parse_nvtx_cell(cell: str) -> str | None:
+    """Range names from an NVTX cell, outermost first, joined by ``" > "``.
+
+    A real ncu 2020.2 cell reads `` "0:<default domain>:convLayer:none:none" ``:
+    quoted entries ``id:domain:name:payload-type:payload``.
+    """
+    text = cell.strip()
+    if not text:
+        return None
+    tokens = _NVTX_TOKEN.findall(text) or [text]
+    names: list[str] = []
+    for tok in tokens:
+        parts = tok.strip().split(":")
+        if len(parts) >= 3 and parts[0].strip().isdigit():
+            name = parts[2]
+        elif len(parts) >= 2:
+            name = parts[1] if parts[0].startswith("<") else parts[0]
+        else:
+            name = parts[0]
+        name = name.strip()
+        if name and name.lower() != "none":
+            names.append(name)
+    return " > ".join(names) if names else None
+
+
+def _dedupe(names: list[str]) -> list[str]:
+    seen: Counter[str] = Counter()
+    out: list[str] = []
+    for n in names:
+        seen[n] += 1
+        out.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+    return out
+
+
+def _auto_units(units: list[str]) -> bool:
+    """Whether any unit shows ncu's auto scaling (a prefix beyond base units)."""
+    for u in units:
+        parsed = parse_unit(u)
+        if parsed is None:
+            continue
+        if parsed.si == "s":
+            if parsed.factor not in (1e-9, 1.0):
+                return True
+        elif parsed.factor != 1.0:
+            return True
+    return False
+
+
+def infer_ncu_version(header: list[str], units: list[str], ccs: list[str]) -> str | None:
+    """A version range for the ncu that wrote an export, from its shape."""
+    hints: list[str] = []
+    low: str | None = None
+    if "Kernel Time" in header:
+        hints.append("'Kernel Time' header: ncu 2019.x-2022.x era")
+        high = "2022.x"
+    else:
+        high = None
+        if "Block Size" in header:
+            low = "2022.3"
+    if "Estimated Speedup" in header:
+        low = "2023.2"
+    if "Body Item Label" in header:
+        low = "2023.2"
+    if any(u in {"ns", "us", "ms", "Ghz", "Mhz", "hz"} or u.endswith("/s") for u in units):
+        low = max(low or "2024.1", "2024.1")
+    try:
+        max_cc = max(float(c.replace(",", ".")) for c in ccs if c.strip())
+    except ValueError:
+        max_cc = 0.0
+    if max_cc >= 10.0:
+        low = max(low or "2025.1", "2025.1")
+    if low and high:
+        return f"{low}-{high}"
+    if low:
+        return f">= {low}"
+    if high:
+        return f"<= {high}"
+    return None
+
+
+class _Builder:
+    """Shared state while turning one parsed table into launches."""
+
+    def __init__(self, raw: RawInput, loc: Located, layout: str) -> None:
+        self.raw = raw
+        self.loc = loc
+        self.info = SourceInfo(path=raw.name, layout=layout)
+        self.info.ncu_errors = list(loc.errors)
+        self.metric_index: dict[str, int] = {}
+
+    def metric(self, mid: str) -> int:
+        if mid not in self.metric_index:
+            self.metric_index[mid] = len(self.metric_index)
+        return self.metric_index[mid]
+
+    def common_warnings(self, skipped_other: int, samples: list[str]) -> None:
+        if self.loc.truncated:
+            self.info.warn(
+                "the file ends mid-row (truncated?): the rows read before the cut are kept"
+            )
+        if skipped_other:
+            self.info.warn(
+                f"skipped {skipped_other} line(s) inside the table that are not table rows"
+                + (f", e.g. {samples[0]!r}" if samples else "")
+            )
+        for err in self.loc.errors:
+            self.info.warn(f"ncu reported: {err}")
+
+
+def _column(table: pa.Table, name: str) -> pa.ChunkedArray | None:
+    return table.column(name) if name in table.column_names else None
+
+
+def _launch_keys(
+    table: pa.Table, key_columns: list[str], valid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Launch index per row (-1 for invalid rows), and the first row of each launch.
+
+    Launches are numbered in order of first appearance.
+    """
+    n = table.num_rows
+    combined = np.zeros(n, dtype=np.int64)
+    for name in key_columns:
+        col = _column(table, name)
+        if col is None:
+            continue
+        codes, dictionary = dict_codes(col)
+        combined = combined * (len(dictionary) + 1) + codes
+        # Re-densify so that products of many columns cannot overflow int64.
+        _, combined = np.unique(combined, return_inverse=True)
+        combined = combined.astype(np.int64)
+    rows = np.nonzero(valid)[0]
+    launch_of_row = np.full(n, -1, dtype=np.int64)
+    if rows.size == 0:
+        return launch_of_row, np.zeros(0, dtype=np.int64)
+    _, first, inverse = np.unique(combined[rows], return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    launch_of_row[rows] = rank[inverse.reshape(-1)]
+    first_rows = rows[first[order]]
+    return launch_of_row, first_rows
+
+
+def _identity(
+    table: pa.Table, first_rows: np.ndarray, header: list[str]
+) -> dict[str, Any]:
+    ident: dict[str, Any] = {}
+    for col_name, canon in IDENTITY_HEADERS.items():
+        col = _column(table, col_name)
+        if col is None:
+            continue
+        codes, dictionary = dict_codes(col)
+        values = np.asarray(dictionary, dtype=object)[codes[first_rows]] if dictionary else []
+        ident[canon] = list(values)
+    for prefix in (_NVTX_PUSHPOP, _NVTX_STARTEND):
+        cols = [h for h in header if h.startswith(prefix)]
+        if not cols or cols[0] not in table.column_names:
+            continue
+        codes, dictionary = dict_codes(table.column(cols[0]))
+        parsed = [parse_nvtx_cell(d) for d in dictionary]
+        values = [parsed[c] for c in codes[first_rows]]
+        if "nvtx" in ident:
+            ident["nvtx"] = [a if a else b for a, b in zip(ident["nvtx"], values, strict=True)]
+        else:
+            ident["nvtx"] = values
+    return ident
+
+
+def _valid_ids(table: pa.Table, column: str) -> np.ndarray:
+    """Rows whose ``column`` holds an integer (noise rows do not)."""
+    col = _column(table, column)
+    if col is None:
+        return np.ones(table.num_rows, dtype=bool)
+    codes, dictionary = dict_codes(col)
+    ok = np.array([d.strip().replace(",", "").isdigit() for d in dictionary], dtype=bool)
+    return ok[codes] if dictionary else np.zeros(0, dtype=bool)
+
+
+def _decimal_for(samples: list[list[str]], header: list[str], value_cols: list[str]) -> str:
+    cc_idx = header.index("CC") if "CC" in header else None
+    if cc_idx is not None:
+        ccs = [r[cc_idx] for r in samples if len(r) > cc_idx]
+        if any(re.fullmatch(r"\d+,\d", c) for c in ccs):
+            return ","
+        if any(re.fullmatch(r"\d+\.\d", c) for c in ccs):
+            return "."
+    values: list[str] = []
+    for col in value_cols:
+        if col in header:
+            i = header.index(col)
+            values += [r[i] for r in samples if len(r) > i]
+    return detect_decimal(values)
+
+
+def _unit_factors(
+    unit_dict: list[str], info: SourceInfo
+) -> tuple[np.ndarray, list[str | None]]:
+    factors = np.full(len(unit_dict), np.nan)
+    si: list[str | None] = []
+    for i, u in enumerate(unit_dict):
+        parsed = parse_unit(u)
+        if parsed is None:
+            si.append(None)
+        else:
+            factors[i] = parsed.factor
+            si.append(parsed.si)
+    return factors, si
+
+
+def read_long(
+    raw: RawInput, loc: Located, layout: str, progress: ProgressCallback | None
+) -> tuple[Any, SourceInfo]:
+    """Read a details page or a per-kernel summary (both one row per metric)."""
+    header = loc.header
+    summary = layout == "summary"
+    value_col = "Average" if summary else "Metric Value"
+    for needed in ("Section Name", "Metric Name", "Metric Unit", value_col):
+        if needed not in header:
+            raise InputFormatError(f"{raw.name}: the ncu table has no {needed!r} column")
+    header_end = raw.buf.find(b"\n", loc.start) + 1 or loc.end
+    samples = sample_rows(raw.buf, header_end, loc.end)
+    name_idx = header.index("Metric Name")
+    widths = Counter(len(r) for r in samples if len(r) > name_idx and r[name_idx])
+    width = widths.most_common(1)[0][0] if widths else len(header)
+    if width <= len(header):
+        names = header[:width]
+    else:
+        names = header + [f"_extra{i}" for i in range(width - len(header))]
+    names = _dedupe(names)
+    rule_width = len(header) if width != len(header) else None
+    nvtx_cols = [h for h in names if h.startswith((_NVTX_PUSHPOP, _NVTX_STARTEND))]
+    wanted = [*IDENTITY_HEADERS, "Section Name", "Body Item Label", "Metric Name", "Metric Unit"]
+    if summary:
+        wanted.append("Invocations")
+    include = [c for c in [*wanted, *nvtx_cols] if c in names] + [value_col]
+    if value_col not in names:
+        raise InputFormatError(
+            f"{raw.name}: metric rows end before the {value_col!r} column; not a readable ncu table"
+        )
+    dictionary = set(include) - {value_col}
+    table, skipped = read_table(
+        raw.buf, loc.start, loc.end, names, include, dictionary, 1, rule_width, progress
+    )
+    table = table.unify_dictionaries()
+    b = _Builder(raw, loc, layout)
+    info = b.info
+
+    key_col = "Invocations" if summary else "ID"
+    valid = _valid_ids(table, key_col)
+    name_codes, name_dict = dict_codes(table.column("Metric Name"))
+    sec_codes, sec_dict = dict_codes(table.column("Section Name"))
+    if "Body Item Label" in table.column_names:
+        body_codes, body_dict = dict_codes(table.column("Body Item Label"))
+    else:
+        body_codes, body_dict = np.zeros(table.num_rows, dtype=np.int32), [""]
+    unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
+
+    if summary:
+        keys = ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC", *nvtx_cols]
+    else:
+        keys = ["Process ID", "ID"]
+    launch_of_row, first_rows = _launch_keys(table, keys, valid)
+    n_launch = first_rows.size
+
+    # Metric id of each distinct (section, body label, metric name).
+    nb, nn = max(len(body_dict), 1), max(len(name_dict), 1)
+    combo = (sec_codes.astype(np.int64) * nb + body_codes) * nn + name_codes
+    uniq, inverse = np.unique(combo, return_inverse=True)
+    combo_metric = np.full(uniq.size, -1, dtype=np.int64)
+    combo_is_label = np.zeros(uniq.size, dtype=bool)
+    for k, c in enumerate(uniq.tolist()):
+        label = name_dict[c % nn] if name_dict else ""
+        if not label:
+            continue
+        rest = c // nn
+        section, body = sec_dict[rest // nb], body_dict[rest % nb]
+        if looks_like_metric_id(label):
+            mid: str | None = canonical_metric(label)
+        else:
+            mid = metric_for_label(section, body, label)
+            combo_is_label[k] = True
+        if mid is None or not is_relevant(mid):
+            continue
+        combo_metric[k] = b.metric(mid)
+    row_metric = combo_metric[inverse.reshape(-1)] if uniq.size else np.zeros(0, dtype=np.int64)
+    row_is_label = combo_is_label[inverse.reshape(-1)] if uniq.size else np.zeros(0, dtype=bool)
+
+    values_col = table.column(value_col)
+    # Metrics ncu could not collect print as n/a: say which, once.
+    na_mask = np.asarray(pc.equal(pc.utf8_trim_whitespace(values_col), "n/a").to_numpy(zero_copy_only=False), dtype=bool)
+    if na_mask.any():
+        na_names = sorted({name_dict[i] for i in np.unique(name_codes[na_mask & valid]).tolist()})
+        if na_names:
+            info.warn(
+                "ncu printed n/a (not supported on this GPU or misspelled) for: "
+                + ", ".join(na_names[:12])
+                + (" ..." if len(na_names) > 12 else "")
+            )
+
+    sel = np.nonzero(valid & (row_metric >= 0))[0]
+    decimal = _decimal_for(samples, header, [value_col])
+    factors, si_units = _unit_factors(unit_dict, info)
+    sel_units = unit_codes[sel]
+    unknown = np.isnan(factors[sel_units]) if sel.size else np.zeros(0, dtype=bool)
+    if unknown.any():
+        bad = sorted({unit_dict[u] for u in np.unique(sel_units[unknown]).tolist()})
+        metric_names = {v: k for k, v in b.metric_index.items()}
+        bad_metrics = sorted(
+            {metric_names[m] for m in np.unique(row_metric[sel][unknown]).tolist()}
+        )
+        info.warn(
+            f"unknown unit(s) {', '.join(repr(u) for u in bad)}: left out "
+            f"{', '.join(bad_metrics[:6])} rather than misread"
+        )
+    texts = values_col.take(pa.array(sel))
+    numbers = parse_numbers(texts, decimal) * factors[sel_units]
+
+    string_metric_idx = {b.metric_index[m] for m in STRING_METRICS if m in b.metric_index}
+    n_metric = len(b.metric_index)
+    matrix = np.full((n_launch, n_metric), np.nan)
+    li = launch_of_row[sel]
+    mi = row_metric[sel]
+    labels = row_is_label[sel]
+    ok = ~np.isnan(numbers)
+    # Values from metric ids win over values from section labels; within one
+    # kind the first occurrence wins (numpy keeps the last of duplicate
+    # indices, hence the reversal).
+    for kind in (labels, ~labels):
+        rows = np.nonzero(kind & ok)[0][::-1]
+        matrix[li[rows], mi[rows]] = numbers[rows]
+
+    metrics: dict[str, Any] = {}
+    for mid, j in b.metric_index.items():
+        if j in string_metric_idx:
+            rows = np.nonzero(mi == j)[0][::-1]
+            col = np.full(n_launch, None, dtype=object)
+            col[li[rows]] = np.asarray(texts.take(pa.array(rows)).to_pylist(), dtype=object)
+            metrics[mid] = col
+        else:
+            metrics[mid] = matrix[:, j]
+    for mid, j in b.metric_index.items():
+        units_here = np.unique(sel_units[(mi == j)]).tolist()
+        si = next((si_units[u] for u in units_here if si_units[u] is not None), None)
+        if si is not None:
+            info.metric_units[mid] = si
+
+    ident = _identity(table, first_rows, header)
+    if summary:
+        inv_codes, inv_dict = dict_codes(table.column("Invocations"))
+        inv_vals = np.array(
+            [int(d.replace(",", "")) if d.replace(",", "").strip().isdigit() else 0 for d in inv_dict],
+            dtype=np.int64,
+        )
+        ident["invocations"] = inv_vals[inv_codes[first_rows]]
+        ident["id"] = np.arange(n_launch)
+        info.aggregated = True
+        info.warn(
+            "per-kernel summary: one row per kernel and launch shape; values are ncu's "
+            "per-launch averages (totals = average x invocations)"
+        )
+    ident["source"] = [raw.name] * n_launch
+    frame = finalize_launches(ident, metrics, n_launch)
+
+    units_seen = [unit_dict[u] for u in np.unique(unit_codes[sel]).tolist()] if sel.size else []
+    info.units = "auto" if _auto_units(units_seen) else "base"
+    if info.units == "auto":
+        info.warn(
+            "values are auto-scaled with two decimals (e.g. 'Mbyte 17.50'); export with "
+            "`--print-units base` for full precision"
+        )
+    ccs = [r[header.index("CC")] for r in samples if "CC" in header and len(r) > header.index("CC")]
+    info.ncu_version = infer_ncu_version(header, list(unit_dict), ccs)
+    b.common_warnings(skipped.other_rows, skipped.last_other)
+    if n_launch == 0:
+        raise InputFormatError(f"{raw.name}: the ncu table holds no launches")
+    return frame, info
+
+
+def read_raw(
+    raw: RawInput, loc: Located, progress: ProgressCallback | None
+) -> tuple[Any, SourceInfo]:
+    """Read a ``--page raw`` export: one row per launch, a units row under the header."""
+    header = _dedupe(loc.header)
+    header_end = raw.buf.find(b"\n", loc.start) + 1 or loc.end
+    samples = sample_rows(raw.buf, header_end, loc.end, limit=50)
+    if not samples:
+        raise InputFormatError(f"{raw.name}: the raw table has no units row and no launches")
+    units_row = samples[0]
+    if units_row and units_row[0].strip():
+        raise InputFormatError(
+            f"{raw.name}: expected a units row under the raw-page header, found {units_row[0]!r}"
+        )
+    units = dict(zip(header, units_row, strict=False))
+    nvtx_cols = [h for h in header if h.startswith((_NVTX_PUSHPOP, _NVTX_STARTEND))]
+    ident_cols = [c for c in IDENTITY_HEADERS if c in header]
+    metric_cols = [
+        c for c in header if c not in IDENTITY_HEADERS and c not in nvtx_cols
+        and is_relevant(canonical_metric(c))
+    ]
+    include = ident_cols + nvtx_cols + metric_cols
+    table, skipped = read_table(
+        raw.buf,
+        loc.start,
+        loc.end,
+        header,
+        include,
+        set(ident_cols + nvtx_cols),
+        2,
+        None,
+        progress,
+    )
+    table = table.unify_dictionaries()
+    b = _Builder(raw, loc, "raw")
+    info = b.info
+    valid = _valid_ids(table, "ID")
+    launch_of_row, first_rows = _launch_keys(table, ["Process ID", "ID"], valid)
+    n_launch = first_rows.size
+    decimal = _decimal_for(samples[1:], header, metric_cols[:50])
+    metrics: dict[str, Any] = {}
+    unknown: list[str] = []
+    for c in metric_cols:
+        mid = canonical_metric(c)
+        col = table.column(c).take(pa.array(first_rows))
+        if mid in STRING_METRICS:
+            values = np.asarray(col.to_pylist(), dtype=object)
+            values[values == ""] = None
+            metrics[mid] = values
+            continue
+        unit = units.get(c, "")
+        parsed = parse_unit(unit)
+        if parsed is None:
+            unknown.append(f"{c} ({unit!r})")
+            continue
+        metrics[mid] = parse_numbers(col, decimal) * parsed.factor
+        info.metric_units[mid] = parsed.si
+    if unknown:
+        info.warn("unknown unit(s): left out " + ", ".join(unknown[:6]) + " rather than misread")
+    ident = _identity(table, first_rows, loc.header)
+    ident["source"] = [raw.name] * n_launch
+    frame = finalize_launches(ident, metrics, n_launch)
+    used_units = [units.get(c, "") for c in metric_cols]
+    info.units = "auto" if _auto_units(used_units) else "base"
+    ccs = [r[header.index("CC")] for r in samples[1:] if "CC" in header and len(r) > header.index("CC")]
+    info.ncu_version = infer_ncu_version(loc.header, used_units, ccs)
+    b.common_warnings(skipped.other_rows, skipped.last_other)
+    del launch_of_row
+    if n_launch == 0:
+        raise InputFormatError(f"{raw.name}: the raw table holds no launches")
+    return frame, info
+
+
+def detect_layout(header: list[str]) -> str:
+    """``details``, ``summary`` or ``raw`` from a table header."""
+    if "Metric Value" in header:
+        return "details"
+    if "Invocations" in header and "Average" in header:
+        return "summary"
+    if any("__" in h for h in header):
+        return "raw"
+    raise InputFormatError(
+        "unrecognised ncu table: neither a details page (Metric Value), a summary "
+        "(Invocations/Average) nor a raw page (metric-id columns)"
+    )

@@ -1,0 +1,170 @@
+"""Read binary ``.ncu-rep`` reports through NVIDIA's optional ``ncu_report`` module.
+
+The module (PyPI ``ncu-report``) needs no GPU or CUDA install, but its licence
+forbids redistribution, so it is an optional dependency imported lazily.
+Reports hold full double-precision values in base units, which makes them
+the most precise input.  The object API is walked once per launch (that is
+the API's shape); metric names are filtered once per distinct name set.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+import numpy as np
+
+from ncu_roofline.errors import InputFormatError, MissingDependencyError
+from ncu_roofline.metrics import STRING_METRICS, canonical_metric, is_relevant
+from ncu_roofline.model import SourceInfo, finalize_launches
+from ncu_roofline.readers.locate import RawInput
+from ncu_roofline.units import parse_unit
+
+_INSTALL_HINT = "pip install 'ncu-roofline[ncu-rep]'"
+
+
+def _import_ncu_report() -> Any:
+    try:
+        import ncu_report
+    except ImportError:
+        raise MissingDependencyError(
+            f"reading .ncu-rep files needs NVIDIA's ncu-report module: {_INSTALL_HINT} "
+            "(or export CSV with `ncu --import FILE --csv --page raw --print-units base`)"
+        ) from None
+    return ncu_report
+
+
+def _version_hint(raw: RawInput) -> str | None:
+    """ncu records its install path in the report; take the version from it."""
+    import re
+
+    head = raw.buf[: 1 << 20]
+    m = re.search(rb"nsight-compute[-/ ](20\d\d\.\d+(?:\.\d+)?)", head, re.IGNORECASE)
+    if m is None:
+        m = re.search(rb"Nsight Compute (20\d\d\.\d+(?:\.\d+)?)", head)
+    return m.group(1).decode() if m else None
+
+
+def read_ncu_rep(raw: RawInput) -> tuple[Any, SourceInfo]:
+    """Read every profiled result in a report into the launch model."""
+    ncu_report = _import_ncu_report()
+    info = SourceInfo(path=raw.name, layout="ncu-rep", units="base")
+    tmp: str | None = None
+    path = raw.path
+    if path is None:
+        fd, tmp = tempfile.mkstemp(suffix=".ncu-rep")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(bytes(raw.buf))
+        path = tmp
+    try:
+        try:
+            ctx = ncu_report.load_report(path)
+        except Exception as exc:  # the SWIG layer raises assorted types
+            raise InputFormatError(f"{raw.name}: ncu_report could not load the report ({exc})") from None
+        if ctx is None or ctx.num_ranges() == 0:
+            raise InputFormatError(f"{raw.name}: the report holds no results (corrupt or not a report?)")
+        return _walk(ncu_report, ctx, raw, info)
+    finally:
+        if tmp is not None:
+            os.unlink(tmp)
+
+
+def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[Any, SourceInfo]:
+    demangled = getattr(ncu_report.IAction, "NameBase_DEMANGLED", 1)
+    rows_ident: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "id", "kernel", "device", "cc", "context", "stream", "grid", "block",
+            "grid_blocks", "block_threads", "nvtx", "device_name",
+        )
+    }
+    metric_rows: list[dict[str, float | str | None]] = []
+    wanted_cache: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    string_kind = getattr(ncu_report.IMetric, "ValueKind_STRING", 2)
+    next_id = 0
+    for r in range(ctx.num_ranges()):
+        rng = ctx.range_by_idx(r)
+        for a in range(rng.num_actions()):
+            act = rng.action_by_idx(a)
+            names = tuple(act.metric_names())
+            wanted = wanted_cache.get(names)
+            if wanted is None:
+                wanted = [(n, canonical_metric(n)) for n in names if is_relevant(canonical_metric(n))]
+                wanted_cache[names] = wanted
+            values: dict[str, float | str | None] = {}
+
+            def num(name: str, act: Any = act) -> float | None:
+                m = act.metric_by_name(name)
+                if m is None or not m.has_value() or m.kind() == string_kind:
+                    return None
+                return float(m.as_double())
+
+            for name, mid in wanted:
+                m = act.metric_by_name(name)
+                if m is None or not m.has_value():
+                    continue
+                if mid in STRING_METRICS or m.kind() == string_kind:
+                    values[mid] = m.as_string() if mid in STRING_METRICS else None
+                    continue
+                unit = parse_unit(m.unit() or "")
+                if unit is None:
+                    info.warn(f"unknown unit {m.unit()!r} for {name}: left out rather than misread")
+                    continue
+                values[mid] = float(m.as_double()) * unit.factor
+                info.metric_units.setdefault(mid, unit.si)
+            metric_rows.append(values)
+            dims = [num(f"launch__grid_dim_{d}") for d in "xyz"]
+            bdims = [num(f"launch__block_dim_{d}") for d in "xyz"]
+            major = num("device__attribute_compute_capability_major")
+            minor = num("device__attribute_compute_capability_minor")
+            rows_ident["id"].append(next_id)
+            next_id += 1
+            rows_ident["kernel"].append(act.name(demangled))
+            rows_ident["device"].append(num("launch__device_id"))
+            rows_ident["cc"].append(
+                f"{int(major)}.{int(minor)}" if major is not None and minor is not None else None
+            )
+            rows_ident["context"].append(num("launch__context_id"))
+            rows_ident["stream"].append(num("launch__stream_id"))
+            rows_ident["grid"].append(_dims_text(dims))
+            rows_ident["block"].append(_dims_text(bdims))
+            rows_ident["grid_blocks"].append(num("launch__grid_size"))
+            rows_ident["block_threads"].append(num("launch__block_size"))
+            rows_ident["nvtx"].append(_nvtx(act))
+            name_metric = act.metric_by_name("device__attribute_display_name")
+            rows_ident["device_name"].append(name_metric.as_string() if name_metric else None)
+    n = len(metric_rows)
+    if n == 0:
+        raise InputFormatError(f"{raw.name}: the report holds no profiled results")
+    columns = sorted({k for row in metric_rows for k in row} - STRING_METRICS)
+    metrics: dict[str, Any] = {
+        c: np.array([row.get(c, np.nan) for row in metric_rows], dtype=np.float64) for c in columns
+    }
+    ident: dict[str, Any] = dict(rows_ident)
+    ident["source"] = [raw.name] * n
+    info.ncu_version = _version_hint(raw)
+    return finalize_launches(ident, metrics, n), info
+
+
+def _dims_text(dims: list[float | None]) -> str | None:
+    if any(d is None for d in dims):
+        return None
+    return "(" + ", ".join(str(int(d)) for d in dims if d is not None) + ")"
+
+
+def _nvtx(act: Any) -> str | None:
+    try:
+        state = act.nvtx_state()
+    except Exception:
+        return None
+    if state is None:
+        return None
+    names: list[str] = []
+    for dom_id in state.domains():
+        dom = state.domain_by_id(dom_id)
+        if dom is None:
+            continue
+        names.extend(str(r) for r in dom.push_pop_ranges())
+        names.extend(str(r) for r in dom.start_end_ranges())
+    return " > ".join(names) if names else None

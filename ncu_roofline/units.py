@@ -1,0 +1,275 @@
+"""Units and numbers as ncu prints them, normalised to SI base units.
+
+ncu prints units in two generations of spelling (``nsecond``/``ns``,
+``cycle/nsecond``/``Ghz``, ``Gbyte/second``/``Gbyte/s``) and, in auto mode,
+with an SI prefix chosen per value (``Mbyte 17.50`` next to ``byte 0``).
+Prefixes scale by 1000 for every unit, bytes included (Nsight Compute CLI
+guide, "Metrics and Units").  Everything downstream of the readers sees plain
+floats in base units: seconds, bytes, hertz, bytes per second, counts;
+percentages stay in percent (0-100, occasionally above).
+
+Numbers may carry thousands separators (``"5,443,677,824.00"``), may be
+``n/a`` or empty (missing, never zero), may list instance values after the
+aggregate (``"32.00; 32.00"``), and in some locales swap the separators
+(``"27.595.520"``, ``"9,00"``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_PREFIX: dict[str, float] = {
+    "K": 1e3,
+    "k": 1e3,
+    "M": 1e6,
+    "G": 1e9,
+    "T": 1e12,
+    "P": 1e15,
+    "m": 1e-3,
+    "u": 1e-6,
+    "µ": 1e-6,
+    "n": 1e-9,
+}
+
+# Base words ncu uses, mapped to (factor to SI, SI dimension).  Plurals appear
+# in the ncu_report module's unit strings ("sectors").
+_TIME = {"second": 1.0, "seconds": 1.0, "s": 1.0, "sec": 1.0}
+_FREQ = {"hz": 1.0, "Hz": 1.0}
+_COUNT_WORDS = {
+    "byte",
+    "bytes",
+    "inst",
+    "insts",
+    "cycle",
+    "cycles",
+    "sector",
+    "sectors",
+    "warp",
+    "warps",
+    "thread",
+    "threads",
+    "block",
+    "blocks",
+    "register",
+    "registers",
+    "pass",
+    "passes",
+    "sample",
+    "samples",
+    "branch",
+    "branches",
+    "SM",
+    "cluster",
+    "clusters",
+    "request",
+    "requests",
+    "wavefront",
+    "wavefronts",
+    "issue",
+    "issues",
+    "op",
+    "ops",
+    "flop",
+    "transaction",
+    "transactions",
+    "bit",
+    "bits",
+    "TPC",
+    "CTA",
+    "instance",
+    "packet",
+    "packets",
+    "message",
+    "messages",
+    "event",
+    "events",
+}
+
+
+
+def _singular(word: str) -> str:
+    """Canonical singular spelling, so ``sectors`` and ``sector`` agree."""
+    if word in {"pass", "SM"}:
+        return word
+    if word.endswith("es") and word[:-2] in {"branch", "pass"}:
+        return word[:-2]
+    return word[:-1] if word.endswith("s") else word
+
+
+_SINGULAR = {w: _singular(w) for w in _COUNT_WORDS}
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A parsed unit: multiply a printed value by ``factor`` to get ``si``."""
+
+    factor: float
+    si: str
+
+
+def _word(word: str) -> tuple[float, str] | None:
+    """Parse one side of a unit (``Kbyte``, ``nsecond``, ``Ghz``)."""
+    if word == "":
+        return 1.0, ""
+    for table, dim in ((_TIME, "s"), (_FREQ, "Hz")):
+        if word in table:
+            return table[word], dim
+    if word in _COUNT_WORDS:
+        return 1.0, _SINGULAR[word]
+    if len(word) > 1 and word[0] in _PREFIX:
+        rest = word[1:]
+        scale = _PREFIX[word[0]]
+        if rest in _TIME:
+            return scale * _TIME[rest], "s"
+        if rest.lower() == "hz":
+            return scale, "Hz"
+        if rest in _COUNT_WORDS and word[0] not in "mun":
+            # Sub-unit prefixes never apply to counts ("minst" is not a thing);
+            # refusing them keeps "ms"-like typos from being misread.
+            return scale, _SINGULAR[rest]
+    return None
+
+
+@lru_cache(maxsize=4096)
+def parse_unit(unit: str) -> Unit | None:
+    """Parse an ncu unit string; ``None`` when the unit is not recognised.
+
+    >>> parse_unit("Mbyte")
+    Unit(factor=1000000.0, si='byte')
+    >>> parse_unit("cycle/nsecond")
+    Unit(factor=1000000000.0, si='Hz')
+    """
+    text = unit.strip()
+    if text == "%":
+        return Unit(1.0, "%")
+    if text == "":
+        return Unit(1.0, "")
+    parts = text.split("/")
+    if len(parts) > 2:
+        return None
+    num = _word(parts[0])
+    if num is None:
+        return None
+    if len(parts) == 1:
+        return Unit(num[0], num[1])
+    den = _word(parts[1])
+    if den is None or den[1] == "":
+        return None
+    factor = num[0] / den[0]
+    # cycle/second is a frequency: express it as Hz like the newer spelling.
+    if num[1] == "cycle" and den[1] == "s":
+        return Unit(factor, "Hz")
+    return Unit(factor, f"{num[1] or '1'}/{den[1]}")
+
+
+# --- numbers ---------------------------------------------------------------
+
+MISSING_TOKENS = frozenset({"", "n/a", "N/A", "nan", "NaN", "no data", "-", "--"})
+
+_EN_GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+_DE_GROUPED = re.compile(r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$")
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
+
+
+def parse_number(text: str | None, decimal: str = ".") -> float | None:
+    """Parse one ncu-printed number; ``None`` for missing or non-numeric.
+
+    ``decimal`` is the file's decimal separator (``"."`` or ``","``); the
+    other one is treated as a thousands separator.
+    """
+    if text is None:
+        return None
+    s = text.strip()
+    if ";" in s:
+        s = s.split(";", 1)[0].strip()
+    if s in MISSING_TOKENS:
+        return None
+    if decimal == ",":
+        s = s.replace(".", "").replace(",", ".")
+    else:
+        s = s.replace(",", "")
+    try:
+        value = float(s)
+    except ValueError:
+        return None
+    return value
+
+
+def detect_decimal(samples: list[str]) -> str:
+    """Guess a file's decimal separator from sample numeric strings.
+
+    Most files use ``"."``.  A file is taken as decimal-comma only when some
+    value is unambiguous for that locale (``"9,00"``, ``"27.595.520"``) and
+    none is unambiguous the other way (``"1,234.5"``).
+    """
+    comma_votes = 0
+    point_votes = 0
+    for raw in samples:
+        s = raw.strip()
+        if not s:
+            continue
+        if _EN_GROUPED.match(s) and "." in s:
+            point_votes += 1
+        elif _DE_GROUPED.match(s) and ("," in s or s.count(".") > 1):
+            comma_votes += 1
+        elif _DECIMAL_COMMA.match(s) and len(s.split(",")[1]) != 3:
+            comma_votes += 1
+        elif "." in s and s.count(".") == 1 and len(s.split(".")[1]) != 3:
+            point_votes += 1
+    return "," if comma_votes > 0 and point_votes == 0 else "."
+
+
+def parse_numbers(values: pa.Array | pa.ChunkedArray, decimal: str = ".") -> np.ndarray:
+    """Vectorised :func:`parse_number` over an Arrow string array.
+
+    Returns float64 with NaN wherever the text is missing or not a number.
+    """
+    arr = values
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(pa.string())
+    if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
+        arr = pc.cast(arr, pa.string())
+    if pc.any(pc.match_substring(arr, ";")).as_py():
+        arr = pc.replace_substring_regex(arr, pattern=r";.*$", replacement="")
+    arr = pc.utf8_trim_whitespace(arr)
+    if decimal == ",":
+        arr = pc.replace_substring(arr, pattern=".", replacement="")
+        arr = pc.replace_substring(arr, pattern=",", replacement=".")
+    else:
+        arr = pc.replace_substring(arr, pattern=",", replacement="")
+    # Arrow's cast rejects a whole array on the first bad value; pandas'
+    # to_numeric coerces per element, which is what missing-not-zero needs.
+    series = pd.Series(arr.to_numpy(zero_copy_only=False), dtype=object)
+    out = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    return out
+
+
+def format_si(value: float | None, unit: str = "", digits: int = 3) -> str:
+    """Human-readable SI formatting (``1.23 GB/s``); ``"n/a"`` when missing."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    if value == 0:
+        return f"0 {unit}".strip()
+    mag = abs(value)
+    for scale, prefix in (
+        (1e15, "P"),
+        (1e12, "T"),
+        (1e9, "G"),
+        (1e6, "M"),
+        (1e3, "k"),
+        (1.0, ""),
+        (1e-3, "m"),
+        (1e-6, "µ"),
+        (1e-9, "n"),
+    ):
+        if mag >= scale:
+            return f"{value / scale:.{digits}g} {prefix}{unit}".strip()
+    return f"{value:.{digits}g} {unit}".strip()
