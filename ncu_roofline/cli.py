@@ -19,6 +19,7 @@ from ncu_roofline import __version__
 from ncu_roofline.errors import NcuRooflineError, UsageError
 from ncu_roofline.inspection import inspect_profile
 from ncu_roofline.readers import load
+from ncu_roofline.resources import render
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -69,42 +70,29 @@ def inspect(inputs: tuple[str, ...], as_json: bool, progress: str) -> None:
     if as_json:
         click.echo(json.dumps(data, indent=2, allow_nan=False))
         return
-    for i, item in enumerate(data["inputs"]):
-        if i:
-            click.echo("")
-        click.echo(_format_inspect(item))
+    click.echo(_inspect_text(data).rstrip("\n"))
     for item in data["inputs"]:
         for w in item["warnings"]:
             _warn(f"{item['path']}: {w}")
 
 
-def _format_inspect(item: dict[str, Any]) -> str:
-    layout = item["layout"]
-    extras = []
-    if item.get("ncu_version"):
-        extras.append(f"ncu {item['ncu_version']}")
-    if item.get("units"):
-        extras.append(f"{item['units']} units")
-    if item.get("aggregated"):
-        extras.append("aggregated per kernel")
-    lines = [
-        item["path"],
-        f"  layout    {layout}" + (f" ({', '.join(extras)})" if extras else ""),
-        f"  launches  {item['launches']:,} ({item['kernels']:,} distinct kernels)",
-        f"  devices   {', '.join(item['devices']) or 'unknown'}",
-        f"  present   {', '.join(item['present']) or 'none'}",
-    ]
-    if item["missing"]:
-        lines.append(
-            "  missing   "
-            + ", ".join(f"{k} ({item['missing_detail'][k]})" for k in item["missing"])
+def _inspect_text(data: dict[str, Any]) -> str:
+    items = []
+    for item in data["inputs"]:
+        extras = []
+        if item.get("ncu_version"):
+            extras.append(f"ncu {item['ncu_version']}")
+        if item.get("units"):
+            extras.append(f"{item['units']} units")
+        if item.get("aggregated"):
+            extras.append("aggregated per kernel")
+        command = (
+            "ncu "
+            + " ".join(shlex.quote(o) for o in item["ncu_options"])
+            + " --csv --page raw <app>"
         )
-        opts = item["ncu_options"]
-        lines.append("  collect   ncu " + " ".join(shlex.quote(o) for o in opts) + " --csv --page raw <app>")
-        lines.append("            (or: ncu --set full --print-units base --csv --page raw <app>)")
-    else:
-        lines.append("  missing   none")
-    return "\n".join(lines)
+        items.append({**item, "extras": extras, "collect_command": command})
+    return render("inspect.txt.j2", inputs=items)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -50,7 +50,9 @@ RELEVANT_PATTERNS: tuple[str, ...] = (
     r"sm__maximum_warps_per_active_cycle_pct",
     r"launch__(?:grid_size|block_size|thread_count|registers_per_thread|waves_per_multiprocessor|shared_mem_per_block_(?:static|dynamic|driver)|grid_dim_[xyz]|block_dim_[xyz]|stream_id|context_id|device_id|sm_count)",
     r"device__attribute_(?:display_name|clock_rate|max_gpu_frequency_khz|max_mem_frequency_khz|memory_clock_rate|global_memory_bus_width|multiprocessor_count|compute_capability_major|compute_capability_minor|architecture|limits_max_cta_per_sm|l2_cache_size|fb_bus_width|dram_bandwidth)",
-    r"derived__(?:sm|smsp)__sass_thread_inst_executed_op_[dfh]{_OPS}_pred_on_x[24]".replace("{_OPS}", _OPS),
+    r"derived__(?:sm|smsp)__sass_thread_inst_executed_op_[dfh]{_OPS}_pred_on_x[24]".replace(
+        "{_OPS}", _OPS
+    ),
     r"derived__lts__lts2xbar_bytes\.sum(?:\.per_second|\.peak_sustained)",
     r"derived__l1tex__lsu_writeback_bytes\w*\.sum(?:\.per_second|\.peak_sustained)",
     r"derived__(?:sm|smsp)__inst_executed_pipe_tensor_x\d+",
@@ -199,17 +201,20 @@ class Requirement:
 
 
 def _sass(prefix: str, letter: str, suffix: str = "") -> tuple[str, ...]:
-    return tuple(
-        f"{prefix}__" + _SASS.format(letter + op) + suffix for op in ("add", "mul", "fma")
-    )
+    return tuple(f"{prefix}__" + _SASS.format(letter + op) + suffix for op in ("add", "mul", "fma"))
 
 
 def _flop_alternatives(letter: str) -> tuple[tuple[str, ...], ...]:
     alts: list[tuple[str, ...]] = []
     for prefix in ("sm", "smsp"):
         alts.append(_sass(prefix, letter))
-        for clock in ("sm__cycles_elapsed.avg", "smsp__cycles_elapsed.avg"):
-            alts.append((*_sass(prefix, letter, ".per_cycle_elapsed"), clock))
+        per_cycle = _sass(prefix, letter, ".per_cycle_elapsed")
+        for unit in ("sm", "smsp"):
+            # elapsed cycles directly, or the clock times the duration
+            alts.append((*per_cycle, f"{unit}__cycles_elapsed.avg"))
+            alts.append(
+                (*per_cycle, f"{unit}__cycles_elapsed.avg.per_second", "gpu__time_duration.sum")
+            )
     return tuple(alts)
 
 

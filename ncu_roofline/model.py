@@ -166,9 +166,7 @@ def _map_unique(series: pd.Series, func: Any) -> pd.Series:
     return series.map(mapping)
 
 
-def finalize_launches(
-    identity: dict[str, Any], metrics: dict[str, Any], n: int
-) -> pd.DataFrame:
+def finalize_launches(identity: dict[str, Any], metrics: dict[str, Any], n: int) -> pd.DataFrame:
     """Assemble the canonical launch frame from identity and metric arrays.
 
     Missing identity columns are filled with nulls; derived identity columns
@@ -181,7 +179,7 @@ def finalize_launches(
             data[col] = identity[col]
         else:
             data[col] = [None] * n
-    df = pd.DataFrame(data, index=pd.RangeIndex(n))
+    df: pd.DataFrame = pd.DataFrame(data, index=pd.RangeIndex(n))
     for col in _INT_COLUMNS:
         df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
     for col in _STR_COLUMNS:
@@ -196,9 +194,14 @@ def finalize_launches(
             _map_unique(df["block"], _dims_product).astype("Float64").astype("Int64")
         )
     # Old exports have no grid/block columns but may carry the launch metrics.
-    for col, metric in (("grid_blocks", "launch__grid_size"), ("block_threads", "launch__block_size")):
+    for col, metric in (
+        ("grid_blocks", "launch__grid_size"),
+        ("block_threads", "launch__block_size"),
+    ):
         if metric in metrics:
-            fill = pd.array(np.round(np.asarray(metrics[metric], dtype=np.float64)), dtype="Float64")
+            fill = pd.array(
+                np.round(np.asarray(metrics[metric], dtype=np.float64)), dtype="Float64"
+            )
             df[col] = df[col].fillna(pd.Series(fill, index=df.index).astype("Int64"))
     if df["invocations"].isna().all():
         df["invocations"] = pd.array(np.ones(n, dtype=np.int64), dtype="Int64")

@@ -17,14 +17,37 @@ _GENERIC = re.compile(
     r"reduce_kernel|launch_kernel|global_kernel|generic_kernel)$"
 )
 
-MAX_SHORT = 80
+MAX_SHORT = 96
 
 _PRIMITIVE = frozenset(
     {
-        "float", "double", "half", "__half", "__nv_bfloat16", "int", "long", "unsigned",
-        "char", "bool", "short", "Half", "BFloat16", "half_t", "bfloat16_t", "float4",
-        "unsigned int", "unsigned long", "long long", "signed char", "int64_t", "int32_t",
-        "Array", "OffsetCalculator", "TrivialOffsetCalculator", "LoadWithoutCast", "StoreWithoutCast",
+        "float",
+        "double",
+        "half",
+        "__half",
+        "__nv_bfloat16",
+        "int",
+        "long",
+        "unsigned",
+        "char",
+        "bool",
+        "short",
+        "Half",
+        "BFloat16",
+        "half_t",
+        "bfloat16_t",
+        "float4",
+        "unsigned int",
+        "unsigned long",
+        "long long",
+        "signed char",
+        "int64_t",
+        "int32_t",
+        "Array",
+        "OffsetCalculator",
+        "TrivialOffsetCalculator",
+        "LoadWithoutCast",
+        "StoreWithoutCast",
     }
 )
 
@@ -118,7 +141,16 @@ def short_name(full: str) -> str:
         template_args = base[len(stem) + 1 : -1]
     stem = stem.split(" ")[-1] or stem
     result = stem
-    if template_args and (_GENERIC.match(stem) or "elementwise" in stem or "reduce" in stem):
+    if _GENERIC.match(stem):
+        # "gemvx::kernel" says more than "kernel".
+        scope = _last_scope(name[: max(len(name) - len(base) - 2, 0)]) if name != base else ""
+        scope = _strip_balanced_suffix(scope, "<", ">").split(" ")[-1]
+        if scope and scope not in {"cutlass", "native", "at", "cub", "thrust", "detail"}:
+            stem = f"{scope}::{stem}"
+            result = stem
+    if template_args and (
+        _GENERIC.match(stem.split("::")[-1]) or "elementwise" in stem or "reduce" in stem
+    ):
         best = _informative_arg(template_args)
         if best:
             result = f"{stem}<{best}>"

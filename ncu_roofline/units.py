@@ -94,7 +94,6 @@ _COUNT_WORDS = {
 }
 
 
-
 def _singular(word: str) -> str:
     """Canonical singular spelling, so ``sectors`` and ``sector`` agree."""
     if word in {"pass", "SM"}:
@@ -192,10 +191,7 @@ def parse_number(text: str | None, decimal: str = ".") -> float | None:
         s = s.split(";", 1)[0].strip()
     if s in MISSING_TOKENS:
         return None
-    if decimal == ",":
-        s = s.replace(".", "").replace(",", ".")
-    else:
-        s = s.replace(",", "")
+    s = s.replace(".", "").replace(",", ".") if decimal == "," else s.replace(",", "")
     try:
         value = float(s)
     except ValueError:
@@ -218,9 +214,9 @@ def detect_decimal(samples: list[str]) -> str:
             continue
         if _EN_GROUPED.match(s) and "." in s:
             point_votes += 1
-        elif _DE_GROUPED.match(s) and ("," in s or s.count(".") > 1):
-            comma_votes += 1
-        elif _DECIMAL_COMMA.match(s) and len(s.split(",")[1]) != 3:
+        elif (_DE_GROUPED.match(s) and ("," in s or s.count(".") > 1)) or (
+            _DECIMAL_COMMA.match(s) and len(s.split(",")[1]) != 3
+        ):
             comma_votes += 1
         elif "." in s and s.count(".") == 1 and len(s.split(".")[1]) != 3:
             point_votes += 1
@@ -248,7 +244,9 @@ def parse_numbers(values: pa.Array | pa.ChunkedArray, decimal: str = ".") -> np.
     # Arrow's cast rejects a whole array on the first bad value; pandas'
     # to_numeric coerces per element, which is what missing-not-zero needs.
     series = pd.Series(arr.to_numpy(zero_copy_only=False), dtype=object)
-    out = pd.to_numeric(series, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    out: np.ndarray = pd.to_numeric(series, errors="coerce").to_numpy(
+        dtype=np.float64, na_value=np.nan
+    )
     return out
 
 

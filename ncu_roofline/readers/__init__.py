@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from os import PathLike
 from typing import Any
@@ -48,11 +49,9 @@ def read_source(path: str, progress: bool | None = None) -> tuple[pd.DataFrame, 
                 if bar is not None:
                     bar.close()
     finally:
-        try:
+        # Arrow may still hold a view of the map; it is released with it.
+        with contextlib.suppress(BufferError):
             raw.close()
-        except BufferError:
-            # Arrow may still hold a view of the map; it is released with it.
-            pass
     info.launches = len(frame)
     info.kernels = int(frame["kernel"].nunique())
     devices = _device_labels(frame)

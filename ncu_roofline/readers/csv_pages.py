@@ -199,9 +199,7 @@ def _launch_keys(
     return launch_of_row, first_rows
 
 
-def _identity(
-    table: pa.Table, first_rows: np.ndarray, header: list[str]
-) -> dict[str, Any]:
+def _identity(table: pa.Table, first_rows: np.ndarray, header: list[str]) -> dict[str, Any]:
     ident: dict[str, Any] = {}
     for col_name, canon in IDENTITY_HEADERS.items():
         col = _column(table, col_name)
@@ -250,9 +248,7 @@ def _decimal_for(samples: list[list[str]], header: list[str], value_cols: list[s
     return detect_decimal(values)
 
 
-def _unit_factors(
-    unit_dict: list[str], info: SourceInfo
-) -> tuple[np.ndarray, list[str | None]]:
+def _unit_factors(unit_dict: list[str], info: SourceInfo) -> tuple[np.ndarray, list[str | None]]:
     factors = np.full(len(unit_dict), np.nan)
     si: list[str | None] = []
     for i, u in enumerate(unit_dict):
@@ -345,7 +341,10 @@ def read_long(
 
     values_col = table.column(value_col)
     # Metrics ncu could not collect print as n/a: say which, once.
-    na_mask = np.asarray(pc.equal(pc.utf8_trim_whitespace(values_col), "n/a").to_numpy(zero_copy_only=False), dtype=bool)
+    na_mask = np.asarray(
+        pc.equal(pc.utf8_trim_whitespace(values_col), "n/a").to_numpy(zero_copy_only=False),
+        dtype=bool,
+    )
     if na_mask.any():
         na_names = sorted({name_dict[i] for i in np.unique(name_codes[na_mask & valid]).tolist()})
         if na_names:
@@ -406,7 +405,10 @@ def read_long(
     if summary:
         inv_codes, inv_dict = dict_codes(table.column("Invocations"))
         inv_vals = np.array(
-            [int(d.replace(",", "")) if d.replace(",", "").strip().isdigit() else 0 for d in inv_dict],
+            [
+                int(d.replace(",", "")) if d.replace(",", "").strip().isdigit() else 0
+                for d in inv_dict
+            ],
             dtype=np.int64,
         )
         ident["invocations"] = inv_vals[inv_codes[first_rows]]
@@ -452,8 +454,9 @@ def read_raw(
     nvtx_cols = [h for h in header if h.startswith((_NVTX_PUSHPOP, _NVTX_STARTEND))]
     ident_cols = [c for c in IDENTITY_HEADERS if c in header]
     metric_cols = [
-        c for c in header if c not in IDENTITY_HEADERS and c not in nvtx_cols
-        and is_relevant(canonical_metric(c))
+        c
+        for c in header
+        if c not in IDENTITY_HEADERS and c not in nvtx_cols and is_relevant(canonical_metric(c))
     ]
     include = ident_cols + nvtx_cols + metric_cols
     table, skipped = read_table(
@@ -498,7 +501,9 @@ def read_raw(
     frame = finalize_launches(ident, metrics, n_launch)
     used_units = [units.get(c, "") for c in metric_cols]
     info.units = "auto" if _auto_units(used_units) else "base"
-    ccs = [r[header.index("CC")] for r in samples[1:] if "CC" in header and len(r) > header.index("CC")]
+    ccs = [
+        r[header.index("CC")] for r in samples[1:] if "CC" in header and len(r) > header.index("CC")
+    ]
     info.ncu_version = infer_ncu_version(loc.header, used_units, ccs)
     b.common_warnings(skipped.other_rows, skipped.last_other)
     del launch_of_row

@@ -149,7 +149,9 @@ def locate_table(raw: RawInput) -> Located:
     if match is None:
         last = _last_error(raw)
         if last:
-            raise InputFormatError(f"{name}: no ncu table found, only log output; ncu's last error: {last}")
+            raise InputFormatError(
+                f"{name}: no ncu table found, only log output; ncu's last error: {last}"
+            )
         if _NVPROF_RE.search(buf[: 1 << 20]):
             raise InputFormatError(
                 f"{name}: this looks like an nvprof export; ncu-roofline reads Nsight Compute (ncu) exports"
@@ -166,7 +168,7 @@ def locate_table(raw: RawInput) -> Located:
         if re.search(rb"[^\s\xef\xbb\xbf]", buf) is None:
             raise InputFormatError(f"{name}: the input holds no data")
         raise InputFormatError(
-            f"{name}: not an ncu CSV export (no header row starting with \"ID\" or \"Process ID\")"
+            f'{name}: not an ncu CSV export (no header row starting with "ID" or "Process ID")'
         )
     start = match.start()
     if buf[start : start + 3] == _BOM:
@@ -175,7 +177,9 @@ def locate_table(raw: RawInput) -> Located:
     header_text = _decode(buf[start:header_end])
     header = next(csv.reader([header_text]))
     if "Kernel Name" not in header:
-        raise InputFormatError(f"{name}: a CSV table without a \"Kernel Name\" column is not an ncu export")
+        raise InputFormatError(
+            f'{name}: a CSV table without a "Kernel Name" column is not an ncu export'
+        )
 
     # The table ends at the last line that starts with a quote; what follows
     # is program output or ncu's closing log lines.

@@ -61,9 +61,13 @@ def read_ncu_rep(raw: RawInput) -> tuple[Any, SourceInfo]:
         try:
             ctx = ncu_report.load_report(path)
         except Exception as exc:  # the SWIG layer raises assorted types
-            raise InputFormatError(f"{raw.name}: ncu_report could not load the report ({exc})") from None
+            raise InputFormatError(
+                f"{raw.name}: ncu_report could not load the report ({exc})"
+            ) from None
         if ctx is None or ctx.num_ranges() == 0:
-            raise InputFormatError(f"{raw.name}: the report holds no results (corrupt or not a report?)")
+            raise InputFormatError(
+                f"{raw.name}: the report holds no results (corrupt or not a report?)"
+            )
         return _walk(ncu_report, ctx, raw, info)
     finally:
         if tmp is not None:
@@ -75,8 +79,18 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
     rows_ident: dict[str, list[Any]] = {
         k: []
         for k in (
-            "id", "kernel", "device", "cc", "context", "stream", "grid", "block",
-            "grid_blocks", "block_threads", "nvtx", "device_name",
+            "id",
+            "kernel",
+            "device",
+            "cc",
+            "context",
+            "stream",
+            "grid",
+            "block",
+            "grid_blocks",
+            "block_threads",
+            "nvtx",
+            "device_name",
         )
     }
     metric_rows: list[dict[str, float | str | None]] = []
@@ -90,7 +104,9 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
             names = tuple(act.metric_names())
             wanted = wanted_cache.get(names)
             if wanted is None:
-                wanted = [(n, canonical_metric(n)) for n in names if is_relevant(canonical_metric(n))]
+                wanted = [
+                    (n, canonical_metric(n)) for n in names if is_relevant(canonical_metric(n))
+                ]
                 wanted_cache[names] = wanted
             values: dict[str, float | str | None] = {}
 

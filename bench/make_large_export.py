@@ -1,0 +1,189 @@
+"""Build a large ``ncu --csv --page details`` export by replicating a real one.
+
+The template is a real one-launch export (20-column header with the five rule
+columns; metric rows are ragged and end with a trailing comma, rule rows carry
+all 20 fields).  Its body is written again and again with the ``ID`` field
+renumbered ``0..N-1`` and the kernel name cycling through a handful of
+variants, until the output holds at least ``--size-mb`` megabytes (10^6 bytes)
+*and* at least ``--launches`` launches.  The file is written streaming, a batch
+of launches at a time, to a temporary name that is renamed when complete.
+
+Usage::
+
+    .venv/bin/python bench/make_large_export.py                  # 500 MB, 50,000 launches
+    .venv/bin/python bench/make_large_export.py --size-mb 50 --launches 1000 -o /tmp/small.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE_NAME = (
+    "CodeGandee__llm-perf-opt__reports_20251107-dsocr_ncu-v2_kernel_0005_ncu.details.csv"
+)
+DEFAULT_SAMPLES = REPO_ROOT.parent / "shared" / "ncu-samples"
+DEFAULT_OUTPUT = REPO_ROOT / "bench" / "out" / "large_details.csv"
+
+#: Kernel names the copies cycle through; the first is the template's own.
+#: One carries commas inside the quoted field, as templated PyTorch names do.
+KERNEL_VARIANTS: tuple[str, ...] = (
+    "void Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8>(Params)",
+    "void Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x128_64x3_tn_align8>(Params)",
+    "void Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_32x3_nn_align8>(Params)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl"
+    "(at::TensorIteratorBase &, at::native::GeluType)::[lambda() (instance 1)]::operator ()() "
+    "const::[lambda() (instance 4)]::operator ()() const::[lambda(c10::BFloat16) (instance 1)], "
+    "std::array<char *, 2>>(int, T2, T3)",
+    "void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "
+    "cutlass::bfloat16_t>, false, true, false, false, false, true, false, false>(Flash_fwd_params)",
+    "ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x4_tn",
+)
+
+#: What a real ``ncu --csv`` run prints before the table.
+PROF_PRELUDE = (
+    b"==PROF== Connected to process 1742833 (/usr/bin/python3.12)\n"
+    b'==PROF== Profiling "Kernel2" - 0: 0%....50%....100% - 9 passes\n'
+    b'==PROF== Profiling "Kernel2" - 1: 0%....50%....100% - 9 passes\n'
+    b"==PROF== Disconnected from process 1742833\n"
+)
+
+_BATCH_LAUNCHES = 256
+_KERNEL_FIELD = 4  # 0-based index of "Kernel Name" in every row
+
+
+def _quote(field: str) -> str:
+    return '"' + field.replace('"', '""') + '"'
+
+
+def load_template(path: Path) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """The header line and, per body row, its bytes after the ID and kernel fields.
+
+    Each row is split as ``"ID","pid","proc","host","kernel",<rest>``; ``rest``
+    is kept byte for byte (ragged width, trailing comma, line end).  The first
+    four fields are checked to be plain quoted values so that the split is
+    exact.
+    """
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    header_idx = next(i for i, ln in enumerate(lines) if ln.startswith(b'"ID",'))
+    header = lines[header_idx]
+    rows: list[tuple[bytes, bytes]] = []
+    for line in lines[header_idx + 1 :]:
+        if not line.startswith(b'"'):
+            continue
+        fields = next(csv.reader([line.decode("utf-8").rstrip("\r\n")]))
+        prefix = ",".join(_quote(f) for f in fields[: _KERNEL_FIELD + 1]) + ","
+        if not line.decode("utf-8").startswith(prefix):
+            raise SystemExit(f"{path}: row does not start with plain quoted fields: {line[:80]!r}")
+        middle = ",".join(_quote(f) for f in fields[1:_KERNEL_FIELD]).encode() + b","
+        rest = line[len(prefix.encode()) :]
+        rows.append((middle, rest))
+    if not rows:
+        raise SystemExit(f"{path}: no table rows after the header")
+    return header, rows
+
+
+def launch_parts(rows: list[tuple[bytes, bytes]], kernel: str) -> list[bytes]:
+    """One launch's bytes split at every ID field: ``b'"7"'.join(parts)`` is launch 7."""
+    kq = _quote(kernel).encode()
+    # parts[0] is empty, so the join puts an ID at the start of every row.
+    return [b""] + [b"," + middle + kq + b"," + rest for middle, rest in rows]
+
+
+def write_export(
+    output: Path,
+    template: Path,
+    min_bytes: int,
+    min_launches: int,
+    variants: int,
+    prelude: bool,
+) -> tuple[int, int]:
+    """Write the export; return (bytes written, launches written)."""
+    header, rows = load_template(template)
+    kernels = KERNEL_VARIANTS[: max(1, min(variants, len(KERNEL_VARIANTS)))]
+    per_kernel = [launch_parts(rows, k) for k in kernels]
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_name(output.name + ".part")
+    written = 0
+    launches = 0
+    with open(tmp, "wb", buffering=1 << 20) as fh:
+        if prelude:
+            fh.write(PROF_PRELUDE)
+            written += len(PROF_PRELUDE)
+        fh.write(header)
+        written += len(header)
+        while written < min_bytes or launches < min_launches:
+            # Whole batches while launches are short, then one at a time, so
+            # that the file is the smallest one that meets both minimums.
+            short = min_launches - launches
+            count = min(_BATCH_LAUNCHES, short) if short > 0 else 1
+            first = launches
+            launches += count
+            chunk = b"".join(
+                (b'"%d"' % i).join(per_kernel[i % len(per_kernel)]) for i in range(first, launches)
+            )
+            fh.write(chunk)
+            written += len(chunk)
+    os.replace(tmp, output)
+    return written, launches
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "-o", "--output", type=Path, default=DEFAULT_OUTPUT, help=f"default: {DEFAULT_OUTPUT}"
+    )
+    parser.add_argument(
+        "--size-mb", type=float, default=500.0, help="minimum size in MB (10^6 bytes); default 500"
+    )
+    parser.add_argument(
+        "--launches", type=int, default=50_000, help="minimum number of launches; default 50,000"
+    )
+    parser.add_argument(
+        "--kernels",
+        type=int,
+        default=len(KERNEL_VARIANTS),
+        help=f"distinct kernel names to cycle through (1-{len(KERNEL_VARIANTS)}); default all",
+    )
+    parser.add_argument(
+        "--samples",
+        type=Path,
+        default=DEFAULT_SAMPLES,
+        help=f"folder holding the template export; default {DEFAULT_SAMPLES}",
+    )
+    parser.add_argument(
+        "--template", type=Path, default=None, help="template export (overrides --samples)"
+    )
+    parser.add_argument(
+        "--no-prelude", action="store_true", help="do not prepend ==PROF== log lines"
+    )
+    args = parser.parse_args(argv)
+    template = args.template or args.samples / TEMPLATE_NAME
+    if not template.is_file():
+        print(f"make_large_export: template not found: {template}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    size, launches = write_export(
+        args.output,
+        template,
+        min_bytes=int(args.size_mb * 1e6),
+        min_launches=args.launches,
+        variants=args.kernels,
+        prelude=not args.no_prelude,
+    )
+    elapsed = time.perf_counter() - t0
+    print(
+        f"wrote {args.output}: {size / 1e6:,.1f} MB, {launches:,} launches, "
+        f"{min(args.kernels, len(KERNEL_VARIANTS))} kernels in {elapsed:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

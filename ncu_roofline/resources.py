@@ -1,0 +1,44 @@
+"""Locate the Jinja templates and render them.
+
+Templates live in the repository's top-level ``templates/`` folder.  A wheel
+ships them inside the package (``ncu_roofline/templates``), so both a source
+checkout (or editable install) and an installed wheel find them.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def templates_dir() -> Path:
+    """The folder holding the templates, installed or in a checkout."""
+    for candidate in (_PACKAGE_DIR / "templates", _PACKAGE_DIR.parent / "templates"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(
+        "ncu-roofline templates not found next to the package or in the source tree"
+    )
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The Jinja environment: autoescape for HTML, undefined names are errors."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "htm", "xml")),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+
+
+def render(name: str, **context: Any) -> str:
+    """Render template ``name`` with plain-data ``context``."""
+    return environment().get_template(name).render(**context)

@@ -1,0 +1,70 @@
+"""The package installs from a wheel into a fresh environment and runs from there."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ncu_roofline.resources import templates_dir
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _readme_test_command() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(?:bash|sh|console)?\n(.*?)```", text, flags=re.S)
+    commands = [line.strip() for b in blocks for line in b.splitlines() if "pytest" in line]
+    assert len(commands) == 1, commands
+    return commands[0]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert _readme_test_command() in ci.splitlines()
+
+
+def test_templates_found_in_source_checkout() -> None:
+    assert (templates_dir() / "inspect.txt.j2").is_file()
+
+
+@pytest.mark.slow
+def test_wheel_installs_and_runs_in_fresh_venv(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO)],
+        check=True,
+    )
+    wheels = list(dist.glob("ncu_roofline-*.whl"))
+    assert len(wheels) == 1
+    names = zipfile.ZipFile(wheels[0]).namelist()
+    assert "ncu_roofline/templates/inspect.txt.j2" in names
+    assert not any(n.startswith("tests/") for n in names)
+
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheels[0])], check=True)
+    sample = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+    # Run from an unrelated directory so nothing resolves through the checkout.
+    out = subprocess.run(
+        [str(env_dir / "bin" / "ncu-roofline"), "inspect", str(sample)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "layout    details" in out.stdout
+    located = subprocess.run(
+        [str(py), "-c", "import ncu_roofline.resources as r; print(r.templates_dir())"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert str(env_dir) in located.stdout

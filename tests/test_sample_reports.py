@@ -1,0 +1,43 @@
+"""The committed sample export matches the script that makes it."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from ncu_roofline import load
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _module():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(
+        "make_simulated", REPO / "sample_reports" / "make_simulated.py"
+    )
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    # dataclasses look their module up in sys.modules while the class is built
+    sys.modules["make_simulated"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_simulated_sample_is_current() -> None:
+    mod = _module()
+    committed = mod.OUT.read_text(encoding="utf-8")
+    assert committed == mod.render(), "run python sample_reports/make_simulated.py"
+
+
+def test_simulated_sample_is_labelled_and_reads() -> None:
+    mod = _module()
+    text = mod.OUT.read_text(encoding="utf-8")
+    assert "SIMULATED SAMPLE" in text.splitlines()[1]
+    profile = load(mod.OUT)
+    df = profile.launches
+    assert len(df) == 44
+    # Launch 1 is the QKV GEMV: N = 4096 + 2*8*128 = 6144, K = 4096, so one
+    # FMA per weight element.
+    assert df.loc[1, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] == 6144 * 4096
+    assert df.loc[1, "kernel_short"] == "gemvx::kernel<cublasGemvParamsEx>"
+    assert (df["duration_basis"] == "gpu__time_duration").all()
