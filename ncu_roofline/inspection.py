@@ -19,6 +19,7 @@ def inspect_profile(profile: Profile) -> dict[str, Any]:
                 "path": info.path,
                 "layout": info.layout,
                 "launches": info.launches,
+                "rows": info.rows,
                 "kernels": info.kernels,
                 "devices": list(info.devices),
                 "present": present,

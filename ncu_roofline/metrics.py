@@ -69,6 +69,25 @@ ALIASES: dict[str, str] = {
 }
 
 
+#: CUDA device attributes that ncu prints without a unit but that are kHz
+#: (cudaDevAttrClockRate and friends); converted to Hz like every frequency.
+KHZ_METRICS: frozenset[str] = frozenset(
+    {
+        "device__attribute_clock_rate",
+        "device__attribute_memory_clock_rate",
+        "device__attribute_max_gpu_frequency_khz",
+        "device__attribute_max_mem_frequency_khz",
+    }
+)
+
+
+def unit_for(metric_id: str, printed_unit: str) -> str:
+    """The unit to apply to a metric: the printed one, unless ncu omits it."""
+    if metric_id in KHZ_METRICS and printed_unit.strip() in ("", "khz", "Khz", "kHz"):
+        return "Khz"
+    return printed_unit
+
+
 def is_relevant(metric_id: str) -> bool:
     """Whether the launch model keeps this metric id."""
     return bool(_RELEVANT.match(ALIASES.get(metric_id, metric_id)))

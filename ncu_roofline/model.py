@@ -83,6 +83,7 @@ class SourceInfo:
     path: str
     layout: str
     launches: int = 0
+    rows: int = 0
     kernels: int = 0
     devices: list[str] = field(default_factory=list)
     ncu_version: str | None = None
@@ -103,6 +104,7 @@ class SourceInfo:
             "path": self.path,
             "layout": self.layout,
             "launches": self.launches,
+            "rows": self.rows,
             "kernels": self.kernels,
             "devices": list(self.devices),
             "ncu_version": self.ncu_version,

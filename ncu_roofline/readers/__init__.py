@@ -52,7 +52,9 @@ def read_source(path: str, progress: bool | None = None) -> tuple[pd.DataFrame, 
         # Arrow may still hold a view of the map; it is released with it.
         with contextlib.suppress(BufferError):
             raw.close()
-    info.launches = len(frame)
+    info.rows = len(frame)
+    # A summary row stands for `invocations` launches.
+    info.launches = int(frame["invocations"].fillna(1).sum())
     info.kernels = int(frame["kernel"].nunique())
     devices = _device_labels(frame)
     info.devices = devices

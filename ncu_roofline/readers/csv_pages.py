@@ -19,11 +19,13 @@ import pyarrow.compute as pc
 
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.metrics import (
+    KHZ_METRICS,
     STRING_METRICS,
     canonical_metric,
     is_relevant,
     looks_like_metric_id,
     metric_for_label,
+    unit_for,
 )
 from ncu_roofline.model import SourceInfo, finalize_launches
 from ncu_roofline.readers.locate import (
@@ -371,6 +373,10 @@ def read_long(
         )
     texts = values_col.take(pa.array(sel))
     numbers = parse_numbers(texts, decimal) * factors[sel_units]
+    for mid in KHZ_METRICS & b.metric_index.keys():
+        rows_k = row_metric[sel] == b.metric_index[mid]
+        blank = np.array([unit_for(mid, u) == "Khz" for u in unit_dict], dtype=bool)
+        numbers[rows_k & blank[sel_units]] *= 1e3
 
     string_metric_idx = {b.metric_index[m] for m in STRING_METRICS if m in b.metric_index}
     n_metric = len(b.metric_index)
@@ -398,6 +404,8 @@ def read_long(
     for mid, j in b.metric_index.items():
         units_here = np.unique(sel_units[(mi == j)]).tolist()
         si = next((si_units[u] for u in units_here if si_units[u] is not None), None)
+        if mid in KHZ_METRICS:
+            si = "Hz"
         if si is not None:
             info.metric_units[mid] = si
 
@@ -487,7 +495,7 @@ def read_raw(
             values[values == ""] = None
             metrics[mid] = values
             continue
-        unit = units.get(c, "")
+        unit = unit_for(mid, units.get(c, ""))
         parsed = parse_unit(unit)
         if parsed is None:
             unknown.append(f"{c} ({unit!r})")

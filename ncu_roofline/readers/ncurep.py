@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
-from ncu_roofline.metrics import STRING_METRICS, canonical_metric, is_relevant
+from ncu_roofline.metrics import STRING_METRICS, canonical_metric, is_relevant, unit_for
 from ncu_roofline.model import SourceInfo, finalize_launches
 from ncu_roofline.readers.locate import RawInput
 from ncu_roofline.units import parse_unit
@@ -123,7 +123,7 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
                 if mid in STRING_METRICS or m.kind() == string_kind:
                     values[mid] = m.as_string() if mid in STRING_METRICS else None
                     continue
-                unit = parse_unit(m.unit() or "")
+                unit = parse_unit(unit_for(mid, m.unit() or ""))
                 if unit is None:
                     info.warn(f"unknown unit {m.unit()!r} for {name}: left out rather than misread")
                     continue
