@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -98,13 +99,18 @@ class Measurement:
 
 
 def _header_position(path: Path) -> tuple[int, list[str], int]:
-    """(line index of the ``"ID",...`` header, its fields, metric-row width)."""
+    """(line index of the ``"ID",...`` header, its fields, metric-row width).
+
+    The width is the most common one among the first 400 rows, as in the reader
+    (rule rows are wider than metric rows).
+    """
     with open(path, "rb") as fh:
         for idx, line in enumerate(fh):
             if line.startswith((b'"ID",', b'\xef\xbb\xbf"ID",')):
                 header = next(csv.reader([line.decode("utf-8").lstrip("\ufeff").rstrip("\r\n")]))
-                first_row = fh.readline().decode("utf-8").rstrip("\r\n")
-                width = len(next(csv.reader([first_row])))
+                rows = [fh.readline().decode("utf-8").rstrip("\r\n") for _ in range(400)]
+                widths = Counter(len(r) for r in csv.reader(r for r in rows if r.startswith('"')))
+                width = widths.most_common(1)[0][0] if widths else len(header)
                 return idx, header, width
             if idx > 10_000:
                 break
@@ -247,6 +253,26 @@ def _machine() -> str:
     return f"{os.cpu_count()} CPUs{mem}, {platform.system()} {platform.machine()}, Python {platform.python_version()}"
 
 
+def _code_version() -> str:
+    """``git`` commit of the checkout, with ``+dirty`` when ncu_roofline/ has changes."""
+    try:
+        sha = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--", "ncu_roofline"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return sha + ("+dirty" if dirty else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -287,6 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     inspect_cmd = _inspect_command(args.inspect_cmd)
     print(f"file     {path} ({size / 1e6:,.1f} MB)")
     print(f"machine  {_machine()}")
+    print(f"code     {_code_version()} ({' '.join(inspect_cmd)})")
     print(f"memory   peak RSS via {'/usr/bin/time -v' if use_gnu_time else 'getrusage'}")
     print(f"warm-up  read the file once in {warm_page_cache(path):.2f} s (page cache)")
     print()
@@ -341,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                     "file": str(path),
                     "file_bytes": size,
                     "machine": _machine(),
+                    "code": _code_version(),
                     "rss_source": "gnu-time" if use_gnu_time else "getrusage",
                     "measurements": [asdict(m) for m in results],
                     "time_ratio": time_ratio,

@@ -295,7 +295,7 @@ def read_long(
         )
     dictionary = set(include) - {value_col}
     table, skipped = read_table(
-        raw.buf, loc.start, loc.end, names, include, dictionary, 1, rule_width, progress
+        raw.buf, raw.path, loc.start, loc.end, names, include, dictionary, 1, rule_width, progress
     )
     table = table.unify_dictionaries()
     b = _Builder(raw, loc, layout)
@@ -469,6 +469,7 @@ def read_raw(
     include = ident_cols + nvtx_cols + metric_cols
     table, skipped = read_table(
         raw.buf,
+        raw.path,
         loc.start,
         loc.end,
         header,

@@ -9,6 +9,8 @@ lines inside the table, and a truncated last row.
 from __future__ import annotations
 
 import io
+import mmap
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +41,41 @@ class _ProgressReader(io.RawIOBase):
         return n
 
 
+class _RangeReader(io.RawIOBase):
+    """Reads ``[start, end)`` of a file with ``pread``.
+
+    Parsing through ordinary reads instead of the memory map keeps the input's
+    pages out of the process's resident memory: peak memory stays below the
+    file size instead of adding to it.
+    """
+
+    def __init__(self, path: str, start: int, end: int, callback: ProgressCallback | None) -> None:
+        self._fd = os.open(path, os.O_RDONLY)
+        self._pos = start
+        self._end = end
+        self._callback = callback
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = min(len(b), self._end - self._pos)
+        if n <= 0:
+            return 0
+        data = os.pread(self._fd, n, self._pos)
+        got = len(data)
+        b[:got] = data
+        self._pos += got
+        if self._callback is not None:
+            self._callback(got)
+        return got
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
+
+
 @dataclass
 class SkipCounter:
     """Rows the handler skipped, by kind."""
@@ -61,6 +98,7 @@ class SkipCounter:
 
 def read_table(
     buf: Buffer,
+    path: str | None,
     start: int,
     end: int,
     column_names: list[str],
@@ -75,12 +113,14 @@ def read_table(
     ``include`` lists the columns to convert (all as strings; those in
     ``dictionary`` dictionary-encoded, which keeps repeated kernel names cheap).
     """
-    view = memoryview(buf)[start:end]
     source: Any
-    if progress is not None:
+    if path is not None and isinstance(buf, mmap.mmap):
+        source = _RangeReader(path, start, end, progress)
+    elif progress is not None:
+        view = memoryview(buf)[start:end]
         source = io.BufferedReader(_ProgressReader(view, progress), buffer_size=_BLOCK_SIZE)
     else:
-        source = pa.BufferReader(pa.py_buffer(view))
+        source = pa.BufferReader(pa.py_buffer(memoryview(buf)[start:end]))
     counter = SkipCounter(expected=len(column_names), rule_width=rule_width)
     types: dict[str, pa.DataType] = {
         c: (pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string())
@@ -99,9 +139,15 @@ def read_table(
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
-    table = pacsv.read_csv(
-        source, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts
-    )
+    try:
+        table = pacsv.read_csv(
+            source, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts
+        )
+    finally:
+        if isinstance(source, io.RawIOBase):
+            source.close()
+    # Arrow's pool keeps freed parse buffers; hand them back before pivoting.
+    pa.default_memory_pool().release_unused()
     return table, counter
 
 
