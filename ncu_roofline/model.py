@@ -188,6 +188,8 @@ def finalize_launches(identity: dict[str, Any], metrics: dict[str, Any], n: int)
         values = df[col].astype(object)
         df[col] = values.where(values.notna() & (values != ""), None)
     df["kernel"] = df["kernel"].fillna("")
+    # Decimal-comma locales print the compute capability as "8,6".
+    df["cc"] = df["cc"].map(lambda c: c.replace(",", ".") if isinstance(c, str) else c)
     df["kernel_short"] = _map_unique(df["kernel"], short_name)
     if df["grid_blocks"].isna().all():
         df["grid_blocks"] = _map_unique(df["grid"], _dims_product).astype("Float64").astype("Int64")

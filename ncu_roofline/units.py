@@ -162,7 +162,8 @@ def parse_unit(unit: str) -> Unit | None:
     den = _word(parts[1])
     if den is None or den[1] == "":
         return None
-    factor = num[0] / den[0]
+    # Round away binary noise: cycle/nsecond must be exactly 1e9 Hz, as Ghz is.
+    factor = float(f"{num[0] / den[0]:.12g}")
     # cycle/second is a frequency: express it as Hz like the newer spelling.
     if num[1] == "cycle" and den[1] == "s":
         return Unit(factor, "Hz")

@@ -12,10 +12,11 @@ from typing import Any
 
 import pandas as pd
 
+from ncu_roofline.errors import InputFormatError
 from ncu_roofline.model import Profile, SourceInfo, empty_launches
 from ncu_roofline.progress import make_progress
 from ncu_roofline.readers.csv_pages import detect_layout, read_long, read_raw
-from ncu_roofline.readers.locate import is_ncu_rep, locate_table, open_input
+from ncu_roofline.readers.locate import RawInput, is_ncu_rep, locate_table, open_input
 from ncu_roofline.readers.ncurep import read_ncu_rep
 
 __all__ = ["load", "read_source"]
@@ -29,25 +30,11 @@ def read_source(path: str, progress: bool | None = None) -> tuple[pd.DataFrame, 
     """
     raw = open_input(path)
     try:
-        if is_ncu_rep(raw):
-            frame, info = read_ncu_rep(raw)
-        else:
-            loc = locate_table(raw)
-            try:
-                layout = detect_layout(loc.header)
-            except Exception as exc:
-                from ncu_roofline.errors import InputFormatError
-
-                raise InputFormatError(f"{raw.name}: {exc}") from None
-            bar = make_progress(raw.name, loc.end - loc.start, progress)
-            try:
-                if layout == "raw":
-                    frame, info = read_raw(raw, loc, bar)
-                else:
-                    frame, info = read_long(raw, loc, layout, bar)
-            finally:
-                if bar is not None:
-                    bar.close()
+        frame, info = _read(raw, progress)
+    except InputFormatError as exc:
+        if str(exc).startswith(f"{raw.name}:"):
+            raise
+        raise InputFormatError(f"{raw.name}: {exc}") from None
     finally:
         # Arrow may still hold a view of the map; it is released with it.
         with contextlib.suppress(BufferError):
@@ -59,6 +46,21 @@ def read_source(path: str, progress: bool | None = None) -> tuple[pd.DataFrame, 
     devices = _device_labels(frame)
     info.devices = devices
     return frame, info
+
+
+def _read(raw: RawInput, progress: bool | None) -> tuple[pd.DataFrame, SourceInfo]:
+    if is_ncu_rep(raw):
+        return read_ncu_rep(raw)
+    loc = locate_table(raw)
+    layout = detect_layout(loc.header)
+    bar = make_progress(raw.name, loc.end - loc.start, progress)
+    try:
+        if layout == "raw":
+            return read_raw(raw, loc, bar)
+        return read_long(raw, loc, layout, bar)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _device_labels(frame: pd.DataFrame) -> list[str]:

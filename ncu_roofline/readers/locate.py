@@ -145,7 +145,20 @@ def locate_table(raw: RawInput) -> Located:
         raise InputFormatError(
             f"{name}: binary data, not an ncu CSV export (expected `ncu --csv` output or a .ncu-rep report)"
         )
-    match = _HEADER_RE.search(buf)
+    # The profiled program may print its own quoted "ID" table; ncu's has a
+    # "Kernel Name" column.
+    match = None
+    first_match = None
+    for candidate in _HEADER_RE.finditer(buf):
+        first_match = first_match or candidate
+        line = buf[candidate.start() : _line_end(buf, candidate.start())]
+        if b'"Kernel Name"' in line:
+            match = candidate
+            break
+    if match is None and first_match is not None:
+        raise InputFormatError(
+            f'{name}: a CSV table without a "Kernel Name" column is not an ncu export'
+        )
     if match is None:
         last = _last_error(raw)
         if last:
@@ -161,6 +174,11 @@ def locate_table(raw: RawInput) -> Located:
                 f"{name}: ncu text output, not CSV; re-export with `ncu --csv --print-units base ...`"
             )
         logs = [_decode(m.group(0)).lstrip("\ufeff") for m in _LOG_RE.finditer(buf)]
+        no_kernels = [line for line in logs if "No kernels were profiled" in line]
+        if no_kernels:
+            raise InputFormatError(
+                f"{name}: no ncu table: ncu profiled no kernels ({no_kernels[-1]})"
+            )
         if logs:
             raise InputFormatError(
                 f"{name}: no ncu table found, only ncu log lines; the last one: {logs[-1]}"
@@ -222,6 +240,10 @@ def locate_table(raw: RawInput) -> Located:
             prev_fields = next(csv.reader([_decode(prev)]), []) if prev.strip() else fields
             if len(fields) < len(prev_fields):
                 truncated = True
+    if truncated and end == len(buf) and last_line_start > header_end:
+        # Drop the partial row: a number cut mid-way ("5,6" of "5,664") would
+        # otherwise parse as a wrong value when the field count still matches.
+        end = last_line_start
     return Located(
         header=header,
         start=start,

@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.locate import Buffer, ProgressCallback
 
 _BLOCK_SIZE = 16 << 20
@@ -143,6 +144,8 @@ def read_table(
         table = pacsv.read_csv(
             source, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts
         )
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise InputFormatError(f"the ncu table cannot be parsed: {exc}") from None
     finally:
         if isinstance(source, io.RawIOBase):
             source.close()
