@@ -250,7 +250,7 @@ def _decimal_for(samples: list[list[str]], header: list[str], value_cols: list[s
     return detect_decimal(values)
 
 
-def _unit_factors(unit_dict: list[str], info: SourceInfo) -> tuple[np.ndarray, list[str | None]]:
+def _unit_factors(unit_dict: list[str]) -> tuple[np.ndarray, list[str | None]]:
     factors = np.full(len(unit_dict), np.nan)
     si: list[str | None] = []
     for i, u in enumerate(unit_dict):
@@ -358,7 +358,7 @@ def read_long(
 
     sel = np.nonzero(valid & (row_metric >= 0))[0]
     decimal = _decimal_for(samples, header, [value_col])
-    factors, si_units = _unit_factors(unit_dict, info)
+    factors, si_units = _unit_factors(unit_dict)
     sel_units = unit_codes[sel]
     unknown = np.isnan(factors[sel_units]) if sel.size else np.zeros(0, dtype=bool)
     if unknown.any():
@@ -483,7 +483,7 @@ def read_raw(
     b = _Builder(raw, loc, "raw")
     info = b.info
     valid = _valid_ids(table, "ID")
-    launch_of_row, first_rows = _launch_keys(table, ["Process ID", "ID"], valid)
+    _, first_rows = _launch_keys(table, ["Process ID", "ID"], valid)
     n_launch = first_rows.size
     decimal = _decimal_for(samples[1:], header, metric_cols[:50])
     metrics: dict[str, Any] = {}
@@ -515,7 +515,6 @@ def read_raw(
     ]
     info.ncu_version = infer_ncu_version(loc.header, used_units, ccs)
     b.common_warnings(skipped.other_rows, skipped.last_other)
-    del launch_of_row
     if n_launch == 0:
         raise InputFormatError(f"{raw.name}: the raw table holds no launches")
     return frame, info

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
@@ -156,8 +157,6 @@ def read_table(
 
 def dict_codes(column: pa.ChunkedArray) -> tuple[Any, list[str]]:
     """Indices (int32 numpy) and dictionary values of a unified dictionary column."""
-    import numpy as np
-
     chunks = column.chunks
     if not chunks:
         return np.zeros(0, dtype=np.int32), []
