@@ -16,10 +16,16 @@ from typing import Any, TypeVar
 import click
 
 from ncu_roofline import __version__
+from ncu_roofline.analysis import CLOCK_MODES, analyze
+from ncu_roofline.context import build_context
 from ncu_roofline.errors import NcuRooflineError, UsageError
+from ncu_roofline.hardware import builtin_gpus, load_roofs_file
 from ncu_roofline.inspection import inspect_profile
+from ncu_roofline.output import write_atomic
 from ncu_roofline.readers import load
+from ncu_roofline.renderers import FORMATS, render_json
 from ncu_roofline.resources import render
+from ncu_roofline.units import format_si
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,6 +51,15 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
+_progress_option = click.option(
+    "--progress",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Progress bar on stderr for large inputs (auto: only on a terminal).",
+)
+
+
 def _progress_flag(value: str) -> bool | None:
     return {"auto": None, "always": True, "never": False}[value]
 
@@ -52,13 +67,7 @@ def _progress_flag(value: str) -> bool | None:
 @cli.command()
 @click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
-@click.option(
-    "--progress",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="Progress bar on stderr for large inputs (auto: only on a terminal).",
-)
+@_progress_option
 def inspect(inputs: tuple[str, ...], as_json: bool, progress: str) -> None:
     """Describe each input: layout, launches, devices, roofline inputs.
 
@@ -93,6 +102,125 @@ def _inspect_text(data: dict[str, Any]) -> str:
         )
         items.append({**item, "extras": extras, "collect_command": command})
     return render("inspect.txt.j2", inputs=items)
+
+
+def _output_format(output: str | None, fmt: str | None) -> str:
+    if fmt is not None:
+        return fmt
+    if output and output != "-":
+        suffix = output.lower().rsplit(".", 1)[-1] if "." in output else ""
+        for name, suffixes in FORMATS.items():
+            if "." + suffix in suffixes:
+                return name
+        if suffix in ("html", "htm", "md", "xml"):
+            raise UsageError(
+                f"{output}: .{suffix} reports are not available in this version; "
+                "write JSON with --format json (or an output name ending in .json)"
+            )
+        raise UsageError(f"{output}: cannot tell the format from the name; add --format json")
+    return "json"
+
+
+@cli.command()
+@click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
+@click.option(
+    "-o", "--output", metavar="OUT", help="Output file ('-' or omitted: standard output)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(FORMATS)),
+    help="Output format (default: from the output name, else json).",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@click.option("--gpu", metavar="NAME", help="Use this GPU's roofs (see `ncu-roofline gpus`).")
+@click.option(
+    "--roofs",
+    "roofs_file",
+    metavar="FILE",
+    help="Use roofs from a TOML file (same schema as the built-in table).",
+)
+@click.option(
+    "--clocks",
+    type=click.Choice(CLOCK_MODES),
+    default="measured",
+    show_default=True,
+    help="Scale table compute roofs to the SM clock the export measured, or keep datasheet values.",
+)
+@_progress_option
+def report(
+    inputs: tuple[str, ...],
+    output: str | None,
+    fmt: str | None,
+    force: bool,
+    gpu: str | None,
+    roofs_file: str | None,
+    clocks: str,
+    progress: str,
+) -> None:
+    """Analyse exports and write a roofline report.
+
+    Every launch is placed on the roofline of its GPU: measured FLOPs per
+    precision and bytes per memory level, the roofs (from the export's own
+    peak metrics, the built-in GPU table, --gpu or --roofs), the bound class,
+    efficiency and recoverable time.  Kernels are grouped by name and launch
+    configuration and ranked by recoverable time.
+    """
+    out_format = _output_format(output, fmt)
+    if gpu and roofs_file:
+        raise UsageError("give either --gpu or --roofs, not both")
+    roofs = load_roofs_file(roofs_file) if roofs_file else None
+    profile = load(list(inputs), progress=_progress_flag(progress))
+    analysis = analyze(profile, gpu=gpu, roofs=roofs, clocks=clocks)
+    context = build_context(analysis)
+    if roofs_file:
+        context["options"]["roofs_file"] = roofs_file
+    text = render_json(context)
+    for item in context["inputs"]:
+        for w in item["warnings"]:
+            _warn(f"{item['path']}: {w}")
+    for finding in context["findings"]:
+        if finding["severity"] in ("error", "warning") and finding["kind"] != "below_roof":
+            _warn(finding["message"])
+    if output is None or output == "-":
+        click.echo(text, nl=False)
+        return
+    write_atomic(output, text, force=force)
+    summary = context["summary"]
+    click.echo(
+        f"{_PROG}: wrote {output} ({out_format}): {summary['launches']:,} launches, "
+        f"{summary['kernels']:,} kernel groups, {len(context['findings'])} findings",
+        err=True,
+    )
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON (SI units).")
+@click.option(
+    "--roofs", "roofs_file", metavar="FILE", help="List the GPUs of a roofs file instead."
+)
+def gpus(as_json: bool, roofs_file: str | None) -> None:
+    """List the GPUs whose roofs are known (names usable with --gpu)."""
+    specs = load_roofs_file(roofs_file) if roofs_file else builtin_gpus()
+    if as_json:
+        click.echo(json.dumps([s.to_dict() for s in specs], indent=1, allow_nan=False))
+        return
+    rows = []
+    for s in specs:
+        rows.append(
+            {
+                "key": s.key,
+                "name": s.name,
+                "cc": s.cc or "?",
+                "fp64": format_si(s.compute.get("fp64"), "FLOP/s"),
+                "fp32": format_si(s.compute.get("fp32"), "FLOP/s"),
+                "tensor": format_si(
+                    s.compute.get("tensor_bf16") or s.compute.get("tensor_fp16"), "FLOP/s"
+                ),
+                "dram": format_si(s.memory.get("dram"), "B/s"),
+            }
+        )
+    click.echo(render("gpus.txt.j2", gpus=rows).rstrip("\n"))
 
 
 def main(argv: list[str] | None = None) -> None:

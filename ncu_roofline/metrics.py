@@ -183,6 +183,20 @@ for _p, _letter in (("F", "f"), ("D", "d"), ("H", "h")):
             f"Predicated-On {_p}{_op} Thread Instructions Executed Per Cycle",
             "smsp__" + _SASS.format(_letter + _op.lower()) + ".per_cycle_elapsed",
         )
+# The chart bodies also print ncu's derived (doubled) FMA operations.
+for _p, _letter, _body in (("F", "f", "Single"), ("D", "d", "Double")):
+    _label(
+        _ROOF,
+        f"Theoretical Predicated-On {_p}FMA Operations",
+        f"derived__sm__sass_thread_inst_executed_op_{_letter}fma_pred_on_x2",
+        f"{_body} Precision Roofline",
+    )
+    _label(
+        _ROOF,
+        f"Predicated-On {_p}FMA Operations Per Cycle",
+        f"derived__smsp__sass_thread_inst_executed_op_{_letter}fma_pred_on_x2",
+        f"{_body} Precision Achieved Value",
+    )
 for _body in ("Single Precision Roofline", "Double Precision Roofline", "Half Precision Roofline"):
     _label(_ROOF, "SM Frequency", "sm__cycles_elapsed.avg.per_second", _body)
     _label(_ROOF, "Theoretical DRAM Bytes Accessible", "dram__bytes.sum.peak_sustained", _body)

@@ -1,0 +1,188 @@
+"""The roofline engine: from a :class:`~ncu_roofline.model.Profile` to an
+:class:`Analysis` with measured work and traffic, roofs, bound classes,
+recoverable time and findings, for every launch and every kernel group.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
+from ncu_roofline.analysis.findings import Finding, collect_findings
+from ncu_roofline.analysis.measures import measure
+from ncu_roofline.analysis.roofs import ALL_COMPUTE_KEYS, DeviceRoofs, assign_roofs, peak_column
+from ncu_roofline.errors import UsageError
+from ncu_roofline.hardware import MEMORY_KEYS, GpuSpec, find_gpu, load_roofs_file, match_device
+from ncu_roofline.model import Profile
+
+__all__ = ["BOUND_CLASSES", "Analysis", "Finding", "Thresholds", "analyze"]
+
+CLOCK_MODES = ("measured", "datasheet")
+
+#: Identity columns carried into the analysed launch frame.
+_IDENTITY = (
+    "source",
+    "id",
+    "kernel",
+    "kernel_short",
+    "process_id",
+    "device",
+    "device_name",
+    "cc",
+    "stream",
+    "grid",
+    "block",
+    "nvtx",
+    "invocations",
+    "duration_s",
+    "duration_basis",
+)
+_SOL = (
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+)
+
+
+@dataclass
+class Analysis:
+    """Roofline analysis of a profile.
+
+    ``launches`` has one row per launch (identity columns, measured FLOPs and
+    bytes, ceilings, placement); ``kernels`` one row per kernel and launch
+    configuration, ranked by recoverable time; ``roofs`` the ceilings used
+    per device with their sources; ``findings`` what to look at first.
+    """
+
+    profile: Profile
+    launches: pd.DataFrame
+    kernels: pd.DataFrame
+    roofs: list[DeviceRoofs]
+    findings: list[Finding]
+    thresholds: Thresholds
+    clocks: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _explicit_specs(
+    gpu: str | GpuSpec | None, roofs: str | os.PathLike[str] | Sequence[GpuSpec] | None
+) -> list[GpuSpec] | None:
+    if gpu is not None and roofs is not None:
+        raise UsageError("give either a GPU (--gpu) or a roofs file (--roofs), not both")
+    if isinstance(gpu, GpuSpec):
+        return [gpu]
+    if isinstance(gpu, str):
+        return [find_gpu(gpu)]
+    if roofs is None:
+        return None
+    if isinstance(roofs, (str, os.PathLike)):
+        return load_roofs_file(roofs)
+    return list(roofs)
+
+
+def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
+    """Compute capability per launch: the export's, else the chosen or matched GPU's."""
+    cc: npt.NDArray[np.object_] = np.array(launches["cc"].to_numpy(dtype=object), dtype=object)
+    missing = pd.isna(cc)
+    if not missing.any():
+        return cc
+    names = launches["device_name"].astype(object)
+    lookup: dict[Any, str | None] = {}
+    for name in pd.unique(names[missing]):
+        spec = None
+        if explicit:
+            spec = (
+                explicit[0]
+                if len(explicit) == 1
+                else match_device(name if isinstance(name, str) else None, explicit)
+            )
+        if spec is None:
+            spec = match_device(name if isinstance(name, str) else None)
+        lookup[name] = spec.cc if spec else None
+    cc[missing] = names[missing].map(lookup).to_numpy(dtype=object)
+    return cc
+
+
+def analyze(
+    profile: Profile,
+    gpu: str | GpuSpec | None = None,
+    roofs: str | os.PathLike[str] | Sequence[GpuSpec] | None = None,
+    clocks: str = "measured",
+    thresholds: Thresholds | None = None,
+) -> Analysis:
+    """Place every launch of ``profile`` on the roofline.
+
+    ``gpu`` names a built-in GPU (``"h100_sxm5"``, ``"A100"``) whose roofs
+    replace the profile's own; ``roofs`` is a user TOML file (or specs) with
+    the same schema.  ``clocks="measured"`` scales datasheet compute roofs to
+    the SM clock the export measured; ``"datasheet"`` keeps them as
+    published.
+    """
+    if clocks not in CLOCK_MODES:
+        raise UsageError(f"unknown clock mode {clocks!r}; expected one of {', '.join(CLOCK_MODES)}")
+    thresholds = thresholds or Thresholds()
+    explicit = _explicit_specs(gpu, roofs)
+    src = profile.launches
+    n = len(src)
+    cc = _fill_cc(src, explicit)
+    measured = measure(src, cc=cc)
+
+    frame = pd.DataFrame({c: src[c] for c in _IDENTITY if c in src}, index=src.index)
+    frame["cc"] = cc
+    inv = src["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
+    frame["total_duration_s"] = src["duration_s"].to_numpy(dtype=np.float64, na_value=np.nan) * inv
+    for col, values in measured.columns.items():
+        frame[col] = values
+
+    basis = {
+        lvl: np.asarray(measured.columns[f"{lvl}_bytes_basis"], dtype=object)
+        for lvl in ("dram", "l2", "l1")
+    }
+    assignment = assign_roofs(src, basis, explicit=explicit, clocks=clocks)
+    frame["sm_clock_hz"] = assignment.sm_clock_hz
+    for key in (*ALL_COMPUTE_KEYS, *MEMORY_KEYS):
+        values = assignment.peaks[key]
+        if key in MEMORY_KEYS or not np.isnan(values).all():
+            frame[peak_column(key)] = values
+    for col in _SOL:
+        if col in src:
+            frame[col] = src[col].to_numpy(dtype=np.float64, na_value=np.nan)
+
+    placed = place(frame, thresholds)
+    for col, values in placed.items():
+        frame[col] = values
+    # Where each launch's binding ceilings came from.
+    precision = np.asarray(placed["precision"], dtype=object)
+    compute_source = np.full(n, None, dtype=object)
+    for key in pd.unique(precision[pd.notna(precision)]):
+        rows = precision == key
+        compute_source[rows] = assignment.sources[str(key)][rows]
+    frame["roof_source_compute"] = compute_source
+    frame["roof_source_dram"] = assignment.sources["dram"]
+    frame["roof_source"] = np.where(
+        pd.notna(compute_source), compute_source, assignment.sources["dram"]
+    )
+
+    kernels = group_kernels(frame, thresholds)
+    findings = collect_findings(frame, kernels, assignment.devices)
+    return Analysis(
+        profile=profile,
+        launches=frame.reset_index(drop=True),
+        kernels=kernels,
+        roofs=assignment.devices,
+        findings=findings,
+        thresholds=thresholds,
+        clocks=clocks,
+        options={
+            "gpu": explicit[0].key if explicit and len(explicit) == 1 and gpu is not None else None,
+            "roofs_file": str(roofs) if isinstance(roofs, (str, os.PathLike)) else None,
+            "clocks": clocks,
+        },
+    )

@@ -1,0 +1,385 @@
+"""Place launches and kernel groups on the roofline and say what bounds them.
+
+Bound classes:
+
+``memory`` / ``compute``
+    Intensity at DRAM below / at or above the ridge point of the precision
+    the kernel mostly uses.
+``latency``
+    Placeable, but far under every roof with low speed-of-light
+    percentages, or so short that launch overhead dominates.
+``communication``
+    Collective kernels (NCCL and custom all-reduce): their time goes to the
+    interconnect, so they are not judged against the DRAM roof.
+``not placeable``
+    A FLOP count, byte count, duration or roof is missing; ``bound_reason``
+    says which.  Bandwidth-only figures (DRAM throughput against its roof)
+    are still reported where the bytes are known.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ncu_roofline.analysis.roofline import attainable, ratio, recoverable, ridge_point, side
+from ncu_roofline.analysis.roofs import peak_column
+
+FloatArray = npt.NDArray[np.float64]
+ObjArray = npt.NDArray[np.object_]
+
+BOUND_CLASSES: tuple[str, ...] = ("memory", "compute", "latency", "communication", "not placeable")
+
+#: Kernel names of collective-communication kernels.
+COMMUNICATION_PATTERN = re.compile(
+    r"nccl|msccl|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|cross_device_reduce|sendrecv",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Tunable limits of the classification (fractions, seconds, percent)."""
+
+    #: Below this duration launch overhead dominates ...
+    short_launch_s: float = 5e-6
+    #: ... when the launch also reaches less than this fraction of its roof.
+    short_launch_efficiency: float = 0.5
+    #: "Far under a roof": achieved below this fraction of it.
+    far_below: float = 0.10
+    #: Speed-of-light percentages below this count as low.
+    low_sol_pct: float = 20.0
+    #: Tolerance before a point counts as above its roof (clock jitter).
+    above_roof_tolerance: float = 0.02
+
+
+def dominant_precision(frame: pd.DataFrame) -> ObjArray:
+    """The compute-ceiling key of the precision with the most FLOPs."""
+    keys: list[str] = []
+    arrays: list[FloatArray] = []
+    for p in ("fp64", "fp32", "fp16"):
+        if f"flops_{p}" in frame:
+            keys.append(p)
+            arrays.append(frame[f"flops_{p}"].to_numpy(dtype=np.float64, na_value=np.nan))
+    dtype_cols = [
+        c
+        for c in frame.columns
+        if str(c).startswith("flops_tensor_") and not str(c).endswith("_basis")
+    ]
+    for c in dtype_cols:
+        keys.append("tensor_" + str(c)[len("flops_tensor_") :])
+        arrays.append(frame[c].to_numpy(dtype=np.float64, na_value=np.nan))
+    if not dtype_cols and "flops_tensor" in frame:
+        # Instruction-count estimates carry no datatype; FP16 is the one
+        # every tensor-core generation supports, so its roof is used.
+        keys.append("tensor_fp16")
+        arrays.append(frame["flops_tensor"].to_numpy(dtype=np.float64, na_value=np.nan))
+    n = len(frame)
+    out = np.full(n, None, dtype=object)
+    if not keys:
+        return out
+    stack = np.nan_to_num(np.vstack(arrays), nan=-1.0)
+    best = stack.argmax(axis=0)
+    has_work = stack.max(axis=0) > 0
+    names = np.array(keys, dtype=object)
+    out[has_work] = names[best[has_work]]
+    return out
+
+
+def _gather_peak(frame: pd.DataFrame, precision: ObjArray) -> FloatArray:
+    n = len(frame)
+    out = np.full(n, np.nan)
+    for key in pd.unique(precision[pd.notna(precision)]):
+        col = peak_column(str(key))
+        if col in frame:
+            rows = precision == key
+            out[rows] = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+    return out
+
+
+def _f(frame: pd.DataFrame, col: str) -> FloatArray:
+    if col not in frame:
+        return np.full(len(frame), np.nan)
+    return frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[np.generic]]:
+    """Roofline placement of every row: intensities, roofs, efficiency, bound.
+
+    ``frame`` holds measured columns (``flops*``, ``*_bytes``,
+    ``*_bytes_per_s``, ``achieved_flops_per_s``, ``duration_s``,
+    ``total_duration_s``) and ceiling columns (``peak_*``).
+    """
+    n = len(frame)
+    flops = _f(frame, "flops")
+    achieved = _f(frame, "achieved_flops_per_s")
+    duration = _f(frame, "duration_s")
+    total = _f(frame, "total_duration_s")
+    precision = dominant_precision(frame)
+    zero_work = flops == 0
+    precision[zero_work] = None
+    peak = _gather_peak(frame, precision)
+    out: dict[str, npt.NDArray[np.generic]] = {"precision": precision, "peak_flops_per_s": peak}
+    bw = _f(frame, "peak_dram_bytes_per_s")
+    for level in ("dram", "l2", "l1"):
+        ai = ratio(flops, _f(frame, f"{level}_bytes"))
+        out[f"ai_{level}"] = ai
+        out[f"attainable_{level}_flops_per_s"] = attainable(
+            ai, peak, _f(frame, f"peak_{level}_bytes_per_s")
+        )
+        out[f"{level}_utilization"] = ratio(
+            _f(frame, f"{level}_bytes_per_s"), _f(frame, f"peak_{level}_bytes_per_s")
+        )
+    ai_dram = out["ai_dram"]
+    att = out["attainable_dram_flops_per_s"]
+    out["attainable_flops_per_s"] = att
+    out["ridge_dram"] = ridge_point(peak, bw)
+    out["compute_utilization"] = ratio(achieved, peak)
+    eff = ratio(achieved, att)
+    dram_util = np.asarray(out["dram_utilization"], dtype=np.float64)
+    # Pure data movement (copies, memsets): the bandwidth fraction is the
+    # limit of achieved/attainable as the FLOPs go to zero.
+    eff = np.where(zero_work, dram_util, eff)
+    roof_side = side(ai_dram, peak, bw)
+    roof_side[zero_work & ~np.isnan(dram_util)] = "memory"
+    out["side"] = roof_side
+
+    bound = np.array(roof_side, dtype=object)
+    reason = np.where(
+        roof_side == "memory",
+        "intensity below the ridge point",
+        "intensity at or above the ridge point",
+    ).astype(object)
+
+    # Latency: short, or far under every roof with low speed of light.
+    far = np.ones(n, dtype=bool)
+    for util in (
+        out["compute_utilization"],
+        dram_util,
+        out["l2_utilization"],
+        out["l1_utilization"],
+    ):
+        u = np.asarray(util, dtype=np.float64)
+        far &= np.isnan(u) | (u < thresholds.far_below)
+    far &= ~(
+        np.isnan(np.asarray(out["compute_utilization"], dtype=np.float64)) & np.isnan(dram_util)
+    )
+    sol = np.fmax(
+        _f(frame, "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+        _f(frame, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+    )
+    far &= np.isnan(sol) | (sol < thresholds.low_sol_pct)
+    short = (duration < thresholds.short_launch_s) & (eff < thresholds.short_launch_efficiency)
+    placed = pd.notna(bound)
+    lat_far = placed & far
+    lat_short = placed & short & ~far
+    bound[lat_far] = "latency"
+    reason[lat_far] = "far under every roof with low speed-of-light throughput"
+    bound[lat_short] = "latency"
+    reason[lat_short] = (
+        f"shorter than {thresholds.short_launch_s * 1e6:g} us: launch overhead dominates"
+    )
+
+    # Not placeable, most basic cause first (later assignments win).
+    unplaced = np.full(n, None, dtype=object)
+    checks: list[tuple[npt.NDArray[np.bool_], str]] = [
+        (np.isnan(bw), "no DRAM roof for this GPU"),
+        (
+            ~zero_work & np.isnan(peak) & pd.notna(precision),
+            "no compute roof for this precision on this GPU",
+        ),
+        (
+            np.isnan(bw) & np.isnan(peak) & pd.notna(precision),
+            "no roofs for this GPU (not in the built-in table, no peak metrics in the export): use --gpu or --roofs",
+        ),
+        (np.isnan(_f(frame, "dram_bytes")), "no DRAM byte counts in the export"),
+        (zero_work & (_f(frame, "dram_bytes") == 0), "no floating-point work and no DRAM traffic"),
+        (np.isnan(flops), "no FLOP counters in the export"),
+        (np.isnan(duration), "no duration in the export"),
+    ]
+    for mask, text in checks:
+        unplaced[mask] = text
+    if "flops_tensor_basis" in frame:
+        basis = frame["flops_tensor_basis"].astype(object)
+        no_factor = basis.str.startswith("tensor instructions without", na=False).to_numpy(
+            dtype=bool
+        )
+        unplaced[no_factor & np.isnan(flops)] = (
+            "no FLOP counters in the export; tensor instructions found but no FLOPs-per-instruction "
+            "factor for this architecture (collect sm__ops_path_tensor_*)"
+        )
+    nop = pd.notna(unplaced)
+    bound[nop] = "not placeable"
+    reason[nop] = unplaced[nop]
+
+    comm = _communication_mask(frame)
+    bound[comm] = "communication"
+    reason[comm] = (
+        "collective communication kernel: bound by the interconnect, not judged against the DRAM roof"
+    )
+    eff[comm | nop] = np.nan
+
+    out["efficiency"] = eff
+    out["bound"] = bound
+    out["bound_reason"] = reason
+    out["recoverable_s"] = recoverable(total, eff)
+
+    tol = 1.0 + thresholds.above_roof_tolerance
+    above = np.full(n, None, dtype=object)
+    with np.errstate(invalid="ignore"):
+        for mask, text in (
+            (np.asarray(out["l1_utilization"], dtype=np.float64) > tol, "L1 bandwidth"),
+            (np.asarray(out["l2_utilization"], dtype=np.float64) > tol, "L2 bandwidth"),
+            (dram_util > tol, "DRAM bandwidth"),
+            (np.asarray(out["compute_utilization"], dtype=np.float64) > tol, "compute"),
+        ):
+            above[mask] = text
+    above[comm] = None
+    out["above_roof"] = above
+    return out
+
+
+def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
+    names = frame["kernel"].astype(object).fillna("")
+    uniques = pd.unique(names)
+    hits = {u for u in uniques if COMMUNICATION_PATTERN.search(str(u))}
+    return names.isin(hits).to_numpy()
+
+
+#: Columns that identify a kernel group.
+GROUP_KEYS: tuple[str, ...] = ("source", "device_name", "kernel", "grid", "block")
+
+_SUMMED = (
+    "flops",
+    "flops_fp64",
+    "flops_fp32",
+    "flops_fp16",
+    "flops_tensor",
+    "dram_bytes",
+    "l2_bytes",
+    "l1_bytes",
+)
+
+
+def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
+    """One row per kernel and launch configuration, with time-weighted figures.
+
+    Counts (FLOPs, bytes) are summed over launches, so the group's intensity
+    and achieved rates equal time-weighted means of its launches'.
+    Efficiency is time-weighted and the recoverable time is the sum over
+    launches; the bound class is the one that holds for most of the time.
+    A sum is NaN when any launch of the group lacks the value.
+    """
+    if launches.empty:
+        empty: pd.DataFrame = pd.DataFrame(columns=[*GROUP_KEYS, "launches", "total_duration_s"])
+        return empty
+    keys = launches[list(GROUP_KEYS)].astype(object).fillna("")
+    gid = keys.groupby(list(GROUP_KEYS), sort=False).ngroup().to_numpy()
+    n_groups = int(gid.max()) + 1
+    inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
+    t = _f(launches, "total_duration_s")
+    t0 = np.nan_to_num(t)
+
+    def gsum(values: FloatArray, strict: bool = True) -> FloatArray:
+        nan = np.isnan(values)
+        total: FloatArray = np.bincount(
+            gid, weights=np.where(nan, 0.0, values), minlength=n_groups
+        ).astype(np.float64)
+        if strict:
+            bad = np.bincount(gid, weights=nan.astype(np.float64), minlength=n_groups) > 0
+            total[bad] = np.nan
+        else:
+            seen = np.bincount(gid, weights=(~nan).astype(np.float64), minlength=n_groups) > 0
+            total[~seen] = np.nan
+        return total
+
+    first = pd.Series(np.arange(len(launches))).groupby(gid).first().to_numpy()
+    out: dict[str, npt.NDArray[np.generic]] = {}
+    for k in GROUP_KEYS:
+        out[k] = launches[k].to_numpy(dtype=object)[first]
+    for k in ("kernel_short", "cc", "device"):
+        if k in launches:
+            out[k] = launches[k].to_numpy(dtype=object)[first]
+    out["launches"] = np.bincount(gid, weights=inv, minlength=n_groups)
+    total = gsum(t)
+    out["total_duration_s"] = total
+    out["duration_s"] = ratio(total, out["launches"])
+    out["min_duration_s"] = pd.Series(_f(launches, "duration_s")).groupby(gid).min().to_numpy()
+    out["max_duration_s"] = pd.Series(_f(launches, "duration_s")).groupby(gid).max().to_numpy()
+    for col in _SUMMED:
+        if col in launches:
+            out[col] = gsum(_f(launches, col) * inv)
+    for col in [
+        c
+        for c in launches.columns
+        if str(c).startswith("flops_tensor_") and not str(c).endswith("_basis")
+    ]:
+        out[str(col)] = gsum(_f(launches, str(col)) * inv)
+    out["achieved_flops_per_s"] = (
+        ratio(out["flops"], total) if "flops" in out else np.full(n_groups, np.nan)
+    )
+    for level in ("dram", "l2", "l1"):
+        out[f"{level}_bytes_per_s"] = ratio(out[f"{level}_bytes"], total)
+    # Ceilings: time-weighted means of the launches' ceilings.
+    for col in [
+        c for c in launches.columns if str(c).startswith("peak_") and str(c) != "peak_flops_per_s"
+    ]:
+        v = _f(launches, str(col))
+        w = np.where(np.isnan(v), 0.0, t0)
+        num = np.bincount(gid, weights=np.nan_to_num(v) * w, minlength=n_groups)
+        den = np.bincount(gid, weights=w, minlength=n_groups)
+        out[str(col)] = ratio(num, den)
+    frame = pd.DataFrame(out)
+    placed = place(frame, thresholds)
+    for name, values in placed.items():
+        frame[name] = values
+
+    eff = _f(launches, "efficiency")
+    has = ~np.isnan(eff) & (t0 > 0)
+    num = np.bincount(gid, weights=np.where(has, eff * t0, 0.0), minlength=n_groups)
+    den = np.bincount(gid, weights=np.where(has, t0, 0.0), minlength=n_groups)
+    frame["efficiency"] = ratio(num, den)
+    frame["recoverable_s"] = gsum(_f(launches, "recoverable_s"), strict=False)
+
+    # The bound class (and its reason) that holds for the most time.
+    by = pd.DataFrame(
+        {
+            "gid": gid,
+            "bound": launches["bound"].astype(object).fillna("not placeable"),
+            "t": t0,
+            "i": np.arange(len(launches)),
+        }
+    )
+    per = (
+        by.groupby(["gid", "bound"], sort=False).agg(t=("t", "sum"), i=("i", "first")).reset_index()
+    )
+    per = per.sort_values(["gid", "t"], ascending=[True, False], kind="stable").drop_duplicates(
+        "gid"
+    )
+    bound = np.full(n_groups, None, dtype=object)
+    reason = np.full(n_groups, None, dtype=object)
+    gids = per["gid"].to_numpy()
+    bound[gids] = per["bound"].to_numpy(dtype=object)
+    reason[gids] = launches["bound_reason"].to_numpy(dtype=object)[per["i"].to_numpy()]
+    frame["bound"] = bound
+    frame["bound_reason"] = reason
+    above = launches["above_roof"].notna().to_numpy()
+    frame["above_roof_launches"] = np.bincount(
+        gid, weights=above.astype(np.float64), minlength=n_groups
+    ).astype(np.int64)
+    grand = float(np.nansum(t0))
+    frame["time_share"] = ratio(total, np.full(n_groups, grand))
+    frame["launches"] = frame["launches"].astype(np.int64)
+    frame = frame.sort_values(
+        ["recoverable_s", "total_duration_s"],
+        ascending=[False, False],
+        na_position="last",
+        kind="stable",
+    )
+    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
+    ranked: pd.DataFrame = frame.reset_index(drop=True)
+    return ranked

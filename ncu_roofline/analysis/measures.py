@@ -1,0 +1,431 @@
+"""Measured work and traffic per launch: FLOPs per precision, bytes per level.
+
+Each quantity is taken from the first metric set, in a fixed order of
+preference, that a launch carries; the chosen set is recorded next to the
+value (``*_basis``) because the alternatives are not always comparable
+(``lts__t_bytes`` counts every L2 access, ncu's own L2 roofline counts only
+L2-to-crossbar return cycles x 32 bytes).
+
+Counting rules (see ncu's ``SpeedOfLight_Hierarchical*RooflineChart``
+sections):
+
+* FP64 and FP32: ``add + mul + 2 x fma`` thread instructions.
+* FP16: ``2 x add + 2 x mul + 4 x fma``.  The FP16 SASS counters count packed
+  ``HADD2/HMUL2/HFMA2`` instructions, two lanes each, which is how Nsight
+  Compute's half-precision roofline counts them.  NERSC's scripts weight them
+  1/1/2 and so report half the FP16 FLOPs of ncu for the same kernel.
+* Tensor cores: ``sm__ops_path_tensor_*`` operation counts (2 per MAC), one
+  family only: the per-datatype ``src_*`` aggregates when present, else the
+  per-instruction ``op_*`` counters (Hopper and Blackwell list both, and
+  adding them double counts).  Without them,
+  ``sm__inst_executed_pipe_tensor`` x an instruction-shape factor known for
+  the architecture, marked approximate.
+
+All arrays are float64 with NaN for missing values; nothing here loops over
+launches.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+FloatArray = npt.NDArray[np.float64]
+ObjArray = npt.NDArray[np.object_]
+
+SECTOR_BYTES = 32.0
+#: ncu's hierarchical rooflines turn L1 writeback cycles into bytes with this.
+L1_WRITEBACK_BYTES = 128.0
+
+#: Weights of (add, mul, fma) per precision.
+FLOP_WEIGHTS: dict[str, tuple[str, tuple[float, float, float]]] = {
+    "fp64": ("d", (1.0, 1.0, 2.0)),
+    "fp32": ("f", (1.0, 1.0, 2.0)),
+    "fp16": ("h", (2.0, 2.0, 4.0)),
+}
+
+#: FLOPs per warp-level tensor instruction, by compute capability.  Only used
+#: when the export lacks ``sm__ops_path_tensor_*``; every value assumes the
+#: shape the compilers favour on that architecture, so results are marked
+#: approximate.  Hopper's wgmma and Blackwell's tcgen05 instructions have
+#: variable shapes, so no factor is given for CC 9.0 and later.
+TENSOR_INST_FLOPS: dict[str, tuple[float, str]] = {
+    "7.0": (512.0, "Volta HMMA.884"),
+    "7.2": (512.0, "Volta HMMA.884"),
+    "7.5": (2048.0, "Turing HMMA.1688"),
+    "8.0": (4096.0, "Ampere HMMA.16816"),
+    "8.6": (4096.0, "Ampere HMMA.16816"),
+    "8.7": (4096.0, "Ampere HMMA.16816"),
+    "8.9": (4096.0, "Ada HMMA.16816"),
+}
+
+#: Tensor-pipe instruction counts up to this multiple of HFMA / 32 are taken
+#: to be the HFMA2.MMA instructions already counted as FP16 work.  A real
+#: GEMM issues K/16 MMAs per HFMA2 of its epilogue, far above this.
+HFMA_MMA_RATIO = 2.0
+
+#: Tensor datatypes in the order they are reported.
+TENSOR_DTYPES: tuple[str, ...] = (
+    "fp64",
+    "tf32",
+    "fp16",
+    "bf16",
+    "fp8",
+    "fp4",
+    "int8",
+    "int4",
+    "int1",
+)
+
+_OPS_PATH = re.compile(r"^sm__ops_path_tensor_(\w+?)\.sum(\.per_cycle_elapsed)?$")
+
+
+def tensor_dtype(variant: str) -> str | None:
+    """The input datatype of an ``sm__ops_path_tensor_<variant>`` counter.
+
+    ``src_bf16_dst_fp32`` -> ``bf16``; ``op_hgmma_src_fp16_sparsity_off`` ->
+    ``fp16``; ``src_fp4_fp6_fp8_dst_fp32`` -> ``fp8`` (the widest of the
+    mixed low-precision inputs, whose roof is the lowest);
+    ``src_fp16_bf16_tf32_dst_fp32`` (Turing) -> ``fp16``.
+    """
+    m = re.search(r"src_([a-z0-9_]+?)(?:_dst_|_sparsity_|$)", variant)
+    if not m:
+        return None
+    types = m.group(1).split("_")
+    for preferred in ("fp64", "fp16", "bf16", "tf32", "fp8", "fp6", "fp4", "int8", "int4", "int1"):
+        if preferred in types:
+            return "fp8" if preferred == "fp6" else preferred
+    return None
+
+
+@dataclass
+class Measures:
+    """Measured quantities for every launch, aligned with the launch frame."""
+
+    columns: dict[str, npt.NDArray[np.generic]]
+    tensor_family: str | None
+
+
+def _col(df: pd.DataFrame, name: str) -> FloatArray | None:
+    if name not in df.columns:
+        return None
+    return df[name].to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _sum_cols(
+    df: pd.DataFrame, names: list[str], weights: list[float] | None = None
+) -> FloatArray | None:
+    """Weighted sum of columns, or None when any is absent; NaN rows stay NaN."""
+    arrays = [_col(df, n) for n in names]
+    if any(a is None for a in arrays):
+        return None
+    w = weights or [1.0] * len(names)
+    total = np.zeros(len(df))
+    for a, k in zip(arrays, w, strict=True):
+        assert a is not None
+        total = total + k * a
+    return total
+
+
+def _nan_add(a: FloatArray, b: FloatArray) -> FloatArray:
+    """``a + b`` treating NaN as absent; NaN only where both are."""
+    return np.where(np.isnan(a), b, np.where(np.isnan(b), a, a + b))
+
+
+class _First:
+    """Combine alternatives: each row takes the first one that is not NaN."""
+
+    def __init__(self, n: int) -> None:
+        self.values = np.full(n, np.nan)
+        self.basis = np.full(n, None, dtype=object)
+
+    def offer(self, values: FloatArray | None, basis: str) -> None:
+        if values is None:
+            return
+        take = np.isnan(self.values) & ~np.isnan(values)
+        self.values[take] = values[take]
+        self.basis[take] = basis
+
+
+def _cycles(df: pd.DataFrame, unit: str, duration: FloatArray) -> FloatArray:
+    """Elapsed cycles of a unit: measured, else its clock x the duration."""
+    out = _First(len(df))
+    out.offer(_col(df, f"{unit}__cycles_elapsed.avg"), "cycles")
+    clock = _col(df, f"{unit}__cycles_elapsed.avg.per_second")
+    if clock is not None:
+        out.offer(clock * duration, "clock x duration")
+    return out.values
+
+
+def _sass_flops(
+    df: pd.DataFrame, precision: str, duration: FloatArray
+) -> tuple[FloatArray, FloatArray, ObjArray]:
+    """FLOPs, FLOP/s and basis of one SASS precision."""
+    letter, weights = FLOP_WEIGHTS[precision]
+    n = len(df)
+    counts = _First(n)
+    rates = np.full(n, np.nan)
+    for prefix in ("sm", "smsp"):
+        names = [
+            f"{prefix}__sass_thread_inst_executed_op_{letter}{op}_pred_on.sum"
+            for op in ("add", "mul", "fma")
+        ]
+        counts.offer(_sum_cols(df, names, list(weights)), f"{prefix}__sass counts")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        count_rate = counts.values / duration
+    for prefix in ("smsp", "sm"):
+        per_cycle = [
+            _col(
+                df,
+                f"{prefix}__sass_thread_inst_executed_op_{letter}{op}_pred_on.sum.per_cycle_elapsed",
+            )
+            for op in ("add", "mul", "fma")
+        ]
+        # ncu's charts carry FMA already doubled (or quadrupled for half2).
+        fma_factor = weights[2]
+        if per_cycle[2] is None:
+            for mult in (4.0, 2.0):
+                derived = _col(
+                    df,
+                    f"derived__{prefix}__sass_thread_inst_executed_op_{letter}fma_pred_on_x{int(mult)}",
+                )
+                if derived is not None:
+                    per_cycle[2] = derived / mult
+                    break
+        if any(p is None for p in per_cycle):
+            continue
+        weighted = weights[0] * per_cycle[0] + weights[1] * per_cycle[1] + fma_factor * per_cycle[2]  # type: ignore[operator]
+        clock = _col(df, f"{prefix}__cycles_elapsed.avg.per_second")
+        if clock is None:
+            continue
+        rate = weighted * clock
+        fill = np.isnan(counts.values) & ~np.isnan(rate)
+        rates[fill] = rate[fill]
+        counts.offer(weighted * _cycles(df, prefix, duration), f"{prefix}__sass per-cycle rates")
+    rates = np.where(np.isnan(rates), count_rate, rates)
+    return counts.values, rates, counts.basis
+
+
+def _tensor_ops(
+    df: pd.DataFrame, duration: FloatArray
+) -> tuple[dict[str, FloatArray], dict[str, FloatArray], str | None]:
+    """Tensor ops per datatype (counts and per-second rates) from ops_path."""
+    variants: dict[str, dict[str, str]] = {}
+    for name in df.columns:
+        m = _OPS_PATH.match(str(name))
+        if m:
+            variants.setdefault(m.group(1), {})["rate" if m.group(2) else "count"] = str(name)
+    if not variants:
+        return {}, {}, None
+    family = "src" if any(v.startswith("src_") for v in variants) else "op"
+    chosen = {v: cols for v, cols in variants.items() if v.startswith(family + "_")}
+    counts: dict[str, FloatArray] = {}
+    rates: dict[str, FloatArray] = {}
+    sm_cycles = _cycles(df, "sm", duration)
+    sm_clock = _col(df, "sm__cycles_elapsed.avg.per_second")
+    for variant, cols in sorted(chosen.items()):
+        dtype = tensor_dtype(variant)
+        if dtype is None:
+            continue
+        count = _First(len(df))
+        rate = np.full(len(df), np.nan)
+        if "count" in cols:
+            c = _col(df, cols["count"])
+            count.offer(c, "count")
+            if c is not None:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    rate = c / duration
+        if "rate" in cols:
+            pc = _col(df, cols["rate"])
+            assert pc is not None
+            count.offer(pc * sm_cycles, "rate")
+            if sm_clock is not None:
+                rate = np.where(np.isnan(rate), pc * sm_clock, rate)
+        if dtype in counts:
+            counts[dtype] = _nan_add(counts[dtype], count.values)
+            rates[dtype] = _nan_add(rates[dtype], rate)
+        else:
+            counts[dtype] = count.values
+            rates[dtype] = rate
+    return counts, rates, f"sm__ops_path_tensor_{family}_*"
+
+
+def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, ObjArray]:
+    """Tensor FLOPs from instruction counts x an architecture factor."""
+    n = len(df)
+    inst = _First(n)
+    for name in (
+        "sm__inst_executed_pipe_tensor.sum",
+        "smsp__inst_executed_pipe_tensor.sum",
+        "sm__inst_executed_pipe_tensor_op_hmma.sum",
+        "smsp__inst_executed_pipe_tensor_op_hmma.sum",
+    ):
+        inst.offer(_col(df, name), name)
+    count = inst.values
+    hfma = _First(n)
+    for prefix in ("sm", "smsp"):
+        hfma.offer(_col(df, f"{prefix}__sass_thread_inst_executed_op_hfma_pred_on.sum"), prefix)
+    # From Turing on, compilers emit HFMA2.MMA (half-precision FMA, and
+    # register moves, issued to the tensor pipe).  Those warp instructions
+    # are already counted as FP16 work by the HFMA thread counter; on real
+    # A100 exports the tensor count of non-GEMM kernels equals HFMA / 32, or
+    # exceeds it a little where warps run with lanes predicated off.
+    mma_cc = np.isin(cc, [k for k in TENSOR_INST_FLOPS if k >= "7.5"]) & ~np.isnan(hfma.values)
+    hfma_warps = np.nan_to_num(hfma.values) / 32.0
+    as_hfma = mma_cc & (count > 0) & (count <= HFMA_MMA_RATIO * hfma_warps)
+    count = np.where(mma_cc & ~as_hfma, np.maximum(count - hfma_warps, 0.0), count)
+    count = np.where(as_hfma, 0.0, count)
+    flops = np.full(n, np.nan)
+    basis = np.full(n, None, dtype=object)
+    zero = count == 0
+    flops[zero] = 0.0
+    basis[zero] = "no tensor-core instructions"
+    basis[as_hfma] = "tensor-pipe instructions are HFMA2.MMA, counted as FP16 work"
+    for key, (factor, shape) in TENSOR_INST_FLOPS.items():
+        rows = (cc == key) & ~np.isnan(count) & ~zero
+        flops[rows] = count[rows] * factor
+        basis[rows] = f"tensor instructions x {factor:g} (approximate: assumes {shape})"
+    unknown = ~np.isnan(count) & ~zero & np.isnan(flops)
+    basis[unknown] = (
+        "tensor instructions without a known FLOPs-per-instruction factor for this architecture"
+    )
+    return flops, basis
+
+
+def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
+    """Measured FLOPs, bytes and rates for every launch of ``df``.
+
+    ``cc`` overrides the launch frame's compute capability (for exports that
+    lack it when the user names the GPU).
+    """
+    n = len(df)
+    duration = (
+        df["duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+        if "duration_s" in df
+        else np.full(n, np.nan)
+    )
+    if cc is None:
+        cc = df["cc"].to_numpy(dtype=object) if "cc" in df else np.full(n, None, dtype=object)
+    out: dict[str, npt.NDArray[np.generic]] = {}
+    rate_parts: list[FloatArray] = []
+    sass_known = np.zeros(n, dtype=bool)
+    missing: list[tuple[str, npt.NDArray[np.bool_]]] = []
+    for precision in ("fp64", "fp32", "fp16"):
+        flops, rate, basis = _sass_flops(df, precision, duration)
+        out[f"flops_{precision}"] = flops
+        out[f"flops_{precision}_basis"] = basis
+        rate_parts.append(rate)
+        sass_known |= ~np.isnan(flops)
+        missing.append((precision, np.isnan(flops)))
+
+    counts, rates, family = _tensor_ops(df, duration)
+    tensor_basis = np.full(n, None, dtype=object)
+    if counts:
+        tensor = np.full(n, np.nan)
+        tensor_rate = np.full(n, np.nan)
+        for dtype in TENSOR_DTYPES:
+            if dtype not in counts:
+                continue
+            out[f"flops_tensor_{dtype}"] = counts[dtype]
+            tensor = _nan_add(tensor, counts[dtype])
+            tensor_rate = _nan_add(tensor_rate, rates[dtype])
+        tensor_basis[~np.isnan(tensor)] = family
+        exact_tensor = ~np.isnan(tensor)
+    else:
+        tensor, tensor_basis = _tensor_instructions(df, cc)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tensor_rate = tensor / duration
+        exact_tensor = np.zeros(n, dtype=bool)
+    out["flops_tensor"] = tensor
+    out["flops_tensor_basis"] = tensor_basis
+    rate_parts.append(tensor_rate)
+    missing.append(("tensor", np.isnan(tensor)))
+
+    parts = np.vstack([out["flops_fp64"], out["flops_fp32"], out["flops_fp16"], tensor]).astype(
+        np.float64
+    )
+    rate_stack = np.vstack(rate_parts)
+    # A total needs the SASS counters, or exact tensor counts (a GEMM export
+    # with only ops_path metrics); approximate tensor counts alone are not
+    # enough to place a kernel.
+    defined = sass_known | exact_tensor
+    with np.errstate(invalid="ignore"):
+        total = np.where(defined, np.nansum(parts, axis=0), np.nan)
+        total_rate = np.where(defined, np.nansum(rate_stack, axis=0), np.nan)
+    out["flops"] = total
+    out["achieved_flops_per_s"] = total_rate
+    labels = np.full(n, "", dtype=object)
+    for name, mask in missing:
+        labels[mask] = np.where(labels[mask] == "", name, labels[mask] + "," + name)
+    labels[labels == ""] = None
+    out["flops_missing"] = labels
+
+    for level, builder in (("dram", _dram_bytes), ("l2", _l2_bytes), ("l1", _l1_bytes)):
+        values, basis, per_second = builder(df, duration)
+        out[f"{level}_bytes"] = values
+        out[f"{level}_bytes_basis"] = basis
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bw = values / duration
+        bw[~np.isfinite(bw)] = np.nan
+        if per_second is not None:
+            # ncu's measured rate is exact; bytes / duration is not when the
+            # bytes themselves came from that rate.
+            bw = np.where(np.isnan(per_second), bw, per_second)
+        out[f"{level}_bytes_per_s"] = bw
+    return Measures(columns=out, tensor_family=family)
+
+
+def _dram_bytes(
+    df: pd.DataFrame, duration: FloatArray
+) -> tuple[FloatArray, ObjArray, FloatArray | None]:
+    first = _First(len(df))
+    first.offer(_col(df, "dram__bytes.sum"), "dram__bytes")
+    first.offer(_sum_cols(df, ["dram__bytes_read.sum", "dram__bytes_write.sum"]), "dram__bytes")
+    first.offer(
+        _sum_cols(df, ["dram__bytes_op_read.sum", "dram__bytes_op_write.sum"]), "dram__bytes"
+    )
+    sectors = _sum_cols(df, ["dram__sectors_read.sum", "dram__sectors_write.sum"])
+    first.offer(None if sectors is None else sectors * SECTOR_BYTES, "dram__bytes")
+    single = _col(df, "dram__sectors.sum")
+    first.offer(None if single is None else single * SECTOR_BYTES, "dram__bytes")
+    per_second = _col(df, "dram__bytes.sum.per_second")
+    if per_second is not None:
+        first.offer(per_second * duration, "dram__bytes")
+    return first.values, first.basis, per_second
+
+
+def _l2_bytes(
+    df: pd.DataFrame, duration: FloatArray
+) -> tuple[FloatArray, ObjArray, FloatArray | None]:
+    first = _First(len(df))
+    first.offer(_col(df, "lts__t_bytes.sum"), "lts__t_bytes")
+    sectors = _col(df, "lts__t_sectors.sum")
+    first.offer(None if sectors is None else sectors * SECTOR_BYTES, "lts__t_bytes")
+    ops = _sum_cols(df, [f"lts__t_sectors_op_{op}.sum" for op in ("read", "write", "atom", "red")])
+    first.offer(None if ops is None else ops * SECTOR_BYTES, "lts__t_bytes")
+    xbar = _col(df, "lts__lts2xbar_cycles_active.sum")
+    first.offer(None if xbar is None else xbar * SECTOR_BYTES, "lts__lts2xbar")
+    derived = _col(df, "derived__lts__lts2xbar_bytes.sum.per_second")
+    first.offer(None if derived is None else derived * duration, "lts__lts2xbar")
+    first.offer(_col(df, "l1tex__m_xbar2l1tex_read_bytes.sum"), "l1tex__m_xbar2l1tex_read")
+    return first.values, first.basis, None
+
+
+def _l1_bytes(
+    df: pd.DataFrame, duration: FloatArray
+) -> tuple[FloatArray, ObjArray, FloatArray | None]:
+    first = _First(len(df))
+    first.offer(_col(df, "l1tex__t_bytes.sum"), "l1tex__t_bytes")
+    sectors = _col(df, "l1tex__t_sectors.sum")
+    first.offer(None if sectors is None else sectors * SECTOR_BYTES, "l1tex__t_bytes")
+    for suffix in ("_mem_lgds", "_mem_lg", ""):
+        wb = _col(df, f"l1tex__lsu_writeback_active{suffix}.sum")
+        first.offer(None if wb is None else wb * L1_WRITEBACK_BYTES, "l1tex__lsu_writeback")
+    for suffix in ("_mem_lgds", "_mem_lg", ""):
+        derived = _col(df, f"derived__l1tex__lsu_writeback_bytes{suffix}.sum.per_second")
+        first.offer(None if derived is None else derived * duration, "l1tex__lsu_writeback")
+    return first.values, first.basis, None

@@ -1,0 +1,198 @@
+"""The report context: an :class:`~ncu_roofline.analysis.Analysis` as plain data.
+
+Renderers (JSON now; HTML, Markdown and JUnit build on the same context)
+receive only dicts, lists, strings, numbers and ``None``: no DataFrames, no
+NaN.  A missing value is ``None``, never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ncu_roofline import __version__
+from ncu_roofline.analysis import BOUND_CLASSES, Analysis
+
+#: Version of the JSON report layout; bumped when a field changes meaning
+#: or disappears (added fields do not bump it).
+SCHEMA_VERSION = "1.0"
+
+#: Fields of every launch record, in order.
+LAUNCH_FIELDS: tuple[str, ...] = (
+    "source",
+    "id",
+    "kernel",
+    "kernel_short",
+    "device",
+    "device_name",
+    "cc",
+    "stream",
+    "grid",
+    "block",
+    "nvtx",
+    "invocations",
+    "duration_s",
+    "duration_basis",
+    "flops",
+    "flops_fp64",
+    "flops_fp32",
+    "flops_fp16",
+    "flops_tensor",
+    "flops_tensor_basis",
+    "flops_missing",
+    "dram_bytes",
+    "l2_bytes",
+    "l1_bytes",
+    "dram_bytes_basis",
+    "l2_bytes_basis",
+    "l1_bytes_basis",
+    "ai_dram",
+    "ai_l2",
+    "ai_l1",
+    "achieved_flops_per_s",
+    "dram_bytes_per_s",
+    "l2_bytes_per_s",
+    "l1_bytes_per_s",
+    "precision",
+    "peak_flops_per_s",
+    "peak_dram_bytes_per_s",
+    "peak_l2_bytes_per_s",
+    "peak_l1_bytes_per_s",
+    "ridge_dram",
+    "attainable_flops_per_s",
+    "attainable_l2_flops_per_s",
+    "attainable_l1_flops_per_s",
+    "compute_utilization",
+    "dram_utilization",
+    "l2_utilization",
+    "l1_utilization",
+    "efficiency",
+    "side",
+    "bound",
+    "bound_reason",
+    "recoverable_s",
+    "above_roof",
+    "roof_source_compute",
+    "roof_source_dram",
+    "sm_clock_hz",
+)
+
+#: Fields of every kernel-group record, in order.
+KERNEL_FIELDS: tuple[str, ...] = (
+    "rank",
+    "source",
+    "kernel",
+    "kernel_short",
+    "device_name",
+    "cc",
+    "grid",
+    "block",
+    "launches",
+    "total_duration_s",
+    "duration_s",
+    "min_duration_s",
+    "max_duration_s",
+    "time_share",
+    "flops",
+    "flops_fp64",
+    "flops_fp32",
+    "flops_fp16",
+    "flops_tensor",
+    "dram_bytes",
+    "l2_bytes",
+    "l1_bytes",
+    "ai_dram",
+    "ai_l2",
+    "ai_l1",
+    "achieved_flops_per_s",
+    "dram_bytes_per_s",
+    "precision",
+    "peak_flops_per_s",
+    "peak_dram_bytes_per_s",
+    "attainable_flops_per_s",
+    "compute_utilization",
+    "dram_utilization",
+    "efficiency",
+    "bound",
+    "bound_reason",
+    "recoverable_s",
+    "above_roof_launches",
+)
+
+
+def _records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Rows as dicts of plain Python values, NaN/NA as None."""
+    cols = {}
+    n = len(frame)
+    for f in fields:
+        if f not in frame:
+            cols[f] = [None] * n
+            continue
+        s = frame[f]
+        if pd.api.types.is_float_dtype(s.dtype):
+            arr = s.to_numpy(dtype=np.float64, na_value=np.nan)
+            cols[f] = [None if not math.isfinite(v) else v for v in arr.tolist()]
+        elif pd.api.types.is_integer_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+            cols[f] = [None if v is pd.NA else v for v in s.astype(object).tolist()]
+        else:
+            cols[f] = [_plain(v) for v in s.tolist()]
+    return [
+        dict(zip(fields, row, strict=True)) for row in zip(*(cols[f] for f in fields), strict=True)
+    ]
+
+
+def _plain(value: Any) -> Any:
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, np.generic):
+        return _plain(value.item())
+    return value
+
+
+def _summary(analysis: Analysis) -> dict[str, Any]:
+    k = analysis.kernels
+    launches = analysis.launches
+    total = float(
+        np.nansum(launches["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan))
+    )
+    rec = launches["recoverable_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+    by_bound = {}
+    for b in BOUND_CLASSES:
+        rows = k[k["bound"] == b]
+        by_bound[b] = {
+            "kernels": len(rows),
+            "launches": int(rows["launches"].sum()) if len(rows) else 0,
+            "duration_s": float(np.nansum(rows["total_duration_s"])) if len(rows) else 0.0,
+        }
+    return {
+        "launches": int(launches["invocations"].fillna(1).sum()) if len(launches) else 0,
+        "rows": len(launches),
+        "kernels": len(k),
+        "total_duration_s": total,
+        "recoverable_s": float(np.nansum(rec)) if (~np.isnan(rec)).any() else None,
+        "by_bound": by_bound,
+        "findings": {
+            s: sum(1 for f in analysis.findings if f.severity == s)
+            for s in ("error", "warning", "info")
+        },
+    }
+
+
+def build_context(analysis: Analysis) -> dict[str, Any]:
+    """The plain-data report of an analysis."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generator": {"name": "ncu-roofline", "version": __version__},
+        "options": dict(analysis.options),
+        "inputs": [s.to_dict() for s in analysis.profile.sources],
+        "summary": _summary(analysis),
+        "roofs": [d.to_dict() for d in analysis.roofs],
+        "launches": _records(analysis.launches, LAUNCH_FIELDS),
+        "kernels": _records(analysis.kernels, KERNEL_FIELDS),
+        "findings": [f.to_dict() for f in analysis.findings],
+    }

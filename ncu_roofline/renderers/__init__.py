@@ -1,0 +1,10 @@
+"""Renderers: a report context (plain data) to a document."""
+
+from __future__ import annotations
+
+from ncu_roofline.renderers.json_report import render_json
+
+#: Output formats and the file suffixes that imply them.
+FORMATS: dict[str, tuple[str, ...]] = {"json": (".json",)}
+
+__all__ = ["FORMATS", "render_json"]
