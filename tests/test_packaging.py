@@ -44,6 +44,8 @@ def test_wheel_installs_and_runs_in_fresh_venv(tmp_path: Path) -> None:
     assert len(wheels) == 1
     names = zipfile.ZipFile(wheels[0]).namelist()
     assert "ncu_roofline/templates/inspect.txt.j2" in names
+    assert "ncu_roofline/templates/gpus.txt.j2" in names
+    assert "ncu_roofline/data/gpus.toml" in names
     assert not any(n.startswith("tests/") for n in names)
 
     env_dir = tmp_path / "venv"
@@ -60,6 +62,23 @@ def test_wheel_installs_and_runs_in_fresh_venv(tmp_path: Path) -> None:
         check=True,
     )
     assert "layout    details" in out.stdout
+    # The report needs the GPU table shipped as package data.
+    report = subprocess.run(
+        [str(env_dir / "bin" / "ncu-roofline"), "report", str(sample), "-o", "r.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert report.returncode == 0, report.stderr
+    assert '"schema_version":"1.0"' in (tmp_path / "r.json").read_text()
+    gpus = subprocess.run(
+        [str(env_dir / "bin" / "ncu-roofline"), "gpus"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "h100_sxm5" in gpus.stdout
     located = subprocess.run(
         [str(py), "-c", "import ncu_roofline.resources as r; print(r.templates_dir())"],
         cwd=tmp_path,
