@@ -183,6 +183,19 @@ def _summary(analysis: Analysis) -> dict[str, Any]:
     }
 
 
+def _with_tensor_types(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The fields plus the per-datatype tensor FLOPs this profile has, after ``flops_tensor``."""
+    extra = [
+        str(c)
+        for c in frame.columns
+        if str(c).startswith("flops_tensor_") and str(c) != "flops_tensor_basis"
+    ]
+    if not extra:
+        return fields
+    at = fields.index("flops_tensor") + 1
+    return (*fields[:at], *extra, *fields[at:])
+
+
 def build_context(analysis: Analysis) -> dict[str, Any]:
     """The plain-data report of an analysis."""
     return {
@@ -192,7 +205,9 @@ def build_context(analysis: Analysis) -> dict[str, Any]:
         "inputs": [s.to_dict() for s in analysis.profile.sources],
         "summary": _summary(analysis),
         "roofs": [d.to_dict() for d in analysis.roofs],
-        "launches": _records(analysis.launches, LAUNCH_FIELDS),
-        "kernels": _records(analysis.kernels, KERNEL_FIELDS),
+        "launches": _records(
+            analysis.launches, _with_tensor_types(analysis.launches, LAUNCH_FIELDS)
+        ),
+        "kernels": _records(analysis.kernels, _with_tensor_types(analysis.kernels, KERNEL_FIELDS)),
         "findings": [f.to_dict() for f in analysis.findings],
     }

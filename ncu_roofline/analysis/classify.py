@@ -73,11 +73,15 @@ def dominant_precision(frame: pd.DataFrame) -> ObjArray:
     for c in dtype_cols:
         keys.append("tensor_" + str(c)[len("flops_tensor_") :])
         arrays.append(frame[c].to_numpy(dtype=np.float64, na_value=np.nan))
-    if not dtype_cols and "flops_tensor" in frame:
+    if "flops_tensor" in frame:
         # Instruction-count estimates carry no datatype; FP16 is the one
-        # every tensor-core generation supports, so its roof is used.
+        # every tensor-core generation supports, so its roof is used.  Only
+        # launches without per-datatype counts take this path.
+        estimate = frame["flops_tensor"].to_numpy(dtype=np.float64, na_value=np.nan).copy()
+        for c in dtype_cols:
+            estimate[~np.isnan(frame[c].to_numpy(dtype=np.float64, na_value=np.nan))] = np.nan
         keys.append("tensor_fp16")
-        arrays.append(frame["flops_tensor"].to_numpy(dtype=np.float64, na_value=np.nan))
+        arrays.append(estimate)
     n = len(frame)
     out = np.full(n, None, dtype=object)
     if not keys:

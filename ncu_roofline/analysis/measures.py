@@ -107,7 +107,6 @@ class Measures:
     """Measured quantities for every launch, aligned with the launch frame."""
 
     columns: dict[str, npt.NDArray[np.generic]]
-    tensor_family: str | None
 
 
 def _col(df: pd.DataFrame, name: str) -> FloatArray | None:
@@ -212,8 +211,13 @@ def _sass_flops(
 
 def _tensor_ops(
     df: pd.DataFrame, duration: FloatArray
-) -> tuple[dict[str, FloatArray], dict[str, FloatArray], str | None]:
-    """Tensor ops per datatype (counts and per-second rates) from ops_path."""
+) -> tuple[dict[str, FloatArray], dict[str, FloatArray], ObjArray | None]:
+    """Tensor ops per datatype (counts and per-second rates) from ops_path.
+
+    The family is chosen per launch: the ``src_*`` aggregates where the
+    launch has any, else the ``op_*`` counters (profiles that merge exports
+    with different metric lists can have both kinds of launch).
+    """
     variants: dict[str, dict[str, str]] = {}
     for name in df.columns:
         m = _OPS_PATH.match(str(name))
@@ -221,37 +225,54 @@ def _tensor_ops(
             variants.setdefault(m.group(1), {})["rate" if m.group(2) else "count"] = str(name)
     if not variants:
         return {}, {}, None
-    family = "src" if any(v.startswith("src_") for v in variants) else "op"
-    chosen = {v: cols for v, cols in variants.items() if v.startswith(family + "_")}
-    counts: dict[str, FloatArray] = {}
-    rates: dict[str, FloatArray] = {}
+    n = len(df)
     sm_cycles = _cycles(df, "sm", duration)
     sm_clock = _col(df, "sm__cycles_elapsed.avg.per_second")
-    for variant, cols in sorted(chosen.items()):
-        dtype = tensor_dtype(variant)
-        if dtype is None:
-            continue
-        count = _First(len(df))
-        rate = np.full(len(df), np.nan)
-        if "count" in cols:
-            c = _col(df, cols["count"])
-            count.offer(c, "count")
-            if c is not None:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    rate = c / duration
-        if "rate" in cols:
-            pc = _col(df, cols["rate"])
-            assert pc is not None
-            count.offer(pc * sm_cycles, "rate")
-            if sm_clock is not None:
-                rate = np.where(np.isnan(rate), pc * sm_clock, rate)
-        if dtype in counts:
-            counts[dtype] = _nan_add(counts[dtype], count.values)
-            rates[dtype] = _nan_add(rates[dtype], rate)
-        else:
-            counts[dtype] = count.values
-            rates[dtype] = rate
-    return counts, rates, f"sm__ops_path_tensor_{family}_*"
+    families: dict[str, tuple[dict[str, FloatArray], dict[str, FloatArray]]] = {}
+    for family in ("src", "op"):
+        counts: dict[str, FloatArray] = {}
+        rates: dict[str, FloatArray] = {}
+        for variant, cols in sorted(variants.items()):
+            dtype = tensor_dtype(variant)
+            if dtype is None or not variant.startswith(family + "_"):
+                continue
+            count = _First(n)
+            rate = np.full(n, np.nan)
+            if "count" in cols:
+                c = _col(df, cols["count"])
+                count.offer(c, "count")
+                if c is not None:
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        rate = c / duration
+            if "rate" in cols:
+                pc = _col(df, cols["rate"])
+                assert pc is not None
+                count.offer(pc * sm_cycles, "rate")
+                if sm_clock is not None:
+                    rate = np.where(np.isnan(rate), pc * sm_clock, rate)
+            counts[dtype] = (
+                _nan_add(counts[dtype], count.values) if dtype in counts else count.values
+            )
+            rates[dtype] = _nan_add(rates[dtype], rate) if dtype in rates else rate
+        families[family] = (counts, rates)
+    src_counts, src_rates = families["src"]
+    op_counts, op_rates = families["op"]
+    has_src = np.zeros(n, dtype=bool)
+    for arr in src_counts.values():
+        has_src |= ~np.isnan(arr)
+    has_op = np.zeros(n, dtype=bool)
+    for arr in op_counts.values():
+        has_op |= ~np.isnan(arr)
+    nan = np.full(n, np.nan)
+    out_counts: dict[str, FloatArray] = {}
+    out_rates: dict[str, FloatArray] = {}
+    for dtype in dict.fromkeys([*src_counts, *op_counts]):
+        out_counts[dtype] = np.where(has_src, src_counts.get(dtype, nan), op_counts.get(dtype, nan))
+        out_rates[dtype] = np.where(has_src, src_rates.get(dtype, nan), op_rates.get(dtype, nan))
+    basis = np.full(n, None, dtype=object)
+    basis[has_op] = "sm__ops_path_tensor_op_*"
+    basis[has_src] = "sm__ops_path_tensor_src_*"
+    return out_counts, out_rates, basis
 
 
 def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, ObjArray]:
@@ -322,24 +343,27 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
         sass_known |= ~np.isnan(flops)
         missing.append((precision, np.isnan(flops)))
 
-    counts, rates, family = _tensor_ops(df, duration)
+    counts, rates, ops_basis = _tensor_ops(df, duration)
+    tensor = np.full(n, np.nan)
+    tensor_rate = np.full(n, np.nan)
     tensor_basis = np.full(n, None, dtype=object)
-    if counts:
-        tensor = np.full(n, np.nan)
-        tensor_rate = np.full(n, np.nan)
+    if counts and ops_basis is not None:
         for dtype in TENSOR_DTYPES:
             if dtype not in counts:
                 continue
             out[f"flops_tensor_{dtype}"] = counts[dtype]
             tensor = _nan_add(tensor, counts[dtype])
             tensor_rate = _nan_add(tensor_rate, rates[dtype])
-        tensor_basis[~np.isnan(tensor)] = family
-        exact_tensor = ~np.isnan(tensor)
-    else:
-        tensor, tensor_basis = _tensor_instructions(df, cc)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tensor_rate = tensor / duration
-        exact_tensor = np.zeros(n, dtype=bool)
+        tensor_basis[~np.isnan(tensor)] = ops_basis[~np.isnan(tensor)]
+    exact_tensor = ~np.isnan(tensor)
+    # Launches without ops_path counts (or profiles merging exports with
+    # different metric lists) fall back to instruction counts, per launch.
+    estimate, estimate_basis = _tensor_instructions(df, cc)
+    fallback = ~exact_tensor
+    tensor[fallback] = estimate[fallback]
+    tensor_basis[fallback] = estimate_basis[fallback]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tensor_rate = np.where(fallback, estimate / duration, tensor_rate)
     out["flops_tensor"] = tensor
     out["flops_tensor_basis"] = tensor_basis
     rate_parts.append(tensor_rate)
@@ -355,7 +379,8 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
     defined = sass_known | exact_tensor
     with np.errstate(invalid="ignore"):
         total = np.where(defined, np.nansum(parts, axis=0), np.nan)
-        total_rate = np.where(defined, np.nansum(rate_stack, axis=0), np.nan)
+        any_rate = (~np.isnan(rate_stack)).any(axis=0)
+        total_rate = np.where(defined & any_rate, np.nansum(rate_stack, axis=0), np.nan)
     out["flops"] = total
     out["achieved_flops_per_s"] = total_rate
     labels = np.full(n, "", dtype=object)
@@ -376,7 +401,7 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
             # bytes themselves came from that rate.
             bw = np.where(np.isnan(per_second), bw, per_second)
         out[f"{level}_bytes_per_s"] = bw
-    return Measures(columns=out, tensor_family=family)
+    return Measures(columns=out)
 
 
 def _dram_bytes(

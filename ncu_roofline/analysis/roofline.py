@@ -35,9 +35,8 @@ def ridge_point(peak: npt.ArrayLike, bandwidth: npt.ArrayLike) -> FloatArray:
     """Intensity (FLOP/byte) where the memory roof meets the compute roof."""
     pk, bw = _arr(peak), _arr(bandwidth)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = pk / bw
-    out[~np.isfinite(out)] = np.nan
-    return out
+        out = np.asarray(pk / bw, dtype=np.float64)
+    return np.where(np.isfinite(out), out, np.nan)
 
 
 def side(
