@@ -8,6 +8,7 @@ only for internal errors, and only with ``--debug``.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -18,13 +19,23 @@ import click
 from ncu_roofline import __version__
 from ncu_roofline.analysis import CLOCK_MODES, analyze
 from ncu_roofline.context import build_context
-from ncu_roofline.errors import NcuRooflineError, UsageError
-from ncu_roofline.hardware import builtin_gpus, load_roofs_file
+from ncu_roofline.errors import NcuRooflineError, OutputError, UsageError
+from ncu_roofline.hardware import builtin_gpus, find_gpu, load_roofs_file
 from ncu_roofline.inspection import inspect_profile
 from ncu_roofline.output import write_atomic
 from ncu_roofline.readers import load
 from ncu_roofline.renderers import FORMATS, render_json
 from ncu_roofline.resources import render
+from ncu_roofline.theory.assign import TheoryConfig
+from ncu_roofline.theory.estimates import load_theory_file
+from ncu_roofline.theory.models import builtin_models, find_model, load_model_config
+from ncu_roofline.theory.ops import OPS, parse_op_spec
+from ncu_roofline.theory.table import (
+    TheoryRow,
+    build_theory_table,
+    rows_from_model,
+    theory_text_context,
+)
 from ncu_roofline.units import format_si
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -104,6 +115,98 @@ def _inspect_text(data: dict[str, Any]) -> str:
     return render("inspect.txt.j2", inputs=items)
 
 
+_PHASES = ("decode", "prefill")
+
+
+def _theory_options(func: F) -> F:
+    """Options that add theory (an estimates file or a model) to an analysis."""
+    options = [
+        click.option(
+            "--theory",
+            "theory_file",
+            metavar="FILE",
+            help="Estimates file: [[kernel]] rules (TOML).",
+        ),
+        click.option(
+            "--model",
+            metavar="NAME",
+            help="Built-in model for theory (see `ncu-roofline theory --list-models`).",
+        ),
+        click.option("--model-config", metavar="FILE", help="Hugging Face config.json for theory."),
+        click.option(
+            "--phase",
+            type=click.Choice(_PHASES),
+            default="decode",
+            show_default=True,
+            help="Model phase.",
+        ),
+        click.option(
+            "--batch",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Sequences per step.",
+        ),
+        click.option(
+            "--seq",
+            type=click.IntRange(min=1),
+            default=2048,
+            show_default=True,
+            help="Context length (decode) or prompt length (prefill).",
+        ),
+        click.option(
+            "--dtype", default="bf16", show_default=True, help="Weights and activations dtype."
+        ),
+        click.option("--kv-dtype", default=None, help="KV-cache dtype (default: --dtype)."),
+        click.option(
+            "--tp",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Tensor-parallel ranks.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _theory_config(
+    theory_file: str | None,
+    model: str | None,
+    model_config: str | None,
+    phase: str,
+    batch: int,
+    seq: int,
+    dtype: str,
+    kv_dtype: str | None,
+    tp: int,
+    excess_threshold: float = 2.0,
+) -> TheoryConfig | None:
+    if model and model_config:
+        raise UsageError("give either --model or --model-config, not both")
+    if theory_file is None and model is None and model_config is None:
+        return None
+    cfg = None
+    if model:
+        cfg = find_model(model)
+    elif model_config:
+        cfg = load_model_config(model_config)
+    config = TheoryConfig(
+        file=load_theory_file(theory_file) if theory_file else None,
+        model=cfg,
+        phase=phase,
+        batch=batch,
+        seq=seq,
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+        tp=tp,
+        excess_threshold=excess_threshold,
+    )
+    config.model_ops()  # bad shapes or dtypes fail here, before the profile is read
+    return config
+
+
 def _output_format(output: str | None, fmt: str | None) -> str:
     if fmt is not None:
         return fmt
@@ -147,6 +250,14 @@ def _output_format(output: str | None, fmt: str | None) -> str:
     show_default=True,
     help="Scale table compute roofs to the SM clock the export measured, or keep datasheet values.",
 )
+@_theory_options
+@click.option(
+    "--excess-threshold",
+    type=click.FloatRange(min=1.0),
+    default=2.0,
+    show_default=True,
+    help="Flag kernels moving at least this many times their minimal DRAM bytes.",
+)
 @_progress_option
 def report(
     inputs: tuple[str, ...],
@@ -156,6 +267,16 @@ def report(
     gpu: str | None,
     roofs_file: str | None,
     clocks: str,
+    theory_file: str | None,
+    model: str | None,
+    model_config: str | None,
+    phase: str,
+    batch: int,
+    seq: int,
+    dtype: str,
+    kv_dtype: str | None,
+    tp: int,
+    excess_threshold: float,
     progress: str,
 ) -> None:
     """Analyse exports and write a roofline report.
@@ -165,13 +286,27 @@ def report(
     peak metrics, the built-in GPU table, --gpu or --roofs), the bound class,
     efficiency and recoverable time.  Kernels are grouped by name and launch
     configuration and ranked by recoverable time.
+
+    With --theory FILE or --model NAME each kernel is also compared with the
+    minimum its math needs (theoretical FLOPs and bytes), and kernels moving
+    far more DRAM bytes than that are flagged (excess-traffic).
     """
     out_format = _output_format(output, fmt)
+    if output and output != "-" and not force and os.path.exists(output):
+        # Refuse before the (possibly long) analysis, not after.
+        raise OutputError(f"{output}: already exists (use --force to overwrite)")
     if gpu and roofs_file:
         raise UsageError("give either --gpu or --roofs, not both")
+    unique = list(dict.fromkeys(inputs))
+    if len(unique) < len(inputs):
+        _warn("an input was given more than once; it is read once")
+        inputs = tuple(unique)
     roofs = load_roofs_file(roofs_file) if roofs_file else None
+    theory = _theory_config(
+        theory_file, model, model_config, phase, batch, seq, dtype, kv_dtype, tp, excess_threshold
+    )
     profile = load(list(inputs), progress=_progress_flag(progress))
-    analysis = analyze(profile, gpu=gpu, roofs=roofs, clocks=clocks)
+    analysis = analyze(profile, gpu=gpu, roofs=roofs, clocks=clocks, theory=theory)
     context = build_context(analysis)
     if roofs_file:
         context["options"]["roofs_file"] = roofs_file
@@ -180,7 +315,7 @@ def report(
         for w in item["warnings"]:
             _warn(f"{item['path']}: {w}")
     for finding in context["findings"]:
-        if finding["severity"] in ("error", "warning") and finding["kind"] != "below_roof":
+        if finding["severity"] in ("error", "warning") and finding["kind"] != "below-roof":
             _warn(finding["message"])
     if output is None or output == "-":
         click.echo(text, nl=False)
@@ -190,6 +325,106 @@ def report(
     click.echo(
         f"{_PROG}: wrote {output} ({out_format}): {summary['launches']:,} launches, "
         f"{summary['kernels']:,} kernel groups, {len(context['findings'])} findings",
+        err=True,
+    )
+
+
+@cli.command()
+@click.option(
+    "--op",
+    "op_specs",
+    multiple=True,
+    metavar="KIND:key=value,...",
+    help="An op to tabulate, e.g. gemm:M=4096,N=4096,K=4096,dtype=fp16 (repeatable).",
+)
+@_theory_options
+@click.option(
+    "--gpu",
+    "gpu_names",
+    multiple=True,
+    metavar="NAME",
+    help="GPU to place the ops on (repeatable).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), help="Output format.")
+@click.option(
+    "-o", "--output", metavar="OUT", help="Output file ('-' or omitted: standard output)."
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@click.option("--list-ops", is_flag=True, help="List the op library and each op's parameters.")
+@click.option("--list-models", is_flag=True, help="List the built-in models.")
+def theory(
+    op_specs: tuple[str, ...],
+    theory_file: str | None,
+    model: str | None,
+    model_config: str | None,
+    phase: str,
+    batch: int,
+    seq: int,
+    dtype: str,
+    kv_dtype: str | None,
+    tp: int,
+    gpu_names: tuple[str, ...],
+    fmt: str | None,
+    output: str | None,
+    force: bool,
+    list_ops: bool,
+    list_models: bool,
+) -> None:
+    """Theoretical FLOPs, minimal bytes and time floors, without a profile.
+
+    Tabulates ops (--op) or a model's ops for one phase (--model, --phase,
+    --batch, --seq) on one or more GPUs (--gpu, repeatable): intensity,
+    bound class and the least time any implementation could take.  For
+    example, is Llama-3-8B decode at batch 1 memory-bound on an A100, and
+    what would an H200 buy?
+
+    \b
+        ncu-roofline theory --model llama-3-8b --phase decode --batch 1 \\
+            --gpu a100_80gb_sxm --gpu h200_sxm
+    """
+    if list_ops:
+        for kind, spec in sorted(OPS.items()):
+            params = ", ".join(
+                p.name if p.default is None else f"{p.name}={p.default}" for p in spec.params
+            )
+            click.echo(f"{kind}: {spec.summary}\n    {params}")
+        return
+    if list_models:
+        for key, cfg in builtin_models().items():
+            click.echo(
+                f"{key}: {cfg.name} ({cfg.num_hidden_layers} layers, hidden {cfg.hidden_size})"
+            )
+        return
+    if theory_file:
+        raise UsageError("--theory rules need a profile; use them with `ncu-roofline report`")
+    rows = [TheoryRow(name=spec, estimate=parse_op_spec(spec)) for spec in op_specs]
+    config = _theory_config(None, model, model_config, phase, batch, seq, dtype, kv_dtype, tp)
+    model_info = None
+    if config is not None and config.model is not None:
+        rows.extend(rows_from_model(config.model_ops()))
+        model_info = config.describe()["model"]
+    if not rows:
+        raise UsageError("nothing to tabulate: give --op KIND:key=value,... or --model NAME")
+    if output and output.lower().endswith((".html", ".htm")):
+        raise UsageError(
+            f"{output}: HTML output is not available in this version; use --format json or text"
+        )
+    gpus = [find_gpu(g) for g in gpu_names]
+    if not gpus:
+        gpus = [find_gpu("h100_sxm5")]
+        _warn("no --gpu given; using h100_sxm5")
+    out_format = fmt or ("json" if output and output.lower().endswith(".json") else "text")
+    table = build_theory_table(rows, gpus, model=model_info)
+    if out_format == "json":
+        text = render_json(table)
+    else:
+        text = render("theory.txt.j2", **theory_text_context(table)).rstrip("\n") + "\n"
+    if output is None or output == "-":
+        click.echo(text, nl=False)
+        return
+    write_atomic(output, text, force=force)
+    click.echo(
+        f"{_PROG}: wrote {output} ({out_format}): {len(table['ops'])} ops on {len(gpus)} GPU(s)",
         err=True,
     )
 

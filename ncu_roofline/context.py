@@ -67,8 +67,10 @@ LAUNCH_FIELDS: tuple[str, ...] = (
     "attainable_l1_flops_per_s",
     "compute_utilization",
     "dram_utilization",
+    "dram_utilization_basis",
     "l2_utilization",
     "l1_utilization",
+    "binding_level",
     "efficiency",
     "side",
     "bound",
@@ -115,11 +117,32 @@ KERNEL_FIELDS: tuple[str, ...] = (
     "attainable_flops_per_s",
     "compute_utilization",
     "dram_utilization",
+    "binding_level",
     "efficiency",
+    "side",
     "bound",
     "bound_reason",
     "recoverable_s",
     "above_roof_launches",
+    "roof_source_compute",
+    "roof_source_dram",
+)
+
+
+#: Theory fields, added to launch and kernel records when theory was given.
+THEORY_FIELDS: tuple[str, ...] = (
+    "theory_flops",
+    "theory_bytes",
+    "theory_ai",
+    "byte_excess",
+    "flop_excess",
+    "excess_bytes",
+    "theory_op",
+    "theory_label",
+    "theory_precision",
+    "theory_source",
+    "confidence",
+    "family",
 )
 
 
@@ -157,17 +180,18 @@ def _plain(value: Any) -> Any:
 def _summary(analysis: Analysis) -> dict[str, Any]:
     k = analysis.kernels
     launches = analysis.launches
-    total = float(
-        np.nansum(launches["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan))
-    )
+    durations = launches["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+    timed = bool((~np.isnan(durations)).any())
+    total = float(np.nansum(durations)) if timed else None
     rec = launches["recoverable_s"].to_numpy(dtype=np.float64, na_value=np.nan)
     by_bound = {}
     for b in BOUND_CLASSES:
         rows = k[k["bound"] == b]
+        group_t = rows["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
         by_bound[b] = {
             "kernels": len(rows),
             "launches": int(rows["launches"].sum()) if len(rows) else 0,
-            "duration_s": float(np.nansum(rows["total_duration_s"])) if len(rows) else 0.0,
+            "duration_s": float(np.nansum(group_t)) if timed else None,
         }
     return {
         "launches": int(launches["invocations"].fillna(1).sum()) if len(launches) else 0,
@@ -183,6 +207,14 @@ def _summary(analysis: Analysis) -> dict[str, Any]:
     }
 
 
+def _fields(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The fields plus this analysis's per-datatype tensor FLOPs and theory fields."""
+    fields = _with_tensor_types(frame, fields)
+    if "theory_flops" in frame:
+        fields = (*fields, *THEORY_FIELDS)
+    return fields
+
+
 def _with_tensor_types(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[str, ...]:
     """The fields plus the per-datatype tensor FLOPs this profile has, after ``flops_tensor``."""
     extra = [
@@ -196,6 +228,22 @@ def _with_tensor_types(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[st
     return (*fields[:at], *extra, *fields[at:])
 
 
+def _theory(analysis: Analysis) -> dict[str, Any] | None:
+    if analysis.theory is None:
+        return None
+    k = analysis.kernels
+    with_theory = (
+        k[k["theory_flops"].notna() | k["theory_bytes"].notna()]
+        if "theory_bytes" in k
+        else k.iloc[:0]
+    )
+    return {
+        **analysis.theory.describe(),
+        "kernels_with_theory": len(with_theory),
+        "unmatched": list(analysis.unmatched),
+    }
+
+
 def build_context(analysis: Analysis) -> dict[str, Any]:
     """The plain-data report of an analysis."""
     return {
@@ -205,9 +253,8 @@ def build_context(analysis: Analysis) -> dict[str, Any]:
         "inputs": [s.to_dict() for s in analysis.profile.sources],
         "summary": _summary(analysis),
         "roofs": [d.to_dict() for d in analysis.roofs],
-        "launches": _records(
-            analysis.launches, _with_tensor_types(analysis.launches, LAUNCH_FIELDS)
-        ),
-        "kernels": _records(analysis.kernels, _with_tensor_types(analysis.kernels, KERNEL_FIELDS)),
+        "theory": _theory(analysis),
+        "launches": _records(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
+        "kernels": _records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
         "findings": [f.to_dict() for f in analysis.findings],
     }

@@ -27,7 +27,6 @@ import json
 import math
 import os
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -35,14 +34,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    # tomli is installed only on Python < 3.11, so mypy (which checks this
-    # branch for python_version 3.10) may not find it in a newer environment.
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
 from ncu_roofline.errors import InputFormatError, InputNotFoundError, UsageError
+from ncu_roofline.tomlcompat import tomllib
 
 __all__ = [
     "COMPUTE_KEYS",

@@ -468,7 +468,7 @@ def test_byte_sources() -> None:
         "l1tex__lsu_writeback",
     ]
     # Two L2 (and L1) definitions in one profile are not comparable: a warning says so.
-    mixed = [f for f in a.findings if f.kind == "mixed_definitions"]
+    mixed = [f for f in a.findings if f.kind == "mixed-definitions"]
     assert {f.message[:2] for f in mixed} == {"L2", "L1"}
     assert all(f.severity == "warning" for f in mixed)
 
@@ -602,7 +602,7 @@ def test_unknown_gpu_without_peaks() -> None:
     assert "roof" in col(a, "bound_reason")[0]
     assert math.isnan(num(a, "peak_dram_bytes_per_s"))
     assert math.isnan(num(a, "efficiency"))
-    no_roofs = [f for f in a.findings if f.kind == "no_roofs"]
+    no_roofs = [f for f in a.findings if f.kind == "no-roofs"]
     assert len(no_roofs) == 1
     assert "Mystery GPU 9000" in no_roofs[0].message
 
@@ -632,12 +632,16 @@ def test_short_launch_is_latency() -> None:
 def test_far_under_every_roof_is_latency_unless_sol_is_high() -> None:
     # ai = 1e6 / 1e6 = 1 -> attainable 1e11; achieved 1e9 -> efficiency 0.01;
     # compute 1e9 / 1e12 = 0.1 %, DRAM 1e9 / 1e11 = 1 %: far under both roofs.
+    # Latency needs the speed-of-light percentages to confirm it: without
+    # them the launch keeps its memory class and the reason says so.
     row = {**fp32(1e6), "dram__bytes.sum": 1e6, "gpu__time_duration.sum": 1e-3}
+    idle = {**row, "sm__throughput.avg.pct_of_peak_sustained_elapsed": 5.0}
     busy = {**row, "sm__throughput.avg.pct_of_peak_sustained_elapsed": 50.0}
-    a = run([row, busy], kernel=["idle", "busy"])
-    assert col(a, "efficiency") == [approx(0.01), approx(0.01)]
-    assert col(a, "bound") == ["latency", "memory"]
+    a = run([idle, busy, row], kernel=["idle", "busy", "unknown"])
+    assert col(a, "efficiency") == [approx(0.01)] * 3
+    assert col(a, "bound") == ["latency", "memory", "memory"]
     assert "far under" in col(a, "bound_reason")[0]
+    assert "no speed-of-light metrics" in col(a, "bound_reason")[2]
 
 
 # --- 7. Kernel groups ---------------------------------------------------------------------

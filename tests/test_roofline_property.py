@@ -223,7 +223,7 @@ def expected_flops(precision: str, add: int, mul: int, fma: int) -> float:
 
 
 def above_findings(analysis: Any) -> list[Any]:
-    return [f for f in analysis.findings if f.kind == "above_roof"]
+    return [f for f in analysis.findings if f.kind == "above-roof"]
 
 
 @engine_settings

@@ -17,12 +17,14 @@ import pandas as pd
 from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
 from ncu_roofline.analysis.findings import Finding, collect_findings
 from ncu_roofline.analysis.measures import measure
+from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.analysis.roofs import ALL_COMPUTE_KEYS, DeviceRoofs, assign_roofs, peak_column
 from ncu_roofline.errors import UsageError
 from ncu_roofline.hardware import MEMORY_KEYS, GpuSpec, find_gpu, load_roofs_file, match_device
 from ncu_roofline.model import Profile
+from ncu_roofline.theory.assign import TheoryConfig, apply_theory
 
-__all__ = ["BOUND_CLASSES", "Analysis", "Finding", "Thresholds", "analyze"]
+__all__ = ["BOUND_CLASSES", "Analysis", "Finding", "TheoryConfig", "Thresholds", "analyze"]
 
 CLOCK_MODES = ("measured", "datasheet")
 
@@ -69,6 +71,9 @@ class Analysis:
     thresholds: Thresholds
     clocks: str
     options: dict[str, Any] = field(default_factory=dict)
+    #: Theory inputs, and kernels that none of them matched.
+    theory: TheoryConfig | None = None
+    unmatched: list[str] = field(default_factory=list)
 
 
 def _explicit_specs(
@@ -116,6 +121,7 @@ def analyze(
     roofs: str | os.PathLike[str] | Sequence[GpuSpec] | None = None,
     clocks: str = "measured",
     thresholds: Thresholds | None = None,
+    theory: TheoryConfig | None = None,
 ) -> Analysis:
     """Place every launch of ``profile`` on the roofline.
 
@@ -123,13 +129,16 @@ def analyze(
     replace the profile's own; ``roofs`` is a user TOML file (or specs) with
     the same schema.  ``clocks="measured"`` scales datasheet compute roofs to
     the SM clock the export measured; ``"datasheet"`` keeps them as
-    published.
+    published.  ``theory`` adds theoretical FLOPs and minimal bytes per
+    launch (from an estimates file and/or a model) and the excess-traffic
+    comparison.
     """
     if clocks not in CLOCK_MODES:
         raise UsageError(f"unknown clock mode {clocks!r}; expected one of {', '.join(CLOCK_MODES)}")
     thresholds = thresholds or Thresholds()
     explicit = _explicit_specs(gpu, roofs)
-    src = profile.launches
+    # Positional alignment everywhere below; concatenated frames can repeat labels.
+    src = profile.launches.reset_index(drop=True)
     n = len(src)
     cc = _fill_cc(src, explicit)
     measured = measure(src, cc=cc)
@@ -170,8 +179,17 @@ def analyze(
         pd.notna(compute_source), compute_source, assignment.sources["dram"]
     )
 
+    unmatched: list[str] = []
+    if theory is not None:
+        theory_cols, unmatched = apply_theory(frame, theory)
+        for col, values in theory_cols.items():
+            frame[col] = values
+        add_comparison(frame)
+
     kernels = group_kernels(frame, thresholds)
-    findings = collect_findings(frame, kernels, assignment.devices)
+    findings = collect_findings(
+        frame, kernels, assignment.devices, theory=theory, unmatched=unmatched
+    )
     return Analysis(
         profile=profile,
         launches=frame.reset_index(drop=True),
@@ -184,5 +202,24 @@ def analyze(
             "gpu": explicit[0].key if explicit and len(explicit) == 1 and gpu is not None else None,
             "roofs_file": str(roofs) if isinstance(roofs, (str, os.PathLike)) else None,
             "clocks": clocks,
+            "theory": theory.describe() if theory is not None else None,
         },
+        theory=theory,
+        unmatched=unmatched,
+    )
+
+
+def add_comparison(frame: pd.DataFrame) -> None:
+    """Theoretical intensity and the measured-over-theory ratios, in place."""
+    t_flops = frame["theory_flops"].to_numpy(dtype=np.float64, na_value=np.nan)
+    t_bytes = frame["theory_bytes"].to_numpy(dtype=np.float64, na_value=np.nan)
+    frame["theory_ai"] = ratio(t_flops, t_bytes)
+    frame["byte_excess"] = ratio(
+        frame["dram_bytes"].to_numpy(dtype=np.float64, na_value=np.nan), t_bytes
+    )
+    frame["flop_excess"] = ratio(
+        frame["flops"].to_numpy(dtype=np.float64, na_value=np.nan), t_flops
+    )
+    frame["excess_bytes"] = (
+        frame["dram_bytes"].to_numpy(dtype=np.float64, na_value=np.nan) - t_bytes
     )

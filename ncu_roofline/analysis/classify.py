@@ -130,43 +130,66 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
     out: dict[str, npt.NDArray[np.generic]] = {"precision": precision, "peak_flops_per_s": peak}
     bw = _f(frame, "peak_dram_bytes_per_s")
     for level in ("dram", "l2", "l1"):
-        ai = ratio(flops, _f(frame, f"{level}_bytes"))
+        nbytes = _f(frame, f"{level}_bytes")
+        rate = _f(frame, f"{level}_bytes_per_s")
+        # Rate over rate is ncu's own definition, and keeps FLOPs and bytes
+        # on one time base when either came from a measured rate.
+        ai = ratio(achieved, rate)
+        ai = np.where(np.isnan(ai), ratio(flops, nbytes), ai)
+        # Work with no traffic at this level (data already on chip): the
+        # point sits infinitely far right, under the compute roof.
+        ai[(flops > 0) & (nbytes == 0)] = np.inf
         out[f"ai_{level}"] = ai
         out[f"attainable_{level}_flops_per_s"] = attainable(
             ai, peak, _f(frame, f"peak_{level}_bytes_per_s")
         )
-        out[f"{level}_utilization"] = ratio(
-            _f(frame, f"{level}_bytes_per_s"), _f(frame, f"peak_{level}_bytes_per_s")
-        )
-    ai_dram = out["ai_dram"]
-    att = out["attainable_dram_flops_per_s"]
+        out[f"{level}_utilization"] = ratio(rate, _f(frame, f"peak_{level}_bytes_per_s"))
+    dram_util = np.asarray(out["dram_utilization"], dtype=np.float64)
+    # Without byte counts, ncu's DRAM speed-of-light percentage still tells
+    # how busy DRAM was (reported, never used to place the point).
+    sol_dram = _f(frame, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed") / 100.0
+    from_sol = np.isnan(dram_util) & ~np.isnan(sol_dram)
+    dram_util = np.where(from_sol, sol_dram, dram_util)
+    out["dram_utilization"] = dram_util
+    basis = np.full(n, None, dtype=object)
+    basis[~np.isnan(dram_util)] = "bytes/s over the DRAM roof"
+    basis[from_sol] = "ncu DRAM speed-of-light %"
+    out["dram_utilization_basis"] = basis
+
+    ai_dram = np.asarray(out["ai_dram"], dtype=np.float64)
+    att = np.asarray(out["attainable_dram_flops_per_s"], dtype=np.float64)
     out["attainable_flops_per_s"] = att
     out["ridge_dram"] = ridge_point(peak, bw)
     out["compute_utilization"] = ratio(achieved, peak)
+    levels = np.vstack(
+        [
+            np.asarray(out[f"attainable_{lv}_flops_per_s"], dtype=np.float64)
+            for lv in ("dram", "l2", "l1")
+        ]
+    )
+    binding = np.full(n, None, dtype=object)
+    known = ~np.isnan(levels).all(axis=0)
+    lowest = np.argmin(np.where(np.isnan(levels), np.inf, levels), axis=0)
+    binding[known] = np.array(["dram", "l2", "l1"], dtype=object)[lowest[known]]
+    out["binding_level"] = binding
     eff = ratio(achieved, att)
-    dram_util = np.asarray(out["dram_utilization"], dtype=np.float64)
     # Pure data movement (copies, memsets): the bandwidth fraction is the
     # limit of achieved/attainable as the FLOPs go to zero.
-    eff = np.where(zero_work, dram_util, eff)
+    eff = np.where(zero_work & ~from_sol, dram_util, eff)
     roof_side = side(ai_dram, peak, bw)
-    roof_side[zero_work & ~np.isnan(dram_util)] = "memory"
+    roof_side[zero_work & ~np.isnan(dram_util) & ~from_sol] = "memory"
     out["side"] = roof_side
 
     bound = np.array(roof_side, dtype=object)
-    reason = np.where(
-        roof_side == "memory",
-        "intensity below the ridge point",
-        "intensity at or above the ridge point",
-    ).astype(object)
+    reason = np.full(n, None, dtype=object)
+    reason[roof_side == "memory"] = "intensity below the ridge point"
+    reason[roof_side == "compute"] = "intensity at or above the ridge point"
 
-    # Latency: short, or far under every roof with low speed of light.
+    # Latency: far under every roof with low speed-of-light throughput, or
+    # so short that launch overhead dominates.
     far = np.ones(n, dtype=bool)
-    for util in (
-        out["compute_utilization"],
-        dram_util,
-        out["l2_utilization"],
-        out["l1_utilization"],
-    ):
+    utils = [out["compute_utilization"], dram_util, out["l2_utilization"], out["l1_utilization"]]
+    for util in utils:
         u = np.asarray(util, dtype=np.float64)
         far &= np.isnan(u) | (u < thresholds.far_below)
     far &= ~(
@@ -176,16 +199,23 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
         _f(frame, "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
         _f(frame, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
     )
-    far &= np.isnan(sol) | (sol < thresholds.low_sol_pct)
     short = (duration < thresholds.short_launch_s) & (eff < thresholds.short_launch_efficiency)
     placed = pd.notna(bound)
-    lat_far = placed & far
-    lat_short = placed & short & ~far
+    lat_far = placed & far & (sol < thresholds.low_sol_pct)
+    unconfirmed = placed & far & np.isnan(sol) & ~short
+    lat_short = placed & short & ~lat_far
     bound[lat_far] = "latency"
     reason[lat_far] = "far under every roof with low speed-of-light throughput"
     bound[lat_short] = "latency"
     reason[lat_short] = (
         f"shorter than {thresholds.short_launch_s * 1e6:g} us: launch overhead dominates"
+    )
+    reason[unconfirmed] = np.array(
+        [
+            f"{r}; far under every roof, but the export has no speed-of-light metrics to confirm latency"
+            for r in reason[unconfirmed]
+        ],
+        dtype=object,
     )
 
     # Not placeable, most basic cause first (later assignments win).
@@ -198,7 +228,8 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
         ),
         (
             np.isnan(bw) & np.isnan(peak) & pd.notna(precision),
-            "no roofs for this GPU (not in the built-in table, no peak metrics in the export): use --gpu or --roofs",
+            "no roofs for this GPU (not in the built-in table, no peak metrics in the export): "
+            "use --gpu or --roofs",
         ),
         (np.isnan(_f(frame, "dram_bytes")), "no DRAM byte counts in the export"),
         (zero_work & (_f(frame, "dram_bytes") == 0), "no floating-point work and no DRAM traffic"),
@@ -208,13 +239,20 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
     for mask, text in checks:
         unplaced[mask] = text
     if "flops_tensor_basis" in frame:
-        basis = frame["flops_tensor_basis"].astype(object)
-        no_factor = basis.str.startswith("tensor instructions without", na=False).to_numpy(
+        tbasis = frame["flops_tensor_basis"].astype(object)
+        no_factor = tbasis.str.startswith("tensor instructions without", na=False).to_numpy(
             dtype=bool
         )
         unplaced[no_factor & np.isnan(flops)] = (
-            "no FLOP counters in the export; tensor instructions found but no FLOPs-per-instruction "
-            "factor for this architecture (collect sm__ops_path_tensor_*)"
+            "tensor-core work present but not countable: no FLOPs-per-instruction factor for this "
+            "architecture (collect sm__ops_path_tensor_*)"
+        )
+        approx_only = tbasis.str.contains("approximate", na=False).to_numpy(dtype=bool) & np.isnan(
+            flops
+        )
+        unplaced[approx_only & ~no_factor] = (
+            "no SASS FLOP counters; only an approximate tensor-core estimate "
+            "(collect sm__sass_thread_inst_executed_op_* or the full set)"
         )
     nop = pd.notna(unplaced)
     bound[nop] = "not placeable"
@@ -233,22 +271,35 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
     out["recoverable_s"] = recoverable(total, eff)
 
     tol = 1.0 + thresholds.above_roof_tolerance
-    above = np.full(n, None, dtype=object)
+    labels: list[tuple[npt.NDArray[np.bool_], str]] = []
     with np.errstate(invalid="ignore"):
-        for mask, text in (
-            (np.asarray(out["l1_utilization"], dtype=np.float64) > tol, "L1 bandwidth"),
-            (np.asarray(out["l2_utilization"], dtype=np.float64) > tol, "L2 bandwidth"),
-            (dram_util > tol, "DRAM bandwidth"),
-            (np.asarray(out["compute_utilization"], dtype=np.float64) > tol, "compute"),
-        ):
-            above[mask] = text
-    above[comm] = None
+        labels.append((np.asarray(out["compute_utilization"], dtype=np.float64) > tol, "compute"))
+        labels.append((np.where(from_sol, np.nan, dram_util) > tol, "DRAM bandwidth"))
+        labels.append((np.asarray(out["l2_utilization"], dtype=np.float64) > tol, "L2 bandwidth"))
+        labels.append((np.asarray(out["l1_utilization"], dtype=np.float64) > tol, "L1 bandwidth"))
+        if "flops_tensor_basis" in frame and "peak_tensor_fp16_flops_per_s" in frame:
+            approx = (
+                frame["flops_tensor_basis"]
+                .astype(object)
+                .str.contains("approximate", na=False)
+                .to_numpy(dtype=bool)
+            )
+            tensor_rate = ratio(_f(frame, "flops_tensor"), duration)
+            over = approx & (ratio(tensor_rate, _f(frame, "peak_tensor_fp16_flops_per_s")) > tol)
+            labels.append((over, "tensor (approximate FLOPs)"))
+    above = np.full(n, "", dtype=object)
+    for mask, text in labels:
+        above[mask] = np.where(above[mask] == "", text, above[mask] + ", " + text)
+    above[(above == "") | comm] = None
     out["above_roof"] = above
     return out
 
 
 def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
-    names = frame["kernel"].astype(object).fillna("")
+    # The function name only: template arguments such as WarpAllReduce<float>
+    # inside a softmax kernel must not make it a collective.
+    col = "kernel_short" if "kernel_short" in frame else "kernel"
+    names = frame[col].astype(object).fillna("")
     uniques = pd.unique(names)
     hits = {u for u in uniques if COMMUNICATION_PATTERN.search(str(u))}
     return names.isin(hits).to_numpy()
@@ -258,6 +309,8 @@ def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
 GROUP_KEYS: tuple[str, ...] = ("source", "device_name", "kernel", "grid", "block")
 
 _SUMMED = (
+    "theory_flops",
+    "theory_bytes",
     "flops",
     "flops_fp64",
     "flops_fp32",
@@ -305,7 +358,19 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     out: dict[str, npt.NDArray[np.generic]] = {}
     for k in GROUP_KEYS:
         out[k] = launches[k].to_numpy(dtype=object)[first]
-    for k in ("kernel_short", "cc", "device"):
+    for k in (
+        "kernel_short",
+        "cc",
+        "device",
+        "theory_op",
+        "theory_label",
+        "theory_precision",
+        "theory_source",
+        "confidence",
+        "family",
+        "roof_source_compute",
+        "roof_source_dram",
+    ):
         if k in launches:
             out[k] = launches[k].to_numpy(dtype=object)[first]
     out["launches"] = np.bincount(gid, weights=inv, minlength=n_groups)
@@ -338,6 +403,13 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
         den = np.bincount(gid, weights=w, minlength=n_groups)
         out[str(col)] = ratio(num, den)
     frame = pd.DataFrame(out)
+    if "theory_flops" in frame:
+        frame["theory_ai"] = ratio(out["theory_flops"], out["theory_bytes"])
+        frame["byte_excess"] = ratio(out["dram_bytes"], out["theory_bytes"])
+        frame["flop_excess"] = ratio(out["flops"], out["theory_flops"])
+        frame["excess_bytes"] = np.asarray(out["dram_bytes"], dtype=np.float64) - np.asarray(
+            out["theory_bytes"], dtype=np.float64
+        )
     placed = place(frame, thresholds)
     for name, values in placed.items():
         frame[name] = values

@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis.roofs import DeviceRoofs
+from ncu_roofline.names import short_name
+from ncu_roofline.theory.assign import TheoryConfig, causes_for
 from ncu_roofline.units import format_si
 
 SEVERITIES = ("error", "warning", "info")
@@ -50,7 +52,7 @@ class Finding:
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.0f}%"
+    return f"{100 * x:.0f}%" if np.isfinite(x) else "an unknown share"
 
 
 def _cause_of_above(source: str | None) -> str:
@@ -65,10 +67,16 @@ def _cause_of_above(source: str | None) -> str:
 
 
 def collect_findings(
-    launches: pd.DataFrame, kernels: pd.DataFrame, devices: list[DeviceRoofs]
+    launches: pd.DataFrame,
+    kernels: pd.DataFrame,
+    devices: list[DeviceRoofs],
+    theory: TheoryConfig | None = None,
+    unmatched: list[str] | None = None,
 ) -> list[Finding]:
     """Findings from the analysed launches and groups, most severe first."""
     found: list[Finding] = []
+    if theory is not None:
+        found.extend(_theory_findings(kernels, theory, unmatched or []))
     grand = float(
         np.nansum(launches["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan))
     )
@@ -79,7 +87,7 @@ def collect_findings(
         ):
             found.append(
                 Finding(
-                    "no_roofs",
+                    "no-roofs",
                     None,
                     "warning",
                     f"{dev.source}: no complete set of roofs for device {dev.device_name or 'unknown'!r}"
@@ -90,10 +98,16 @@ def collect_findings(
                 )
             )
         for note in dev.notes:
+            if note.startswith("chosen GPU"):
+                found.append(
+                    Finding(
+                        "gpu-mismatch", None, "warning", f"{dev.source}: {note}.", source=dev.source
+                    )
+                )
             if note.startswith("kernels ran at"):
                 found.append(
                     Finding(
-                        "clock_below_datasheet",
+                        "clock-below-datasheet",
                         None,
                         "info",
                         f"{dev.source}: {note}.",
@@ -102,30 +116,38 @@ def collect_findings(
                 )
 
     # Above a roof: never clipped, always explained.
-    src_col = (
-        launches["roof_source_compute"]
-        if "roof_source_compute" in launches
-        else pd.Series([None] * len(launches))
-    )
-    above = launches[launches["above_roof"].notna()]
-    if not above.empty:
-        for (kernel, what), rows in above.groupby(["kernel", "above_roof"], sort=False):
-            first = rows.index[0]
-            src = (
-                src_col.loc[first]
-                if what == "compute"
-                else launches.get("roof_source_dram", src_col).loc[first]
-            )
-            util_col = {
-                "compute": "compute_utilization",
-                "DRAM bandwidth": "dram_utilization",
-                "L2 bandwidth": "l2_utilization",
-                "L1 bandwidth": "l1_utilization",
-            }[str(what)]
+    above_col = launches["above_roof"].astype(object)
+    flagged = launches[above_col.notna()]
+    utils = {
+        "compute": ("compute_utilization", "roof_source_compute"),
+        "DRAM bandwidth": ("dram_utilization", "roof_source_dram"),
+        "L2 bandwidth": ("l2_utilization", "roof_source_dram"),
+        "L1 bandwidth": ("l1_utilization", "roof_source_dram"),
+        "tensor (approximate FLOPs)": (None, "roof_source_compute"),
+    }
+    for what, (util_col, src_name) in utils.items():
+        rows_all = flagged[flagged["above_roof"].astype(str).str.contains(what, regex=False)]
+        for kernel, rows in rows_all.groupby("kernel", sort=False):
+            src = rows[src_name].iloc[0] if src_name in rows else None
+            src = src if isinstance(src, str) else None
+            if util_col is None:
+                found.append(
+                    Finding(
+                        "above-roof",
+                        str(kernel),
+                        "warning",
+                        f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} would run above the "
+                        "tensor-core roof with the approximate FLOPs-per-instruction factor; the kernel "
+                        "probably uses a smaller MMA shape (e.g. m16n8k8: 2048 FLOPs per instruction, "
+                        "not 4096). Collect sm__ops_path_tensor_* for exact counts.",
+                        source=str(rows["source"].iloc[0]),
+                    )
+                )
+                continue
             worst = float(rows[util_col].max())
             found.append(
                 Finding(
-                    "above_roof",
+                    "above-roof",
                     str(kernel),
                     "warning",
                     f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} reach {_pct(worst)} of the "
@@ -147,12 +169,20 @@ def collect_findings(
             what = f"is latency-bound ({k['bound_reason']})"
         else:
             what = f"is {bound}-bound"
+        if k["side"] == "memory":
+            roof = f"DRAM {format_si(float(k['peak_dram_bytes_per_s']), 'B/s')}, {k.get('roof_source_dram')}"
+        else:
+            roof = (
+                f"{k['precision']} {format_si(float(k['peak_flops_per_s']), 'FLOP/s')}, "
+                f"{k.get('roof_source_compute')}"
+            )
         found.append(
             Finding(
-                "below_roof",
+                "below-roof",
                 str(k["kernel"]),
                 "warning" if share >= 0.05 else "info",
-                f"{k['kernel_short']} {what} and runs at {_pct(float(k['efficiency']))} of its roof over "
+                f"{k['kernel_short']} {what} and runs at {_pct(float(k['efficiency']))} of its roof "
+                f"({roof}) over "
                 f"{int(k['launches'])} launch(es): {format_si(float(k['recoverable_s']), 's')} of "
                 f"{format_si(float(k['total_duration_s']), 's')} recoverable ({_pct(share)} of profiled time).",
                 source=str(k["source"]),
@@ -168,7 +198,7 @@ def collect_findings(
         more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
         found.append(
             Finding(
-                "not_placeable",
+                "not-placeable",
                 str(rows["kernel"].iloc[0]) if len(rows) == 1 else None,
                 "info",
                 f"{len(rows)} kernel(s) not placed ({reason}): {names}{more}; {_pct(share)} of profiled time.",
@@ -196,7 +226,7 @@ def collect_findings(
             if len(kinds) > 1:
                 found.append(
                     Finding(
-                        "mixed_definitions",
+                        "mixed-definitions",
                         None,
                         "warning",
                         f"{level.upper()} bytes come from different metric families ({', '.join(map(str, kinds))}); "
@@ -205,4 +235,51 @@ def collect_findings(
                 )
     order = {s: i for i, s in enumerate(SEVERITIES)}
     found.sort(key=lambda f: (order[f.severity], -(f.recoverable_s or 0.0)))
+    return found
+
+
+def _theory_findings(
+    kernels: pd.DataFrame, theory: TheoryConfig, unmatched: list[str]
+) -> list[Finding]:
+    """``excess-traffic`` for groups moving far more bytes than their math needs."""
+    found: list[Finding] = []
+    if "byte_excess" in kernels:
+        rows = kernels[
+            (kernels["byte_excess"] >= theory.excess_threshold)
+            & (kernels["time_share"] >= theory.min_time_share)
+            & (kernels["bound"] != "communication")
+        ]
+        for _, k in rows.iterrows():
+            excess = float(k["excess_bytes"])
+            peak = float(k["peak_dram_bytes_per_s"])
+            saved_time = excess / peak if peak > 0 else float("nan")
+            launches = int(k["launches"])
+            per = f" over {launches} launches" if launches > 1 else ""
+            found.append(
+                Finding(
+                    "excess-traffic",
+                    str(k["kernel"]),
+                    "warning",
+                    f"{k['kernel_short']} moves {float(k['byte_excess']):.1f}x the minimal DRAM bytes of "
+                    f"{k['theory_label']} ({format_si(float(k['dram_bytes']), 'B')} measured vs "
+                    f"{format_si(float(k['theory_bytes']), 'B')}{per}; theory from {k['theory_source']}, "
+                    f"confidence {k['confidence']}): {format_si(excess, 'B')} could be saved, "
+                    f"{format_si(saved_time, 's')} at the DRAM roof. Likely causes: "
+                    f"{causes_for(k['family'] if isinstance(k['family'], str) else None)}.",
+                    source=str(k["source"]),
+                    recoverable_s=saved_time if np.isfinite(saved_time) else None,
+                )
+            )
+    if unmatched:
+        names = ", ".join(short_name(u) for u in unmatched[:5])
+        more = f" and {len(unmatched) - 5} more" if len(unmatched) > 5 else ""
+        found.append(
+            Finding(
+                "no-theory",
+                None,
+                "info",
+                f"{len(unmatched)} kernel(s) matched no theory rule or model op and are shown without "
+                f"theory: {names}{more}.",
+            )
+        )
     return found

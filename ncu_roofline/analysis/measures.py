@@ -184,17 +184,18 @@ def _sass_flops(
             )
             for op in ("add", "mul", "fma")
         ]
-        # ncu's charts carry FMA already doubled (or quadrupled for half2).
+        # ncu's charts carry FMA already doubled (or quadrupled for half2);
+        # chosen per launch, as merged exports may carry either form.
         fma_factor = weights[2]
-        if per_cycle[2] is None:
-            for mult in (4.0, 2.0):
-                derived = _col(
-                    df,
-                    f"derived__{prefix}__sass_thread_inst_executed_op_{letter}fma_pred_on_x{int(mult)}",
-                )
-                if derived is not None:
-                    per_cycle[2] = derived / mult
-                    break
+        fma = _First(n)
+        fma.offer(per_cycle[2], "raw")
+        for mult in (4.0, 2.0):
+            derived = _col(
+                df,
+                f"derived__{prefix}__sass_thread_inst_executed_op_{letter}fma_pred_on_x{int(mult)}",
+            )
+            fma.offer(None if derived is None else derived / mult, "derived")
+        per_cycle[2] = None if np.isnan(fma.values).all() else fma.values
         if any(p is None for p in per_cycle):
             continue
         weighted = weights[0] * per_cycle[0] + weights[1] * per_cycle[1] + fma_factor * per_cycle[2]  # type: ignore[operator]
@@ -275,17 +276,51 @@ def _tensor_ops(
     return out_counts, out_rates, basis
 
 
+_NAME_SHAPES = (
+    # cuBLAS / CUTLASS procedural names: s16816gemm, h1688gemm, i16832gemm, s884cudnn ...
+    re.compile(r"(?<![0-9])(16816|16832|1688|1684|884)(?:gemm|cudnn)"),
+    # CUTLASS 2.x templates spell the instruction shape as Mma<GemmShape<16, 8, 16>, 32, ...
+    re.compile(r"Mma<GemmShape<(\d+), (\d+), (\d+)>, 32,"),
+)
+_SHAPE_FLOPS = {"884": 512.0, "1684": 1024.0, "1688": 2048.0, "16816": 4096.0, "16832": 8192.0}
+
+
+def name_mma_flops(name: str) -> float | None:
+    """FLOPs per warp-level MMA instruction read off a kernel name, if it says.
+
+    ``ampere_fp16_s16816gemm_...`` -> 4096 (2 x 16 x 8 x 16);
+    ``...Mma<GemmShape<16, 8, 8>, 32, ...`` -> 2048; Volta's ``884`` -> 512
+    (an HMMA.884 warp instruction computes four 8x8x4 products).
+    """
+    m = _NAME_SHAPES[0].search(name)
+    if m:
+        return _SHAPE_FLOPS[m.group(1)]
+    m = _NAME_SHAPES[1].search(name)
+    if m:
+        mm, nn, kk = (int(g) for g in m.groups())
+        if (mm, nn, kk) == (8, 8, 4):
+            return 512.0
+        return 2.0 * mm * nn * kk
+    return None
+
+
 def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, ObjArray]:
-    """Tensor FLOPs from instruction counts x an architecture factor."""
+    """Tensor FLOPs from instruction counts x a FLOPs-per-instruction factor.
+
+    The factor comes from the MMA shape in the kernel name when it has one,
+    else from the shape compilers favour on the architecture; both are
+    marked approximate.
+    """
     n = len(df)
     inst = _First(n)
+    # HMMA-only counters first: they exclude the HFMA2.MMA instructions.
     for name in (
-        "sm__inst_executed_pipe_tensor.sum",
-        "smsp__inst_executed_pipe_tensor.sum",
         "sm__inst_executed_pipe_tensor_op_hmma.sum",
         "smsp__inst_executed_pipe_tensor_op_hmma.sum",
     ):
-        inst.offer(_col(df, name), name)
+        inst.offer(_col(df, name), "hmma")
+    for name in ("sm__inst_executed_pipe_tensor.sum", "smsp__inst_executed_pipe_tensor.sum"):
+        inst.offer(_col(df, name), "pipe")
     count = inst.values
     hfma = _First(n)
     for prefix in ("sm", "smsp"):
@@ -295,7 +330,8 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
     # are already counted as FP16 work by the HFMA thread counter; on real
     # A100 exports the tensor count of non-GEMM kernels equals HFMA / 32, or
     # exceeds it a little where warps run with lanes predicated off.
-    mma_cc = np.isin(cc, [k for k in TENSOR_INST_FLOPS if k >= "7.5"]) & ~np.isnan(hfma.values)
+    # Volta has no HFMA2.MMA; any other or unknown architecture may.
+    mma_cc = ~np.isin(cc, ["7.0", "7.2"]) & ~np.isnan(hfma.values) & (inst.basis == "pipe")
     hfma_warps = np.nan_to_num(hfma.values) / 32.0
     as_hfma = mma_cc & (count > 0) & (count <= HFMA_MMA_RATIO * hfma_warps)
     count = np.where(mma_cc & ~as_hfma, np.maximum(count - hfma_warps, 0.0), count)
@@ -310,6 +346,17 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
         rows = (cc == key) & ~np.isnan(count) & ~zero
         flops[rows] = count[rows] * factor
         basis[rows] = f"tensor instructions x {factor:g} (approximate: assumes {shape})"
+    if "kernel" in df:
+        names = df["kernel"].astype(object).fillna("")
+        lookup = {u: name_mma_flops(str(u)) for u in pd.unique(names)}
+        from_name = names.map(lookup).to_numpy(dtype=np.float64, na_value=np.nan)
+        rows = ~np.isnan(from_name) & ~np.isnan(count) & ~zero
+        flops[rows] = count[rows] * from_name[rows]
+        for factor in pd.unique(from_name[rows]):
+            sel = rows & (from_name == factor)
+            basis[sel] = (
+                f"tensor instructions x {factor:g} (approximate: MMA shape from the kernel name)"
+            )
     unknown = ~np.isnan(count) & ~zero & np.isnan(flops)
     basis[unknown] = (
         "tensor instructions without a known FLOPs-per-instruction factor for this architecture"
@@ -376,7 +423,14 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
     # A total needs the SASS counters, or exact tensor counts (a GEMM export
     # with only ops_path metrics); approximate tensor counts alone are not
     # enough to place a kernel.
-    defined = sass_known | exact_tensor
+    # Tensor-core work that is present but cannot be counted (no factor for
+    # the architecture) would make any total a silent undercount.
+    uncountable = (
+        pd.Series(tensor_basis, dtype=object)
+        .str.startswith("tensor instructions without", na=False)
+        .to_numpy(dtype=bool)
+    )
+    defined = (sass_known | exact_tensor) & ~uncountable
     with np.errstate(invalid="ignore"):
         total = np.where(defined, np.nansum(parts, axis=0), np.nan)
         any_rate = (~np.isnan(rate_stack)).any(axis=0)
@@ -390,67 +444,133 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
     out["flops_missing"] = labels
 
     for level, builder in (("dram", _dram_bytes), ("l2", _l2_bytes), ("l1", _l1_bytes)):
-        values, basis, per_second = builder(df, duration)
+        values, basis, bw = builder(df, duration)
         out[f"{level}_bytes"] = values
         out[f"{level}_bytes_basis"] = basis
-        with np.errstate(invalid="ignore", divide="ignore"):
-            bw = values / duration
-        bw[~np.isfinite(bw)] = np.nan
-        if per_second is not None:
-            # ncu's measured rate is exact; bytes / duration is not when the
-            # bytes themselves came from that rate.
-            bw = np.where(np.isnan(per_second), bw, per_second)
         out[f"{level}_bytes_per_s"] = bw
     return Measures(columns=out)
 
 
-def _dram_bytes(
-    df: pd.DataFrame, duration: FloatArray
-) -> tuple[FloatArray, ObjArray, FloatArray | None]:
-    first = _First(len(df))
-    first.offer(_col(df, "dram__bytes.sum"), "dram__bytes")
-    first.offer(_sum_cols(df, ["dram__bytes_read.sum", "dram__bytes_write.sum"]), "dram__bytes")
-    first.offer(
-        _sum_cols(df, ["dram__bytes_op_read.sum", "dram__bytes_op_write.sum"]), "dram__bytes"
+Traffic = tuple[FloatArray, ObjArray, FloatArray]
+
+
+class _Alternatives:
+    """Byte-count alternatives of one memory level, in order of preference.
+
+    Per launch the first alternative with a value wins: bytes from a count,
+    or a measured rate x the duration.  The bandwidth is the measured rate
+    where ncu reports one for the winning definition (exact), else the
+    bytes / duration.
+    """
+
+    def __init__(self, df: pd.DataFrame, duration: FloatArray) -> None:
+        self.duration = duration
+        n = len(df)
+        self.values = np.full(n, np.nan)
+        self.rate = np.full(n, np.nan)
+        self.basis = np.full(n, None, dtype=object)
+
+    def offer(
+        self,
+        basis: str,
+        count: FloatArray | None,
+        rate: FloatArray | None = None,
+        scale: float = 1.0,
+    ) -> None:
+        """Bytes from a count; ``rate`` is the same quantity per second, if measured."""
+        if count is None:
+            return
+        r = rate * scale if rate is not None else np.full(len(self.values), np.nan)
+        self._take(basis, count * scale, r)
+
+    def offer_rate(self, basis: str, rate: FloatArray | None, scale: float = 1.0) -> None:
+        """Bytes from a measured rate x the duration (when no count exists)."""
+        if rate is None:
+            return
+        r = rate * scale
+        self._take(basis, r * self.duration, r)
+
+    def _take(self, basis: str, values: FloatArray, r: FloatArray) -> None:
+        take = np.isnan(self.values) & ~np.isnan(values)
+        self.values[take] = values[take]
+        self.rate[take] = r[take]
+        self.basis[take] = basis
+
+    def result(self) -> Traffic:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bw = self.values / self.duration
+        bw[~np.isfinite(bw)] = np.nan
+        bw = np.where(np.isnan(self.rate), bw, self.rate)
+        return self.values, self.basis, bw
+
+
+def _dram_bytes(df: pd.DataFrame, duration: FloatArray) -> Traffic:
+    alt = _Alternatives(df, duration)
+    rate = _col(df, "dram__bytes.sum.per_second")
+    alt.offer("dram__bytes", _col(df, "dram__bytes.sum"), rate)
+    alt.offer("dram__bytes", _sum_cols(df, ["dram__bytes_read.sum", "dram__bytes_write.sum"]), rate)
+    alt.offer(
+        "dram__bytes", _sum_cols(df, ["dram__bytes_op_read.sum", "dram__bytes_op_write.sum"]), rate
     )
-    sectors = _sum_cols(df, ["dram__sectors_read.sum", "dram__sectors_write.sum"])
-    first.offer(None if sectors is None else sectors * SECTOR_BYTES, "dram__bytes")
-    single = _col(df, "dram__sectors.sum")
-    first.offer(None if single is None else single * SECTOR_BYTES, "dram__bytes")
-    per_second = _col(df, "dram__bytes.sum.per_second")
-    if per_second is not None:
-        first.offer(per_second * duration, "dram__bytes")
-    return first.values, first.basis, per_second
+    sector_rate = None if rate is None else rate / SECTOR_BYTES
+    alt.offer(
+        "dram__bytes",
+        _sum_cols(df, ["dram__sectors_read.sum", "dram__sectors_write.sum"]),
+        sector_rate,
+        scale=SECTOR_BYTES,
+    )
+    alt.offer("dram__bytes", _col(df, "dram__sectors.sum"), sector_rate, scale=SECTOR_BYTES)
+    alt.offer_rate("dram__bytes", rate)
+    return alt.result()
 
 
-def _l2_bytes(
-    df: pd.DataFrame, duration: FloatArray
-) -> tuple[FloatArray, ObjArray, FloatArray | None]:
-    first = _First(len(df))
-    first.offer(_col(df, "lts__t_bytes.sum"), "lts__t_bytes")
-    sectors = _col(df, "lts__t_sectors.sum")
-    first.offer(None if sectors is None else sectors * SECTOR_BYTES, "lts__t_bytes")
+def _l2_bytes(df: pd.DataFrame, duration: FloatArray) -> Traffic:
+    alt = _Alternatives(df, duration)
+    rate = _col(df, "lts__t_bytes.sum.per_second")
+    sector_rate = _col(df, "lts__t_sectors.sum.per_second")
+    alt.offer("lts__t_bytes", _col(df, "lts__t_bytes.sum"), rate)
+    alt.offer("lts__t_bytes", _col(df, "lts__t_sectors.sum"), sector_rate, scale=SECTOR_BYTES)
     ops = _sum_cols(df, [f"lts__t_sectors_op_{op}.sum" for op in ("read", "write", "atom", "red")])
-    first.offer(None if ops is None else ops * SECTOR_BYTES, "lts__t_bytes")
-    xbar = _col(df, "lts__lts2xbar_cycles_active.sum")
-    first.offer(None if xbar is None else xbar * SECTOR_BYTES, "lts__lts2xbar")
-    derived = _col(df, "derived__lts__lts2xbar_bytes.sum.per_second")
-    first.offer(None if derived is None else derived * duration, "lts__lts2xbar")
-    first.offer(_col(df, "l1tex__m_xbar2l1tex_read_bytes.sum"), "l1tex__m_xbar2l1tex_read")
-    return first.values, first.basis, None
+    alt.offer("lts__t_bytes", ops, scale=SECTOR_BYTES)
+    alt.offer_rate("lts__t_bytes", rate)
+    alt.offer_rate("lts__t_bytes", sector_rate, scale=SECTOR_BYTES)
+    xbar_rate = _col(df, "lts__lts2xbar_cycles_active.sum.per_second")
+    alt.offer(
+        "lts__lts2xbar", _col(df, "lts__lts2xbar_cycles_active.sum"), xbar_rate, scale=SECTOR_BYTES
+    )
+    alt.offer_rate("lts__lts2xbar", xbar_rate, scale=SECTOR_BYTES)
+    alt.offer_rate("lts__lts2xbar", _col(df, "derived__lts__lts2xbar_bytes.sum.per_second"))
+    xbar_read_rate = _col(df, "l1tex__m_xbar2l1tex_read_bytes.sum.per_second")
+    alt.offer(
+        "l1tex__m_xbar2l1tex_read", _col(df, "l1tex__m_xbar2l1tex_read_bytes.sum"), xbar_read_rate
+    )
+    alt.offer_rate("l1tex__m_xbar2l1tex_read", xbar_read_rate)
+    return alt.result()
 
 
-def _l1_bytes(
-    df: pd.DataFrame, duration: FloatArray
-) -> tuple[FloatArray, ObjArray, FloatArray | None]:
-    first = _First(len(df))
-    first.offer(_col(df, "l1tex__t_bytes.sum"), "l1tex__t_bytes")
-    sectors = _col(df, "l1tex__t_sectors.sum")
-    first.offer(None if sectors is None else sectors * SECTOR_BYTES, "l1tex__t_bytes")
+def _l1_bytes(df: pd.DataFrame, duration: FloatArray) -> Traffic:
+    alt = _Alternatives(df, duration)
+    rate = _col(df, "l1tex__t_bytes.sum.per_second")
+    sector_rate = _col(df, "l1tex__t_sectors.sum.per_second")
+    alt.offer("l1tex__t_bytes", _col(df, "l1tex__t_bytes.sum"), rate)
+    alt.offer("l1tex__t_bytes", _col(df, "l1tex__t_sectors.sum"), sector_rate, scale=SECTOR_BYTES)
+    alt.offer_rate("l1tex__t_bytes", rate)
+    alt.offer_rate("l1tex__t_bytes", sector_rate, scale=SECTOR_BYTES)
     for suffix in ("_mem_lgds", "_mem_lg", ""):
-        wb = _col(df, f"l1tex__lsu_writeback_active{suffix}.sum")
-        first.offer(None if wb is None else wb * L1_WRITEBACK_BYTES, "l1tex__lsu_writeback")
+        alt.offer(
+            "l1tex__lsu_writeback",
+            _col(df, f"l1tex__lsu_writeback_active{suffix}.sum"),
+            _col(df, f"l1tex__lsu_writeback_active{suffix}.sum.per_second"),
+            scale=L1_WRITEBACK_BYTES,
+        )
     for suffix in ("_mem_lgds", "_mem_lg", ""):
-        derived = _col(df, f"derived__l1tex__lsu_writeback_bytes{suffix}.sum.per_second")
-        first.offer(None if derived is None else derived * duration, "l1tex__lsu_writeback")
-    return first.values, first.basis, None
+        alt.offer_rate(
+            "l1tex__lsu_writeback",
+            _col(df, f"l1tex__lsu_writeback_active{suffix}.sum.per_second"),
+            scale=L1_WRITEBACK_BYTES,
+        )
+        alt.offer_rate(
+            "l1tex__lsu_writeback",
+            _col(df, f"derived__l1tex__lsu_writeback_bytes{suffix}.sum.per_second"),
+        )
+    return alt.result()

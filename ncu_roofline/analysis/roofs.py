@@ -62,10 +62,13 @@ class Ceiling:
     source: str
     clock_hz: float | None
     launches: int
+    #: The table marks this figure unsure or disputed.
+    uncertain: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for reports."""
         return {
+            "uncertain": self.uncertain,
             "key": self.key,
             "kind": self.kind,
             "unit": "byte/s"
@@ -170,7 +173,12 @@ def profile_roofs(
     out["fp32"] = sass_peak("f", 2.0)
     out["fp16"] = sass_peak("h", 4.0)
 
-    # Tensor peaks per datatype: the highest dense variant of that datatype.
+    # Tensor peaks per datatype.  Variants of one input type differ by
+    # accumulator (GeForce parts run FP32 accumulation at half the FP16
+    # rate), so a launch is judged against the peaks of the variants that
+    # carry its operations, weighted by them; without counts, against the
+    # FP32-accumulate variant (the table's convention), else the highest.
+    per_dtype: dict[str, list[tuple[str, FloatArray]]] = {}
     for name in df.columns:
         s = str(name)
         for suffix, needs_clock in (
@@ -183,11 +191,25 @@ def profile_roofs(
                 if dtype is None or "sparsity_on" in variant:
                     continue
                 value = _mul(_col(df, s), clock) if needs_clock else _col(df, s)
-                if value is None:
-                    continue
-                key = f"tensor_{dtype}"
-                prev = out.get(key)
-                out[key] = value if prev is None else np.fmax(prev, value)
+                if value is not None:
+                    per_dtype.setdefault(dtype, []).append((variant, value))
+    for dtype, variants in per_dtype.items():
+        num = np.zeros(n)
+        den = np.zeros(n)
+        for variant, peak in variants:
+            count = _col(df, f"sm__ops_path_tensor_{variant}.sum")
+            if count is None:
+                continue
+            use = ~np.isnan(count) & (count > 0) & ~np.isnan(peak)
+            num[use] += (count * peak)[use]
+            den[use] += count[use]
+        weighted = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        preferred = [v for name, v in variants if "dst_fp32" in name]
+        fallback = _first(n, *preferred) if preferred else np.full(n, np.nan)
+        highest = np.full(n, np.nan)
+        for _, peak in variants:
+            highest = np.fmax(highest, peak)
+        out[f"tensor_{dtype}"] = _first(n, weighted, fallback, highest)
 
     dram_clock = _col(df, "dram__cycles_elapsed.avg.per_second")
     out["dram"] = _first(
@@ -358,6 +380,32 @@ def _device_groups(
     return groups
 
 
+def _label_spec(label: str, chosen: GpuSpec | None, table: GpuSpec | None) -> GpuSpec | None:
+    if label.startswith("chosen"):
+        return chosen
+    if label.startswith("table"):
+        return table
+    return None
+
+
+def _ceiling_clock(
+    key: str, label: str, measured: float | None, chosen: GpuSpec | None, table: GpuSpec | None
+) -> float | None:
+    """The SM clock a ceiling's value corresponds to."""
+    if key == "dram":
+        return None
+    spec = _label_spec(label, chosen, table)
+    if spec is None or "measured SM clock" in label:
+        return measured
+    return spec.clock_for(key) if key in (*COMPUTE_KEYS, *MEMORY_KEYS) else None
+
+
+def _uncertain(key: str, label: str, chosen: GpuSpec | None, table: GpuSpec | None) -> bool:
+    """Whether a table figure is marked unsure or disputed in its sources."""
+    spec = _label_spec(label, chosen, table)
+    return spec is not None and (key in spec.unsure or key in spec.disputed)
+
+
 def _spec_label(spec: GpuSpec, how: str) -> str:
     if spec.origin == "built-in":
         return f"{how}: {spec.name} (built-in table)"
@@ -399,6 +447,17 @@ def assign_roofs(
         scaled_note = (
             " at the measured SM clock" if scale and not np.isnan(clock[rows]).all() else ""
         )
+        if chosen is not None and len(explicit or ()) == 1:
+            mismatch = []
+            if cc and chosen.cc and cc != chosen.cc:
+                mismatch.append(f"CC {cc} vs {chosen.cc}")
+            if table is not None and table.key != chosen.key and chosen.origin == "built-in":
+                mismatch.append(f"the device name matches {table.name}")
+            if mismatch:
+                notes.append(
+                    f"chosen GPU {chosen.name} does not look like this device "
+                    f"({name or 'unknown name'}: {'; '.join(mismatch)}); its roofs are used anyway"
+                )
         for spec, how in ((chosen, "chosen"), (None, "profile"), (table, "table")):
             if how == "profile":
                 offer(
@@ -445,6 +504,7 @@ def assign_roofs(
             if not ok.any():
                 continue
             labels = pd.Series(sources[key][rows][ok]).value_counts()
+            label = str(labels.index[0])
             dev.ceilings.append(
                 Ceiling(
                     key=key,
@@ -452,19 +512,26 @@ def assign_roofs(
                     value=float(np.median(vals[ok])),
                     low=float(vals[ok].min()),
                     high=float(vals[ok].max()),
-                    source=str(labels.index[0]),
-                    clock_hz=None if key in MEMORY_KEYS else med_clock,
+                    source=label,
+                    clock_hz=_ceiling_clock(key, label, med_clock, chosen, table),
                     launches=int(ok.sum()),
+                    uncertain=_uncertain(key, label, chosen, table),
                 )
             )
         if med_clock is not None and spec is not None and spec.boost_hz:
             ratio = med_clock / spec.boost_hz
             if ratio < 0.95:
+                effect = (
+                    "ceilings from the profile or scaled to the measured clock sit that much below "
+                    "datasheet peaks"
+                    if scale
+                    else "table ceilings are kept at datasheet clocks (--clocks datasheet), so they "
+                    "overstate what these kernels could reach"
+                )
                 notes.append(
                     f"kernels ran at {med_clock / 1e9:.2f} GHz SM clock, {100 * (1 - ratio):.0f}% below the "
                     f"{spec.boost_hz / 1e9:.2f} GHz boost clock of the datasheet (ncu locks clocks to base by "
-                    "default, --clock-control base); ceilings from the profile or scaled to the measured clock "
-                    "sit that much below datasheet peaks"
+                    f"default, --clock-control base); {effect}"
                 )
         if spec is None and not any(c.kind == "compute" for c in dev.ceilings):
             notes.append(

@@ -1,0 +1,380 @@
+"""Join theory to profiled launches and compare it with the measurement.
+
+Two sources, tried in order for each launch configuration (kernel, NVTX
+range, grid, block):
+
+1. the estimates file (``--theory``): the first matching rule, confidence
+   ``user``;
+2. the model (``--model`` / ``--model-config``): the kernel-name family
+   (:mod:`ncu_roofline.theory.families`) picks the candidate ops of one
+   layer; several candidates (the four projections of a layer are all GEMMs)
+   are told apart by the measured FLOPs, else the measured DRAM bytes, else
+   the order in which they first run.  Confidence ``high`` when the measured
+   work is within 25% of the chosen op's, ``medium`` within 2x or for a
+   family with a single candidate, ``low`` otherwise.
+
+Kernels that match nothing get no theory and are listed; an invented
+estimate would be worse than none.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ncu_roofline.theory.estimates import TheoryFile
+from ncu_roofline.theory.models import ModelConfig, ModelOp, expand_model
+from ncu_roofline.theory.ops import OpEstimate
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Model roles each kernel-name family can stand for, most likely first.
+FAMILY_ROLES: dict[str, tuple[str, ...]] = {
+    "gemm": ("qkv_proj", "o_proj", "gate_up_proj", "down_proj", "lm_head"),
+    "gemv": ("qkv_proj", "o_proj", "gate_up_proj", "down_proj", "lm_head"),
+    "grouped_gemm": ("moe_gate_up", "moe_down"),
+    "attention_decode": ("attention",),
+    "attention_prefill": ("attention",),
+    "rmsnorm": ("rmsnorm", "add_rmsnorm", "final_norm"),
+    "add_rmsnorm": ("add_rmsnorm", "rmsnorm"),
+    "act_and_mul": ("act_and_mul",),
+    "rope": ("rope",),
+    "kv_append": ("kv_append",),
+    "embedding": ("embedding",),
+    "topk_sample": ("sampling",),
+    "communication": ("allreduce",),
+}
+#: A GEMM launch whose measured FLOPs differ from every projection by more
+#: than this factor is not one of the model's projections.
+MAX_GEMM_MISMATCH = 4.0
+
+#: Roles a GEMM kernel runs in, in the order one layer runs them.
+_GEMM_ORDER = ("qkv_proj", "o_proj", "gate_up_proj", "down_proj")
+
+#: Phase each attention family belongs to.
+_ATTENTION_PHASE = {"attention_decode": "decode", "attention_prefill": "prefill"}
+
+#: Likely causes of excess DRAM traffic, by family.
+CAUSES: dict[str, str] = {
+    "attention_decode": (
+        "paged attention reading each KV head once per query head (GQA), split-KV partials, "
+        "whole pages loaded for partly filled blocks"
+    ),
+    "attention_prefill": "K/V re-read for every query tile without L2 reuse, spilled scores",
+    "gemm": "no reuse or poor tiling across CTAs, split-K partials, activations re-read per tile",
+    "gemv": "split-K partial sums, unvectorised loads (sector over-fetch), weights read more than once",
+    "grouped_gemm": "activations gathered per expert assignment, padded expert tiles, weights re-read",
+}
+_DEFAULT_CAUSES = "no reuse or tiling, uncoalesced or strided access (sector over-fetch), re-reads, register spills"
+
+
+@dataclass
+class TheoryConfig:
+    """Where theory comes from and how it is judged."""
+
+    file: TheoryFile | None = None
+    model: ModelConfig | None = None
+    phase: str = "decode"
+    batch: int = 1
+    seq: int = 2048
+    dtype: str = "bf16"
+    kv_dtype: str | None = None
+    tp: int = 1
+    #: byte_excess at or above this raises an ``excess-traffic`` finding ...
+    excess_threshold: float = 2.0
+    #: ... for kernel groups with at least this share of the profiled time.
+    min_time_share: float = 0.01
+    _ops: list[ModelOp] | None = field(default=None, repr=False)
+
+    def model_ops(self) -> list[ModelOp]:
+        """The model's ops for the configured phase and shapes (cached)."""
+        if self.model is None:
+            return []
+        if self._ops is None:
+            self._ops = expand_model(
+                self.model,
+                phase=self.phase,
+                batch=self.batch,
+                seq=self.seq,
+                dtype=self.dtype,
+                kv_dtype=self.kv_dtype,
+                tp=self.tp,
+            )
+        return self._ops
+
+    def describe(self) -> dict[str, Any]:
+        """Plain data for the report's options."""
+        out: dict[str, Any] = {
+            "file": self.file.path if self.file else None,
+            "excess_threshold": self.excess_threshold,
+            "min_time_share": self.min_time_share,
+        }
+        if self.model is not None:
+            out["model"] = {
+                "key": self.model.key,
+                "name": self.model.name,
+                "source": self.model.source,
+                "phase": self.phase,
+                "batch": self.batch,
+                "seq": self.seq,
+                "dtype": self.dtype,
+                "kv_dtype": self.kv_dtype,
+                "tp": self.tp,
+            }
+        return out
+
+
+@dataclass
+class _Choice:
+    estimate: OpEstimate
+    source: str
+    confidence: str
+    family: str | None
+
+
+def _log_distance(measured: float, theory: float) -> float:
+    if not (measured > 0 and theory > 0) or not math.isfinite(measured):
+        return math.inf
+    return abs(math.log(measured / theory))
+
+
+def _confidence_from(distance: float) -> str:
+    if distance <= math.log(1.25):
+        return "high"
+    if distance <= math.log(2.0):
+        return "medium"
+    return "low"
+
+
+def apply_theory(
+    launches: pd.DataFrame, config: TheoryConfig
+) -> tuple[dict[str, npt.NDArray[np.generic]], list[str]]:
+    """Theory columns for every launch, and the kernels left without theory.
+
+    Rules and single-candidate families are resolved once per launch
+    configuration.  GEMMs are resolved per launch, vectorised: one kernel
+    with one grid often serves several projections of different shapes.
+    """
+    n = len(launches)
+    keys = pd.DataFrame(
+        {
+            "kernel": launches["kernel"].astype(object).fillna(""),
+            "nvtx": launches["nvtx"].astype(object).fillna("") if "nvtx" in launches else "",
+            "grid": launches["grid"].astype(object).fillna(""),
+            "block": launches["block"].astype(object).fillna(""),
+        }
+    )
+    gid = keys.groupby(["kernel", "nvtx", "grid", "block"], sort=False).ngroup().to_numpy()
+    n_groups = int(gid.max()) + 1 if n else 0
+    first = (
+        pd.Series(np.arange(n)).groupby(gid).first().to_numpy() if n else np.array([], dtype=int)
+    )
+    inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
+
+    def per_launch(col: str) -> FloatArray:
+        if col not in launches:
+            return np.full(n_groups, np.nan)
+        v = launches[col].to_numpy(dtype=np.float64, na_value=np.nan) * inv
+        total = np.bincount(gid, weights=np.nan_to_num(v), minlength=n_groups)
+        count = np.bincount(gid, weights=inv, minlength=n_groups)
+        bad = np.bincount(gid, weights=np.isnan(v).astype(np.float64), minlength=n_groups) > 0
+        out = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
+        out[bad] = np.nan
+        return out
+
+    meas_flops = per_launch("flops")
+    meas_bytes = per_launch("dram_bytes")
+    choices: list[_Choice | None] = [None] * n_groups
+
+    if config.file is not None:
+        for g in range(n_groups):
+            row = first[g]
+            found = config.file.find(
+                str(keys["kernel"].iat[row]),
+                str(keys["nvtx"].iat[row]) or None,
+                str(keys["grid"].iat[row]) or None,
+                str(keys["block"].iat[row]) or None,
+            )
+            if found is not None:
+                rule, est = found
+                choices[g] = _Choice(est, f"{rule.origin} ({rule.label})", "user", None)
+
+    gemm: _GemmAssignment | None = None
+    if config.model is not None:
+        gemm = _assign_model(config, keys, first, meas_flops, meas_bytes, choices)
+
+    cols: dict[str, npt.NDArray[np.generic]] = {
+        "theory_flops": np.full(n, np.nan),
+        "theory_bytes": np.full(n, np.nan),
+        "theory_op": np.full(n, None, dtype=object),
+        "theory_label": np.full(n, None, dtype=object),
+        "theory_precision": np.full(n, None, dtype=object),
+        "theory_source": np.full(n, None, dtype=object),
+        "confidence": np.full(n, None, dtype=object),
+        "family": np.full(n, None, dtype=object),
+    }
+    g_flops = np.array([c.estimate.flops if c else np.nan for c in choices], dtype=np.float64)
+    g_bytes = np.array([c.estimate.bytes if c else np.nan for c in choices], dtype=np.float64)
+    cols["theory_flops"] = g_flops[gid] if n else cols["theory_flops"]
+    cols["theory_bytes"] = g_bytes[gid] if n else cols["theory_bytes"]
+    getters: dict[str, Callable[[_Choice], str | None]] = {
+        "theory_op": lambda c: c.estimate.op,
+        "theory_label": lambda c: c.estimate.label,
+        "theory_precision": lambda c: c.estimate.precision,
+        "theory_source": lambda c: c.source,
+        "confidence": lambda c: c.confidence,
+        "family": lambda c: c.family,
+    }
+    for name, getter in getters.items():
+        values: npt.NDArray[np.object_] = np.empty(n_groups, dtype=object)
+        values[:] = [getter(c) if c else None for c in choices]
+        cols[name] = values[gid] if n else cols[name]
+    done: set[int] = set()
+    if gemm is not None and gemm.groups:
+        done = _fill_gemm_launches(launches, gid, first, gemm, cols)
+    unmatched = [
+        str(keys["kernel"].iat[first[g]])
+        for g in range(n_groups)
+        if choices[g] is None and g not in done
+    ]
+    return cols, list(dict.fromkeys(unmatched))
+
+
+@dataclass
+class _GemmAssignment:
+    """GEMM launch configurations left for per-launch assignment."""
+
+    groups: list[int]
+    roles: list[str]
+    estimates: list[OpEstimate]
+    order: list[str]
+    label: str
+    families: dict[int, str]
+
+
+def _fill_gemm_launches(
+    launches: pd.DataFrame,
+    gid: npt.NDArray[np.int64],
+    first: npt.NDArray[np.int64],
+    gemm: _GemmAssignment,
+    cols: dict[str, npt.NDArray[np.generic]],
+) -> set[int]:
+    """Pick each GEMM launch's projection by its measured FLOPs, else bytes, else order.
+
+    A launch whose measured FLOPs are more than :data:`MAX_GEMM_MISMATCH`
+    away from every projection of the model (a GEMM from another phase or
+    model) gets no theory.  Returns the configurations that got some.
+    """
+    rows = np.nonzero(np.isin(gid, gemm.groups))[0]
+    if rows.size == 0:
+        return set()
+
+    def distances(column: str, theory: list[float]) -> FloatArray:
+        if column not in launches:
+            return np.full((rows.size, len(theory)), np.inf)
+        measured = launches[column].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+        t = np.asarray(theory, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = np.abs(np.log(measured[:, None] / t[None, :]))
+        d[~np.isfinite(d)] = np.inf
+        return d
+
+    d_flops = distances("flops", [e.flops for e in gemm.estimates])
+    d_bytes = distances("dram_bytes", [e.bytes for e in gemm.estimates])
+    best_f, dist_f = d_flops.argmin(axis=1), d_flops.min(axis=1)
+    best_b, dist_b = d_bytes.argmin(axis=1), d_bytes.min(axis=1)
+    # Without measurements, the n-th GEMM configuration to run is taken to be
+    # the n-th projection of a layer.
+    position = {g: i for i, g in enumerate(sorted(gemm.groups, key=lambda g: first[g]))}
+    order_index = np.array(
+        [
+            gemm.roles.index(gemm.order[position[g] % len(gemm.order)]) if gemm.order else 0
+            for g in gid[rows]
+        ]
+    )
+    use_f = np.isfinite(dist_f)
+    use_b = ~use_f & np.isfinite(dist_b)
+    choice = np.where(use_f, best_f, np.where(use_b, best_b, order_index))
+    confidence = np.full(rows.size, "low", dtype=object)
+    confidence[use_f & (dist_f <= math.log(2.0))] = "medium"
+    confidence[use_f & (dist_f <= math.log(1.25))] = "high"
+    # Bytes are what is being judged, so matching on them gives medium at best.
+    confidence[use_b & (dist_b <= math.log(1.5))] = "medium"
+
+    keep = ~(use_f & (dist_f > math.log(MAX_GEMM_MISMATCH)))
+    rows, choice, confidence = rows[keep], choice[keep], confidence[keep]
+    est = gemm.estimates
+    cols["theory_flops"][rows] = np.array([e.flops for e in est])[choice]
+    cols["theory_bytes"][rows] = np.array([e.bytes for e in est])[choice]
+    for name, values in (
+        ("theory_op", [e.op for e in est]),
+        ("theory_label", [e.label for e in est]),
+        ("theory_precision", [e.precision for e in est]),
+        ("theory_source", [f"{gemm.label}: {r}" for r in gemm.roles]),
+    ):
+        arr: npt.NDArray[np.object_] = np.empty(len(values), dtype=object)
+        arr[:] = values
+        cols[name][rows] = arr[choice]
+    cols["confidence"][rows] = confidence
+    fam: npt.NDArray[np.object_] = np.empty(rows.size, dtype=object)
+    fam[:] = [gemm.families[g] for g in gid[rows]]
+    cols["family"][rows] = fam
+    return set(np.unique(gid[rows]).tolist())
+
+
+def _assign_model(
+    config: TheoryConfig,
+    keys: pd.DataFrame,
+    first: npt.NDArray[np.int64],
+    meas_flops: FloatArray,
+    meas_bytes: FloatArray,
+    choices: list[_Choice | None],
+) -> _GemmAssignment:
+    from ncu_roofline.theory.families import classify_names
+
+    ops = config.model_ops()
+    by_role: dict[str, ModelOp] = {}
+    for op in ops:
+        by_role.setdefault(op.role, op)
+    assert config.model is not None
+    model_label = f"model {config.model.key} {config.phase} b={config.batch} seq={config.seq}"
+    families = classify_names(str(keys["kernel"].iat[i]) for i in first)
+    gemm_groups: list[int] = []
+    for g, row in enumerate(first):
+        if choices[g] is not None:
+            continue
+        fam = families[str(keys["kernel"].iat[row])].family
+        phase = _ATTENTION_PHASE.get(fam)
+        if phase is not None and phase != config.phase:
+            continue
+        roles = [r for r in FAMILY_ROLES.get(fam, ()) if r in by_role]
+        if not roles:
+            continue
+        if fam in ("gemm", "gemv"):
+            gemm_groups.append(g)
+            continue
+        role = roles[0]
+        if len(roles) > 1:
+            role = min(roles, key=lambda r: _log_distance(meas_flops[g], by_role[r].estimate.flops))
+        choices[g] = _Choice(by_role[role].estimate, f"{model_label}: {role}", "medium", fam)
+
+    candidates = [r for r in FAMILY_ROLES["gemm"] if r in by_role]
+    return _GemmAssignment(
+        groups=gemm_groups if candidates else [],
+        roles=candidates,
+        estimates=[by_role[r].estimate for r in candidates],
+        order=[r for r in _GEMM_ORDER if r in by_role],
+        label=model_label,
+        families={g: families[str(keys["kernel"].iat[first[g]])].family for g in gemm_groups},
+    )
+
+
+def causes_for(family: str | None) -> str:
+    """The likely causes of excess DRAM traffic for a kernel family."""
+    return CAUSES.get(family or "", _DEFAULT_CAUSES)

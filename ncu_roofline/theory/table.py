@@ -1,0 +1,195 @@
+"""The ``theory`` command's analysis: ops placed on GPUs' roofs, no profile needed.
+
+For every op (given with ``--op`` or expanded from a model) and every GPU:
+the ceiling of the op's precision, the ridge point, the attainable rate, the
+bound class and the time floor ``max(FLOPs / peak, bytes / bandwidth)`` --
+the least time any implementation could take at datasheet peaks.  For a
+model, per-op floors times their counts add up to a floor per forward pass
+(per generated token in decode).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ncu_roofline.hardware import GpuSpec
+from ncu_roofline.theory.models import ModelOp
+from ncu_roofline.theory.ops import OpEstimate
+
+#: Ceilings to fall back to when a GPU lacks the op's own (same-rate pairs).
+_FALLBACK: dict[str, tuple[str, ...]] = {
+    "tensor_bf16": ("tensor_fp16",),
+    "tensor_fp16": ("tensor_bf16",),
+    "tensor_fp8": ("tensor_int8",),
+    "tensor_int8": ("tensor_fp8",),
+    "fp16": ("fp32",),
+}
+
+
+@dataclass(frozen=True)
+class TheoryRow:
+    """One op to tabulate, with how often it runs per forward pass."""
+
+    name: str
+    estimate: OpEstimate
+    count: int = 1
+
+
+def rows_from_model(ops: list[ModelOp]) -> list[TheoryRow]:
+    """Table rows for a model's expanded ops."""
+    return [TheoryRow(name=op.role, estimate=op.estimate, count=op.count) for op in ops]
+
+
+def peak_for(spec: GpuSpec, precision: str) -> tuple[float | None, str | None]:
+    """The compute ceiling (FLOP/s) a GPU offers for a precision, and its key."""
+    for key in (precision, *_FALLBACK.get(precision, ())):
+        if key in spec.compute:
+            return spec.compute[key], key
+    return None, None
+
+
+def _place(est: OpEstimate, spec: GpuSpec) -> dict[str, Any]:
+    peak, key = peak_for(spec, est.precision)
+    bw = spec.memory.get("dram")
+    ai = est.flops / est.bytes if est.bytes > 0 else math.inf if est.flops > 0 else math.nan
+    out: dict[str, Any] = {
+        "precision": key,
+        "peak_flops_per_s": peak,
+        "peak_dram_bytes_per_s": bw,
+        "ridge": None,
+        "attainable_flops_per_s": None,
+        "bound": None,
+        "time_floor_s": None,
+    }
+    if est.op == "allreduce":
+        out["bound"] = "communication"
+        return out
+    compute_t = est.flops / peak if peak else (0.0 if est.flops == 0 else None)
+    memory_t = est.bytes / bw if bw else (0.0 if est.bytes == 0 else None)
+    if compute_t is not None and memory_t is not None:
+        out["time_floor_s"] = max(compute_t, memory_t)
+    if peak and bw:
+        ridge = peak / bw
+        out["ridge"] = ridge
+        if math.isfinite(ai):
+            out["attainable_flops_per_s"] = min(peak, ai * bw)
+        out["bound"] = "memory" if (math.isnan(ai) or ai < ridge) else "compute"
+    elif bw and est.flops == 0:
+        out["bound"] = "memory"
+    return out
+
+
+def _num(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def build_theory_table(
+    rows: list[TheoryRow], gpus: list[GpuSpec], model: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Plain data for the ``theory`` command (JSON as is, text via a template)."""
+    ops = []
+    totals: dict[str, dict[str, Any]] = {
+        g.key: {"time_floor_s": 0.0, "flops": 0.0, "bytes": 0.0, "complete": True} for g in gpus
+    }
+    for row in rows:
+        est = row.estimate
+        placed = {g.key: _place(est, g) for g in gpus}
+        ops.append(
+            {
+                "name": row.name,
+                "op": est.op,
+                "label": est.label,
+                "count": row.count,
+                "flops": est.flops,
+                "bytes": est.bytes,
+                "ai": _num(est.flops / est.bytes) if est.bytes > 0 else None,
+                "precision": est.precision,
+                "params": {k: v for k, v in est.params.items()},
+                "notes": list(est.notes),
+                "gpus": placed,
+            }
+        )
+        for g in gpus:
+            t = totals[g.key]
+            t["flops"] += est.flops * row.count
+            t["bytes"] += est.bytes * row.count
+            floor = placed[g.key]["time_floor_s"]
+            if floor is None:
+                if placed[g.key]["bound"] != "communication":
+                    t["complete"] = False
+            else:
+                t["time_floor_s"] += floor * row.count
+    return {
+        "model": model,
+        "gpus": [
+            {
+                "key": g.key,
+                "name": g.name,
+                "origin": g.origin,
+                "compute": dict(g.compute),
+                "memory": dict(g.memory),
+                "boost_hz": g.boost_hz,
+            }
+            for g in gpus
+        ],
+        "ops": ops,
+        "totals": totals if model is not None else None,
+    }
+
+
+def _fmt_count(x: float | None, unit: str = "") -> str:
+    from ncu_roofline.units import format_si
+
+    return format_si(x, unit) if x is not None else "n/a"
+
+
+def theory_text_context(table: dict[str, Any]) -> dict[str, Any]:
+    """Strings and column widths for the text template (no arithmetic there)."""
+    gpus = table["gpus"]
+    header = ["op", "count", "FLOPs", "bytes", "FLOP/B"]
+    for g in gpus:
+        header += [f"{g['key']} bound", "floor"]
+    body: list[list[str]] = []
+    for op in table["ops"]:
+        cells = [
+            str(op["name"]),
+            str(op["count"]),
+            _fmt_count(op["flops"]),
+            _fmt_count(op["bytes"], "B"),
+            "n/a" if op["ai"] is None else f"{op['ai']:.4g}",
+        ]
+        for g in gpus:
+            placed = op["gpus"][g["key"]]
+            cells += [str(placed["bound"] or "n/a"), _fmt_count(placed["time_floor_s"], "s")]
+        body.append(cells)
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in [header, *body]
+    ]
+    totals = []
+    if table.get("totals"):
+        for g in gpus:
+            t = table["totals"][g["key"]]
+            totals.append(
+                {
+                    "gpu": f"{g['key']} ({g['name']})",
+                    "floor": _fmt_count(t["time_floor_s"], "s"),
+                    "flops": _fmt_count(t["flops"]),
+                    "bytes": _fmt_count(t["bytes"], "B"),
+                    "complete": t["complete"],
+                }
+            )
+    model = table.get("model")
+    title = None
+    if model:
+        title = (
+            f"{model['name']} {model['phase']}, batch {model['batch']}, seq {model['seq']}, "
+            f"{model['dtype']}" + (f", tp {model['tp']}" if model["tp"] > 1 else "")
+        )
+    return {"title": title, "lines": lines, "totals": totals}
