@@ -331,12 +331,9 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     launches; the bound class is the one that holds for most of the time.
     A sum is NaN when any launch of the group lacks the value.
     """
-    if launches.empty:
-        empty: pd.DataFrame = pd.DataFrame(columns=[*GROUP_KEYS, "launches", "total_duration_s"])
-        return empty
     keys = launches[list(GROUP_KEYS)].astype(object).fillna("")
     gid = keys.groupby(list(GROUP_KEYS), sort=False).ngroup().to_numpy()
-    n_groups = int(gid.max()) + 1
+    n_groups = int(gid.max()) + 1 if len(gid) else 0
     inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
     t = _f(launches, "total_duration_s")
     t0 = np.nan_to_num(t)
