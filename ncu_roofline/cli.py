@@ -23,8 +23,10 @@ from ncu_roofline.errors import NcuRooflineError, OutputError, UsageError
 from ncu_roofline.hardware import builtin_gpus, find_gpu, load_roofs_file
 from ncu_roofline.inspection import inspect_profile
 from ncu_roofline.output import write_atomic
+from ncu_roofline.page import build_page
 from ncu_roofline.readers import load
 from ncu_roofline.renderers import FORMATS, render_json
+from ncu_roofline.renderers.html_report import PLOTLY_MODES, render_html
 from ncu_roofline.resources import render
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.estimates import load_theory_file
@@ -208,6 +210,7 @@ def _theory_config(
 
 
 def _output_format(output: str | None, fmt: str | None) -> str:
+    """The report format: --format, else the output name's suffix, else HTML."""
     if fmt is not None:
         return fmt
     if output and output != "-":
@@ -215,25 +218,54 @@ def _output_format(output: str | None, fmt: str | None) -> str:
         for name, suffixes in FORMATS.items():
             if "." + suffix in suffixes:
                 return name
-        if suffix in ("html", "htm", "md", "xml"):
+        if suffix in ("md", "xml"):
             raise UsageError(
                 f"{output}: .{suffix} reports are not available in this version; "
-                "write JSON with --format json (or an output name ending in .json)"
+                "use an output name ending in .html or .json"
             )
-        raise UsageError(f"{output}: cannot tell the format from the name; add --format json")
-    return "json"
+        raise UsageError(
+            f"{output}: cannot tell the format from the name; add --format html or --format json"
+        )
+    return "html"
+
+
+_INPUT_SUFFIXES = (".gz", ".csv", ".ncu-rep", ".txt", ".out", ".log")
+
+
+def _default_output(first_input: str, out_format: str) -> str:
+    """``runs/profile.csv.gz`` -> ``profile.html`` in the current directory."""
+    name = "ncu-roofline-report" if first_input == "-" else os.path.basename(first_input)
+    stripped = True
+    while stripped:
+        stripped = False
+        for suffix in _INPUT_SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                name = name[: -len(suffix)]
+                stripped = True
+    return f"{name}.{out_format}"
 
 
 @cli.command()
 @click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
 @click.option(
-    "-o", "--output", metavar="OUT", help="Output file ('-' or omitted: standard output)."
+    "-o",
+    "--output",
+    metavar="OUT",
+    help="Output file ('-': standard output; default: the first input's name with .html, "
+    "or standard output for --format json).",
 )
 @click.option(
     "--format",
     "fmt",
     type=click.Choice(sorted(FORMATS)),
-    help="Output format (default: from the output name, else json).",
+    help="Output format (default: from the output name, else html).",
+)
+@click.option(
+    "--plotly-js",
+    type=click.Choice(PLOTLY_MODES),
+    default="inline",
+    show_default=True,
+    help="Inline plotly.js (works offline) or load it from the Plotly CDN (small file).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @click.option("--gpu", metavar="NAME", help="Use this GPU's roofs (see `ncu-roofline gpus`).")
@@ -263,6 +295,7 @@ def report(
     inputs: tuple[str, ...],
     output: str | None,
     fmt: str | None,
+    plotly_js: str,
     force: bool,
     gpu: str | None,
     roofs_file: str | None,
@@ -292,6 +325,8 @@ def report(
     far more DRAM bytes than that are flagged (excess-traffic).
     """
     out_format = _output_format(output, fmt)
+    if output is None and out_format != "json":
+        output = _default_output(inputs[0], out_format)
     if output and output != "-" and not force and os.path.exists(output):
         # Refuse before the (possibly long) analysis, not after.
         raise OutputError(f"{output}: already exists (use --force to overwrite)")
@@ -310,7 +345,10 @@ def report(
     context = build_context(analysis)
     if roofs_file:
         context["options"]["roofs_file"] = roofs_file
-    text = render_json(context)
+    if out_format == "html":
+        text = render_html(build_page(context, plotly_js=plotly_js))
+    else:
+        text = render_json(context)
     for item in context["inputs"]:
         for w in item["warnings"]:
             _warn(f"{item['path']}: {w}")

@@ -41,3 +41,31 @@ def test_simulated_sample_is_labelled_and_reads() -> None:
     assert df.loc[1, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"] == 6144 * 4096
     assert df.loc[1, "kernel_short"] == "gemvx::kernel<cublasGemvParamsEx>"
     assert (df["duration_basis"] == "gpu__time_duration").all()
+
+
+def _reports_module():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(
+        "make_reports", REPO / "sample_reports" / "make_reports.py"
+    )
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["make_reports"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_sample_reports_are_current() -> None:
+    mod = _reports_module()
+    for name, text in mod.reports().items():
+        committed = (REPO / "sample_reports" / name).read_text(encoding="utf-8")
+        assert committed == text, f"{name} is stale: run python sample_reports/make_reports.py"
+
+
+def test_sample_html_report_names_its_findings() -> None:
+    html = (REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.report.html").read_text(
+        encoding="utf-8"
+    )
+    # The simulated decode attention reads 4x its minimal KV bytes.
+    assert "excess-traffic" in html
+    assert "flash_fwd_splitkv_kernel" in html
+    assert "https://cdn.plot.ly/plotly-" in html

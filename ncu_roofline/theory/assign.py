@@ -359,9 +359,9 @@ def _assign_model(
         if fam in ("gemm", "gemv"):
             gemm_groups.append(g)
             continue
+        # The family says which op it is (a plain RMSNorm is not the fused
+        # add + RMSNorm); later roles only stand in when the model lacks it.
         role = roles[0]
-        if len(roles) > 1:
-            role = min(roles, key=lambda r: _log_distance(meas_flops[g], by_role[r].estimate.flops))
         choices[g] = _Choice(by_role[role].estimate, f"{model_label}: {role}", "medium", fam)
 
     candidates = [r for r in FAMILY_ROLES["gemm"] if r in by_role]

@@ -258,11 +258,30 @@ class _Lines:
         return start + 1
 
     def top(self, key: str) -> int:
-        pattern = re.compile(rf"\s*(?:\[\s*{re.escape(key)}\s*\]|{re.escape(key)}\s*=)")
+        """Line of a top-level table (``[key]`` or ``[[key]]``) or key."""
+        k = re.escape(key)
+        pattern = re.compile(rf"\s*(?:\[\[?\s*{k}\s*\]\]?|{k}\s*=|\"{k}\"\s*=)")
         for i, line in enumerate(self.lines):
             if pattern.match(line):
                 return i + 1
         return 1
+
+    def param(self, key: str) -> int:
+        """Line of an entry of the ``[params]`` table."""
+        start = next(
+            (i for i, line in enumerate(self.lines) if re.match(r"\s*\[\s*params\s*\]", line)),
+            None,
+        )
+        if start is None:
+            return self.top(key)
+        k = re.escape(key)
+        pattern = re.compile(rf"\s*(?:{k}|\"{k}\"|'{k}')\s*=")
+        for i in range(start + 1, len(self.lines)):
+            if re.match(r"\s*\[", self.lines[i]):
+                break
+            if pattern.match(self.lines[i]):
+                return i + 1
+        return start + 1
 
 
 def _compile(value: Any, where: str) -> Expr:
@@ -303,7 +322,7 @@ def load_theory_file(path: str | os.PathLike[str]) -> TheoryFile:
     if not isinstance(raw_params, dict):
         raise InputFormatError(f"{label}:{lines.top('params')}: params must be a table")
     for name, value in raw_params.items():
-        where = f"{label}:{lines.top(name)}: params.{name}"
+        where = f"{label}:{lines.param(name)}: params.{name}"
         if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
             raise InputFormatError(f"{where}: parameter names are letters, digits and _")
         try:
@@ -402,16 +421,17 @@ def _rule(
                 f"{where('op')}: unknown op {op_name!r}; known ops: {', '.join(sorted(OPS))}"
             )
         spec = OPS[kind]
-        kinds = {p.name: p.kind for p in spec.params}
         args: dict[str, Any] = {}
         for key, value in raw.items():
             if key in _RULE_KEYS:
                 continue
-            if key not in kinds:
+            param = spec.param(key)
+            if param is None:
+                names = ", ".join(p.name for p in spec.params)
                 raise InputFormatError(
-                    f"{where(key)}: not a parameter of op {kind!r}; its parameters are {', '.join(kinds)}"
+                    f"{where(key)}: not a parameter of op {kind!r}; its parameters are {names}"
                 )
-            if kinds[key] in ("int", "float") and isinstance(value, str):
+            if param.kind in ("int", "float") and isinstance(value, str):
                 expr = _compile(value, where(key))
                 _check_names(expr, known, where(key))
                 args[key] = expr

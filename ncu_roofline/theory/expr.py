@@ -141,6 +141,8 @@ class Expr:
             return float(self._eval(self.tree.body, env))
         except ExprError:
             raise
+        except RecursionError:
+            raise ExprError("expression nested too deeply") from None
         except ZeroDivisionError:
             raise ExprError("division by zero") from None
         except (OverflowError, ValueError, TypeError) as exc:
@@ -149,7 +151,7 @@ class Expr:
     def _eval(self, node: ast.expr, env: Mapping[str, Any]) -> float:
         if isinstance(node, ast.Constant):
             assert isinstance(node.value, (int, float))  # checked at compile time
-            return float(node.value)
+            return _finite(float(node.value))
         if isinstance(node, (ast.Name, ast.Attribute)):
             value = env[_dotted(node) or ""]
             if isinstance(value, bool):
@@ -208,8 +210,10 @@ def compile_expr(text: str) -> Expr:
         raise ExprError(f"expression longer than {MAX_LENGTH} characters")
     try:
         tree = ast.parse(text.strip(), mode="eval")
+        names: set[str] = set()
+        _check(tree, names)
     except SyntaxError as exc:
         raise ExprError(f"syntax error in {text!r}: {exc.msg}") from None
-    names: set[str] = set()
-    _check(tree, names)
+    except (RecursionError, MemoryError):
+        raise ExprError("expression nested too deeply") from None
     return Expr(text=text, tree=tree, names=frozenset(names))

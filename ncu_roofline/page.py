@@ -1,0 +1,314 @@
+"""The HTML page's context: the report context arranged for reading.
+
+Everything the template shows is prepared here as plain data: numbers are
+formatted, the kernel table rows carry both their display text and a sort
+key, findings get an explanation and what to try, and the roofline charts
+come ready to embed.  The template only lays this out; it computes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections import Counter
+from typing import Any
+
+from ncu_roofline import __version__
+from ncu_roofline.analysis import BOUND_CLASSES
+from ncu_roofline.charts import BOUND_COLOURS, roofline_figures
+from ncu_roofline.units import format_si
+
+#: What each bound class means, in one line, for the summary.
+BOUND_MEANING: dict[str, str] = {
+    "memory": "left of the ridge point: limited by DRAM bandwidth",
+    "compute": "right of the ridge point: limited by the compute roof",
+    "latency": "far under every roof, or too short for launch overhead to amortise",
+    "communication": "collective kernels, bound by the interconnect",
+    "not placeable": "an input the roofline needs is missing",
+}
+
+#: Why a finding matters and what to try, by kind (and bound class).
+ADVICE: dict[str, tuple[str, str]] = {
+    "below-roof/memory": (
+        "The kernel moves bytes more slowly than DRAM allows, and bytes are what limit it.",
+        "Cut the bytes: fuse it with its neighbours, quantise weights or the KV cache (FP8, INT4), "
+        "batch more work per weight read, improve reuse with tiling; make loads wide and coalesced "
+        "so DRAM runs near its peak.",
+    ),
+    "below-roof/compute": (
+        "The kernel has enough work per byte to be compute-bound but runs well under the compute roof.",
+        "Use the tensor cores (FP32 math can often run as TF32 or BF16), larger tiles, fewer "
+        "non-FMA instructions; check occupancy and pipeline stalls in Nsight Compute's source view.",
+    ),
+    "below-roof/latency": (
+        "The kernel is far from every roof: it cannot keep the GPU busy long enough.",
+        "Raise occupancy (more blocks, fewer registers per thread), give each launch more work, fuse "
+        "tiny kernels, and capture launch sequences in CUDA graphs to hide launch overhead.",
+    ),
+    "excess-traffic": (
+        "The kernel reads or writes far more DRAM bytes than its math needs.",
+        "Reuse data on chip (tiling, shared memory), coalesce accesses, avoid re-reading inputs "
+        "(e.g. a GQA-aware decode kernel reads each KV head once), and check for register spills.",
+    ),
+    "above-roof": (
+        "A point above a roof means the roof or the counters do not describe this run.",
+        "Check the clocks (ncu --clock-control base), the GPU the roofs come from (--gpu, --roofs) "
+        "and that the counters come from one replay of the kernel.",
+    ),
+    "not-placeable": (
+        "Without FLOP counts, byte counts, a duration or roofs a kernel cannot be placed.",
+        "Collect the missing metrics: ncu --set full --print-units base, or the --metrics list "
+        "`ncu-roofline inspect` prints; name the GPU with --gpu when the export lacks it.",
+    ),
+    "no-roofs": (
+        "No peak figures are known for this device.",
+        "Choose a GPU with --gpu NAME (ncu-roofline gpus lists them) or give roofs with --roofs FILE.",
+    ),
+    "communication": (
+        "Collective kernels wait on NVLink, PCIe or the network, not on DRAM.",
+        "Overlap communication with compute and compare the bus bandwidth with nccl-tests.",
+    ),
+    "clock-below-datasheet": (
+        "ncu locks clocks to base by default, so kernels ran slower than datasheet boost.",
+        "Read efficiencies against the profile's own roofs; profile with --clock-control none to "
+        "see boost-clock behaviour.",
+    ),
+    "gpu-mismatch": (
+        "The chosen GPU does not look like the profiled device.",
+        "Check --gpu: roofs of another GPU make every efficiency wrong.",
+    ),
+    "mixed-definitions": (
+        "L2 or L1 bytes come from metric families that count different things.",
+        "Collect one family for the whole profile (lts__t_bytes and l1tex__t_bytes, or ncu's "
+        "roofline sections).",
+    ),
+    "no-theory": (
+        "Some kernels matched no theory rule or model op.",
+        "Add [[kernel]] rules to a --theory file for them.",
+    ),
+}
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _si(value: Any, unit: str = "") -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return format_si(float(value), unit)
+
+
+def _pct(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{100 * float(value):.1f}%"
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    return f"{float(value):.{digits}g}"
+
+
+def _sort_key(value: Any) -> str:
+    """A sortable attribute: numbers as repr, missing as empty (sorted last by the script)."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if isinstance(value, (int, float)):
+        return repr(float(value))
+    return str(value)
+
+
+def _advice(kind: str, message: str, bound: str | None) -> tuple[str, str]:
+    if kind == "below-roof":
+        key = f"below-roof/{bound}" if f"below-roof/{bound}" in ADVICE else "below-roof/memory"
+        return ADVICE[key]
+    return ADVICE.get(kind, ("", ""))
+
+
+def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[str, Any]]:
+    rows = []
+    for k in kernels:
+        cells = [
+            ("rank", str(k["rank"]), k["rank"]),
+            ("launches", f"{k['launches']:,}", k["launches"]),
+            ("time", _si(k["total_duration_s"], "s"), k["total_duration_s"]),
+            ("share", _pct(k["time_share"]), k["time_share"]),
+            ("ai", _num(k["ai_dram"]), k["ai_dram"]),
+            ("achieved", _si(k["achieved_flops_per_s"], "FLOP/s"), k["achieved_flops_per_s"]),
+            ("bandwidth", _si(k["dram_bytes_per_s"], "B/s"), k["dram_bytes_per_s"]),
+            ("efficiency", _pct(k["efficiency"]), k["efficiency"]),
+            ("recoverable", _si(k["recoverable_s"], "s"), k["recoverable_s"]),
+        ]
+        if with_theory:
+            cells.append(
+                (
+                    "byte_excess",
+                    _num(k.get("byte_excess")) + ("×" if k.get("byte_excess") is not None else ""),
+                    k.get("byte_excess"),
+                )
+            )
+        rows.append(
+            {
+                "short": k["kernel_short"] or k["kernel"],
+                "full": k["kernel"],
+                "bound": k["bound"],
+                "bound_reason": k["bound_reason"] or "",
+                "precision": k["precision"] or "–",
+                "config": f"grid {k['grid'] or '?'} block {k['block'] or '?'}",
+                "device": k["device_name"] or (f"CC {k['cc']}" if k["cc"] else "unknown device"),
+                "source": k["source"],
+                "theory": k.get("theory_source") or "",
+                "confidence": k.get("confidence") or "",
+                "cells": [
+                    {"key": key, "text": text, "sort": _sort_key(raw)} for key, text, raw in cells
+                ],
+            }
+        )
+    return rows
+
+
+def _methodology(context: dict[str, Any]) -> list[dict[str, Any]]:
+    """Which metric family each quantity came from, with launch counts."""
+    launches = context["launches"]
+    out = []
+    for field, title in (
+        ("duration_basis", "Duration"),
+        ("flops_tensor_basis", "Tensor-core FLOPs"),
+        ("dram_bytes_basis", "DRAM bytes"),
+        ("l2_bytes_basis", "L2 bytes"),
+        ("l1_bytes_basis", "L1 bytes"),
+    ):
+        counts = Counter(str(rec.get(field)) for rec in launches if rec.get(field))
+        missing = sum(1 for rec in launches if not rec.get(field))
+        items = [f"{name} ({n:,} launches)" for name, n in counts.most_common()]
+        if missing:
+            items.append(f"not available ({missing:,} launches)")
+        out.append({"title": title, "entries": items})
+    return out
+
+
+def build_page(
+    context: dict[str, Any], plotly_js: str = "inline", generated_at: str | None = None
+) -> dict[str, Any]:
+    """The template's context for the HTML report."""
+    summary = context["summary"]
+    kernels = context["kernels"]
+    with_theory = context.get("theory") is not None
+    total = summary["total_duration_s"]
+    by_bound = []
+    for b in BOUND_CLASSES:
+        entry = summary["by_bound"][b]
+        seconds = entry["duration_s"]
+        share = (seconds / total) if (seconds is not None and total) else None
+        by_bound.append(
+            {
+                "bound": b,
+                "meaning": BOUND_MEANING[b],
+                "kernels": entry["kernels"],
+                "time": _si(seconds, "s"),
+                "share": _pct(share),
+                "width": f"{100 * share:.2f}" if share else "0",
+                "colour": BOUND_COLOURS[b],
+            }
+        )
+    ranked = [k for k in kernels if k["recoverable_s"] is not None][:5]
+    top = [
+        {
+            "short": k["kernel_short"] or k["kernel"],
+            "full": k["kernel"],
+            "bound": k["bound"],
+            "efficiency": _pct(k["efficiency"]),
+            "recoverable": _si(k["recoverable_s"], "s"),
+            "share": _pct(k["recoverable_s"] / total if total else None),
+        }
+        for k in ranked
+    ]
+    bound_of = {k["kernel"]: k["bound"] for k in kernels}
+    findings = []
+    for f in sorted(context["findings"], key=lambda f: _SEVERITY_ORDER.get(f["severity"], 3)):
+        why, what = _advice(f["kind"], f["message"], bound_of.get(f["kernel"]))
+        findings.append({**f, "why": why, "what": what})
+    kinds = Counter(f["kind"] for f in context["findings"])
+    charts = roofline_figures(context)
+    devices = []
+    for d in context["roofs"]:
+        devices.append(
+            {
+                "name": d["device_name"] or "device name not in the export",
+                "cc": d["cc"] or "?",
+                "gpu": d["gpu"]["name"] if d["gpu"] else None,
+                "clock": _si(d["measured_sm_clock_hz"], "Hz"),
+                "ceilings": [
+                    {
+                        "key": c["key"],
+                        "value": _si(c["value"], "B/s" if c["kind"] == "memory" else "FLOP/s"),
+                        "source": c["source"],
+                        "clock": _si(c["clock_hz"], "Hz") if c["clock_hz"] else "–",
+                        "uncertain": c["uncertain"],
+                    }
+                    for c in d["ceilings"]
+                ],
+                "notes": d["notes"],
+                "source": d["source"],
+            }
+        )
+    theory_rows = []
+    if with_theory:
+        for k in kernels:
+            if k.get("theory_ai") is None and k.get("byte_excess") is None:
+                continue
+            theory_rows.append(
+                {
+                    "short": k["kernel_short"] or k["kernel"],
+                    "full": k["kernel"],
+                    "label": k.get("theory_label") or "",
+                    "theory_ai": _num(k.get("theory_ai")),
+                    "ai": _num(k["ai_dram"]),
+                    "byte_excess": _num(k.get("byte_excess")),
+                    "flop_excess": _num(k.get("flop_excess")),
+                    "confidence": k.get("confidence") or "",
+                    "source": k.get("theory_source") or "",
+                }
+            )
+    inputs = context["inputs"]
+    title = "Roofline report: " + ", ".join(i["path"].rsplit("/", 1)[-1] for i in inputs[:3])
+    if len(inputs) > 3:
+        title += f" and {len(inputs) - 3} more"
+    return {
+        "title": title,
+        "generated_at": generated_at
+        or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "version": __version__,
+        "inputs": inputs,
+        "devices": devices,
+        "options": context["options"],
+        "summary": {
+            "total": _si(total, "s"),
+            "launches": f"{summary['launches']:,}",
+            "kernels": f"{summary['kernels']:,}",
+            "recoverable": _si(summary["recoverable_s"], "s"),
+            "recoverable_share": _pct(summary["recoverable_s"] / total)
+            if (summary["recoverable_s"] is not None and total)
+            else "–",
+            "by_bound": by_bound,
+            "top": top,
+            "finding_kinds": sorted(kinds.items(), key=lambda kv: -kv[1]),
+        },
+        "charts": [
+            {"id": c["id"], "title": c["title"], "not_plotted": c["not_plotted"]} for c in charts
+        ],
+        "chart_data": {c["id"]: c["figure"] for c in charts},
+        "bound_colours": BOUND_COLOURS,
+        "kernels": _kernel_rows(kernels, with_theory),
+        "with_theory": with_theory,
+        "theory": context.get("theory"),
+        "theory_rows": theory_rows,
+        "findings": findings,
+        "methodology": _methodology(context),
+        "plotly_js": plotly_js,
+        "counts": {
+            "groups": len(kernels),
+            "points": sum(c["groups_plotted"] for c in charts),
+            "launch_points": sum(c["launches_plotted"] for c in charts),
+        },
+    }

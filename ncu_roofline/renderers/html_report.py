@@ -1,0 +1,61 @@
+"""The HTML report: one self-contained page rendered with Jinja.
+
+plotly.js is inlined once (clusters are often offline) or, with
+``plotly_js="cdn"``, loaded from the Plotly CDN for a small file.  All data
+reaches the page as one JSON document in a ``<script type="application/json">``
+element, serialised by Jinja's ``tojson`` (which escapes ``<``, ``>``, ``&``
+and ``'``), so no kernel name can end the script or open a tag.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from markupsafe import Markup
+
+from ncu_roofline.resources import environment, templates_dir
+
+PLOTLY_MODES = ("inline", "cdn")
+
+
+@lru_cache(maxsize=1)
+def _plotly_inline() -> str:
+    from plotly.offline import get_plotlyjs
+
+    source: str = get_plotlyjs()
+    # The library is inlined verbatim; a literal "</script" inside it would
+    # end the element early, so break any such sequence.
+    return source.replace("</script", "<\\/script")
+
+
+def plotly_cdn_url() -> str:
+    """The CDN address of the plotly.js version bundled with plotly.py."""
+    from plotly.offline import get_plotlyjs_version
+
+    version: str = get_plotlyjs_version()
+    return f"https://cdn.plot.ly/plotly-{version}.min.js"
+
+
+@lru_cache(maxsize=4)
+def _asset(name: str) -> str:
+    return (templates_dir() / "assets" / name).read_text(encoding="utf-8")
+
+
+def render_html(page: dict[str, Any]) -> str:
+    """Render the report page from :func:`ncu_roofline.page.build_page` output."""
+    mode = page.get("plotly_js", "inline")
+    if mode not in PLOTLY_MODES:
+        raise ValueError(f"plotly_js must be one of {PLOTLY_MODES}, not {mode!r}")
+    data = {"charts": page["chart_data"], "counts": page["counts"]}
+    template = environment().get_template("report.html.j2")
+    return template.render(
+        **{k: v for k, v in page.items() if k != "chart_data"},
+        data=data,
+        # First-party assets and plotly.js are code, not data: they are not
+        # escaped and never pass through the template engine's parser.
+        css=Markup(_asset("report.css")),
+        js=Markup(_asset("report.js")),
+        plotly_src=plotly_cdn_url() if mode == "cdn" else None,
+        plotly_inline=Markup(_plotly_inline()) if mode == "inline" else "",
+    )

@@ -1,0 +1,111 @@
+// ncu-roofline report: draws the charts from the embedded data and makes
+// the kernel table sortable and filterable.  Records errors on <body> so
+// headless tests can see them.
+(function () {
+  "use strict";
+  var body = document.body;
+  var errors = [];
+  function fail(message) {
+    errors.push(String(message));
+    body.setAttribute("data-errors", errors.join(" | "));
+  }
+  window.addEventListener("error", function (e) { fail(e.message || e); });
+
+  function data() {
+    var node = document.getElementById("ncu-roofline-data");
+    return JSON.parse(node.textContent);
+  }
+
+  function themeColour() {
+    return getComputedStyle(body).color;
+  }
+
+  function drawCharts(payload) {
+    var points = 0;
+    var launchPoints = 0;
+    var drawn = 0;
+    var ids = Object.keys(payload.charts || {});
+    if (ids.length && typeof Plotly === "undefined") {
+      fail("plotly.js did not load");
+      return;
+    }
+    ids.forEach(function (id) {
+      var fig = payload.charts[id];
+      var div = document.getElementById(id);
+      if (!div) { return; }
+      var layout = Object.assign({}, fig.layout);
+      layout.font = Object.assign({}, layout.font || {}, { color: themeColour() });
+      Plotly.newPlot(div, fig.data, layout, { responsive: true, displaylogo: false });
+      (fig.data || []).forEach(function (trace) {
+        var n = (trace.x || []).length;
+        var theory = (trace.name || "").indexOf("theory") === 0;
+        if (trace.legendgroup === "kernel groups" && !theory) { points += n; }
+        if (trace.legendgroup === "launches") { launchPoints += n; }
+      });
+      drawn += div.querySelectorAll(".scatterlayer .trace .points path.point").length;
+    });
+    body.setAttribute("data-points", String(points));
+    body.setAttribute("data-launch-points", String(launchPoints));
+    body.setAttribute("data-drawn-points", String(drawn));
+  }
+
+  function sortKey(cell) {
+    var v = cell.getAttribute("data-sort");
+    if (v === null || v === "") { return null; }
+    var n = Number(v);
+    return isNaN(n) ? v.toLowerCase() : n;
+  }
+
+  function setupTable() {
+    var table = document.getElementById("kernel-table");
+    if (!table) { return; }
+    var tbody = table.tBodies[0];
+    var headers = table.tHead.rows[0].cells;
+    var filter = document.getElementById("kernel-filter");
+    var bound = document.getElementById("bound-filter");
+    var count = document.getElementById("row-count");
+    function applyFilter() {
+      var text = (filter.value || "").toLowerCase();
+      var cls = bound.value;
+      var shown = 0;
+      Array.prototype.forEach.call(tbody.rows, function (row) {
+        var ok = (!text || row.getAttribute("data-name").toLowerCase().indexOf(text) >= 0) &&
+          (!cls || row.getAttribute("data-bound") === cls);
+        row.style.display = ok ? "" : "none";
+        if (ok) { shown += 1; }
+      });
+      count.textContent = shown + " of " + tbody.rows.length + " kernel groups";
+      body.setAttribute("data-rows", String(shown));
+    }
+    Array.prototype.forEach.call(headers, function (th, index) {
+      th.addEventListener("click", function () {
+        var descending = !th.classList.contains("desc");
+        Array.prototype.forEach.call(headers, function (h) { h.classList.remove("asc", "desc"); });
+        th.classList.add(descending ? "desc" : "asc");
+        var rows = Array.prototype.slice.call(tbody.rows);
+        rows.sort(function (a, b) {
+          var x = sortKey(a.cells[index]);
+          var y = sortKey(b.cells[index]);
+          if (x === null && y === null) { return 0; }
+          if (x === null) { return 1; }   // missing values last, either way
+          if (y === null) { return -1; }
+          var c = x < y ? -1 : x > y ? 1 : 0;
+          return descending ? -c : c;
+        });
+        rows.forEach(function (r) { tbody.appendChild(r); });
+      });
+    });
+    filter.addEventListener("input", applyFilter);
+    bound.addEventListener("change", applyFilter);
+    applyFilter();
+  }
+
+  try {
+    var payload = data();
+    setupTable();
+    drawCharts(payload);
+  } catch (e) {
+    fail(e && e.message ? e.message : e);
+  }
+  body.setAttribute("data-ready", "1");
+})();

@@ -1,0 +1,657 @@
+"""Roofline figures built from report contexts of real and synthetic analyses.
+
+The synthetic GPU has a 1 TFLOP/s FP32 roof, a 0.5 TFLOP/s FP64 roof (marked
+unsure) and a 100 GB/s DRAM roof, so its ridge points sit at
+1e12 / 1e11 = 10 and 5e11 / 1e11 = 5 FLOP/byte.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import html
+import json
+import math
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import plotly.graph_objects as go
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ncu_roofline import analyze, load
+from ncu_roofline.charts import (
+    BOUND_COLOURS,
+    DEFAULT_X_RANGE,
+    MAX_MARKER_PX,
+    MIN_MARKER_PX,
+    escape_markup,
+    roofline_figures,
+)
+from ncu_roofline.context import build_context
+from ncu_roofline.theory import find_model
+from ncu_roofline.theory.assign import TheoryConfig
+from tests.test_engine_synthetic import fp32, profile, spec
+
+SAMPLE = (
+    Path(__file__).resolve().parents[1]
+    / "sample_reports"
+    / "simulated_llama3_8b_decode_h100.details.csv"
+)
+
+XSS = "</script><img src=x onerror=alert(1)>"
+TEMPLATE = "{{7*7}}"
+CPP = "void k<float, 4>(float*)"
+HOSTILE = (XSS, TEMPLATE, CPP)
+PLOTTED = {"memory", "compute", "latency"}
+
+# Tags the module itself writes into hover templates; nothing else may look
+# like markup.
+_OWN_TAGS = re.compile(r"</?(?:b|br|extra)>")
+_ENTITY = re.compile(r"&(?:amp|lt|gt|#34|#39);")
+
+
+@cache
+def _sample_context(with_theory: bool) -> dict[str, Any]:
+    theory = TheoryConfig(model=find_model("llama-3-8b")) if with_theory else None
+    return build_context(analyze(load([str(SAMPLE)]), theory=theory))
+
+
+def sample_context(with_theory: bool = False) -> dict[str, Any]:
+    """A fresh copy, so a test may edit it."""
+    return copy.deepcopy(_sample_context(with_theory))
+
+
+def synthetic_gpu() -> Any:
+    """The synthetic GPU of the module docstring, FP64 marked unsure."""
+    return dataclasses.replace(spec(compute={"fp32": 1e12, "fp64": 5e11}), unsure=("fp64",))
+
+
+SYNTHETIC_NAMES = [
+    XSS,
+    TEMPLATE,
+    CPP,
+    "nodram",
+    "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)",
+    "copy",
+]
+SYNTHETIC_ROWS = [
+    # ai 1e8 / 2e7 = 5, 1e8 FLOP / 1 ms = 1e11 FLOP/s: memory-bound.
+    {**fp32(1e8), "dram__bytes.sum": 2e7, "gpu__time_duration.sum": 1e-3},
+    # ai 4e8 / 4e7 = 10 (the ridge), 4e11 FLOP/s: compute-bound.
+    {**fp32(4e8), "dram__bytes.sum": 4e7, "gpu__time_duration.sum": 1e-3},
+    # ai 1, 5e11 FLOP/s: above its 1e11 roof, still a memory-side point.
+    {**fp32(1e6), "dram__bytes.sum": 1e6, "gpu__time_duration.sum": 2e-6},
+    # No DRAM bytes: no intensity, not placeable.
+    {**fp32(1e8), "gpu__time_duration.sum": 1e-3},
+    # NCCL: communication, never a point.
+    {**fp32(1e8), "dram__bytes.sum": 2e7, "gpu__time_duration.sum": 1e-3},
+    # No FLOPs: intensity 0, no point on a log axis.
+    {**fp32(0.0), "dram__bytes.sum": 5e7, "gpu__time_duration.sum": 1e-3},
+]
+
+
+@cache
+def _synthetic_context() -> dict[str, Any]:
+    p = profile(SYNTHETIC_ROWS, kernel=SYNTHETIC_NAMES)
+    return build_context(analyze(p, gpu=synthetic_gpu(), clocks="datasheet"))
+
+
+def synthetic_context() -> dict[str, Any]:
+    """A fresh copy of the synthetic context, so a test may edit it."""
+    return copy.deepcopy(_synthetic_context())
+
+
+# --- helpers -----------------------------------------------------------------------
+
+
+def strings(obj: Any) -> Iterator[str]:
+    """Every string anywhere in a JSON-like value, dict keys included."""
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from strings(k)
+            yield from strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from strings(v)
+
+
+def assert_plain(obj: Any, where: str = "figure") -> None:
+    """Only JSON's own Python types (no numpy scalars, no tuples), no NaN/inf."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            assert type(k) is str, where
+            assert_plain(v, f"{where}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            assert_plain(v, f"{where}[{i}]")
+    elif isinstance(obj, float):
+        assert type(obj) is float and math.isfinite(obj), where
+    else:
+        assert obj is None or type(obj) in (str, int, bool), f"{where}: {type(obj)}"
+
+
+def assert_no_markup_injection(figure: dict[str, Any]) -> None:
+    """Outside the module's own tags, no string holds ``<``, ``>`` or a bare ``&``."""
+    for s in strings(figure):
+        bare = _OWN_TAGS.sub("", s)
+        assert "<" not in bare and ">" not in bare, s
+        assert "&" not in _ENTITY.sub("", bare), s
+
+
+def group_traces(fig: dict[str, Any]) -> list[dict[str, Any]]:
+    """The kernel-group marker traces (one per bound class)."""
+    return [
+        t
+        for t in fig["data"]
+        if t.get("legendgroup") == "kernel groups"
+        and "customdata" in t
+        and t["name"] != "theory (minimal bytes)"
+    ]
+
+
+def trace_named(fig: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """The one trace whose legend name starts with ``prefix``."""
+    found: list[dict[str, Any]] = [t for t in fig["data"] if t["name"].startswith(prefix)]
+    assert len(found) == 1, [t["name"] for t in fig["data"]]
+    return found[0]
+
+
+def plottable(context: dict[str, Any], device: dict[str, Any]) -> list[dict[str, Any]]:
+    """Groups that should have a marker, worked out from the context alone."""
+
+    def ok(v: Any) -> bool:
+        return v is not None and math.isfinite(v) and v > 0
+
+    return [
+        k
+        for k in context["kernels"]
+        if k["source"] == device["source"]
+        and k["device_name"] == device["device_name"]
+        and k["bound"] in PLOTTED
+        and ok(k["ai_dram"])
+        and ok(k["achieved_flops_per_s"])
+    ]
+
+
+def check_figure(entry: dict[str, Any]) -> None:
+    """Valid for plotly, JSON-serialisable without NaN, plain types, no injected markup."""
+    fig = entry["figure"]
+    go.Figure(fig)  # plotly's own validator: raises on any unknown property
+    json.dumps(fig, allow_nan=False)
+    assert_plain(fig)
+    assert_no_markup_injection(fig)
+
+
+# --- the shipped sample ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("with_theory", [False, True])
+def test_sample_figure_is_valid_plotly(with_theory: bool) -> None:
+    ctx = sample_context(with_theory)
+    figures = roofline_figures(ctx)
+    assert len(figures) == 1
+    entry = figures[0]
+    check_figure(entry)
+    assert entry["id"] == "roofline-0"
+    assert entry["title"].startswith("Roofline")
+    assert set(entry) == {
+        "id",
+        "title",
+        "figure",
+        "groups_plotted",
+        "launches_plotted",
+        "not_plotted",
+    }
+    assert entry["figure"]["layout"]["meta"]["groups_plotted"] == entry["groups_plotted"]
+
+
+@pytest.mark.parametrize("with_theory", [False, True])
+def test_one_marker_per_plottable_group(with_theory: bool) -> None:
+    ctx = sample_context(with_theory)
+    entry = roofline_figures(ctx)[0]
+    expected = plottable(ctx, ctx["roofs"][0])
+    traces = group_traces(entry["figure"])
+    assert sum(len(t["x"]) for t in traces) == len(expected) == entry["groups_plotted"]
+    assert len(expected) + len(entry["not_plotted"]) == len(ctx["kernels"])
+    # One trace per bound class, coloured by class.
+    for t in traces:
+        bound = t["name"].split("-bound")[0]
+        assert t["marker"]["color"] == BOUND_COLOURS[bound]
+        members = [k for k in expected if k["bound"] == bound]
+        assert sorted(t["x"]) == sorted(k["ai_dram"] for k in members)
+        assert sorted(t["y"]) == sorted(k["achieved_flops_per_s"] for k in members)
+
+
+def test_sample_ceilings_ridges_and_dram_line() -> None:
+    ctx = sample_context()
+    fig = roofline_figures(ctx)[0]["figure"]
+    ceilings = ctx["roofs"][0]["ceilings"]
+    dram = next(c["value"] for c in ceilings if c["key"] == "dram")
+    top = max(c["value"] for c in ceilings if c["kind"] == "compute")
+    names = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tensor_bf16": "Tensor BF16"}
+    ridge = trace_named(fig, "ridge points")
+    for c in ceilings:
+        if c["kind"] == "compute":
+            t = trace_named(fig, names[c["key"]] + " ")
+            assert t["legendgroup"] == "compute roofs"
+            # Flat at the ceiling, starting at the ridge point with DRAM.
+            assert set(t["y"]) == {c["value"]}
+            assert t["x"][0] == pytest.approx(c["value"] / dram, rel=1e-12)
+            assert t["x"][-1] == pytest.approx(10 ** fig["layout"]["xaxis"]["range"][1])
+            i = ridge["y"].index(c["value"])
+            assert ridge["x"][i] == pytest.approx(c["value"] / dram, rel=1e-12)
+            assert f"ridge {names[c['key']]}/DRAM at" in ridge["text"][i]
+        else:
+            t = trace_named(fig, "DRAM ")
+            assert t["legendgroup"] == "memory roofs"
+            assert t["name"] == "DRAM 3.36 TB/s"
+            # y = bw * x everywhere, so the line passes through (1, bw) ...
+            assert all(
+                y / x == pytest.approx(dram, rel=1e-12) for x, y in zip(t["x"], t["y"], strict=True)
+            )
+            assert t["x"][0] < 1 < t["x"][-1]
+            # ... from the left edge up to the highest compute roof.
+            assert t["x"][0] == pytest.approx(10 ** fig["layout"]["xaxis"]["range"][0])
+            assert t["y"][-1] == pytest.approx(top, rel=1e-12)
+    assert trace_named(fig, "FP32 ")["name"] == "FP32 53.8 TFLOP/s"
+    # FP32 ridge: 53.8e12 / 3.36e12 = 16.0 FLOP/B, printed to three digits.
+    assert "ridge FP32/DRAM at 16.0 FLOP/B" in ridge["text"]
+
+
+def test_sample_axes_cover_points_and_ridges_with_margin() -> None:
+    ctx = sample_context(True)
+    fig = roofline_figures(ctx)[0]["figure"]
+    lay = fig["layout"]
+    assert lay["xaxis"]["type"] == lay["yaxis"]["type"] == "log"
+    assert "FLOP/byte" in lay["xaxis"]["title"]["text"]
+    assert "FLOP/s" in lay["yaxis"]["title"]["text"]
+    markers = [t for t in fig["data"] if t["mode"] == "markers"]
+    xs = [x for t in markers for x in t["x"]]
+    ys = [y for t in markers for y in t["y"]]
+    x0, x1 = lay["xaxis"]["range"]
+    y0, y1 = lay["yaxis"]["range"]
+    assert x0 <= math.log10(min(xs)) - 0.5 + 1e-9
+    assert x1 >= math.log10(max(xs)) + 0.5 - 1e-9
+    assert y0 <= math.log10(min(ys)) - 0.5 + 1e-9
+    assert y1 >= math.log10(max(ys)) + 0.5 - 1e-9
+    assert lay["hovermode"] == "closest"
+    assert lay["paper_bgcolor"] == lay["plot_bgcolor"] == "rgba(0,0,0,0)"
+    assert lay["xaxis"]["gridcolor"] == "rgba(128,128,128,0.25)"
+    assert "template" not in lay
+    assert (
+        lay["uirevision"] == roofline_figures(sample_context())[0]["figure"]["layout"]["uirevision"]
+    )
+
+
+def test_sample_findings_make_diamonds_and_size_follows_time_share() -> None:
+    ctx = sample_context(True)
+    fig = roofline_figures(ctx)[0]["figure"]
+    flagged = {f["kernel"] for f in ctx["findings"] if f["kernel"]}
+    # Short names repeat (one kernel, several grids): find groups by their point.
+    by_point = {(k["ai_dram"], k["achieved_flops_per_s"]): k for k in ctx["kernels"]}
+    seen = 0
+    for t in group_traces(fig):
+        for i, cd in enumerate(t["customdata"]):
+            k = by_point[t["x"][i], t["y"][i]]
+            assert html.unescape(cd[1]) == k["kernel_short"]
+            has = k["kernel"] in flagged
+            assert t["marker"]["symbol"][i] == ("diamond" if has else "circle")
+            assert t["marker"]["line"]["width"][i] == (3.0 if has else 0.5)
+            size = min(
+                MAX_MARKER_PX, max(MIN_MARKER_PX, MAX_MARKER_PX * math.sqrt(k["time_share"]))
+            )
+            assert t["marker"]["size"][i] == pytest.approx(size)
+            seen += has
+    assert seen > 0
+
+
+def test_sample_hover_carries_the_measures() -> None:
+    ctx = sample_context(True)
+    fig = roofline_figures(ctx)[0]["figure"]
+    t = trace_named(fig, "memory-bound")
+    assert t["hovertemplate"].endswith("<extra></extra>")
+    flash = next(cd for cd in t["customdata"] if cd[1] == "flash_fwd_splitkv_kernel")
+    k = next(k for k in ctx["kernels"] if k["kernel_short"] == "flash_fwd_splitkv_kernel")
+    assert html.unescape(flash[0].replace("<br>", "")) == k["kernel"]
+    assert flash[2] == str(k["launches"])
+    assert flash[4] == f"{100 * k['time_share']:.1f}%"
+    assert flash[7].startswith(f"{100 * k['efficiency']:.0f}% of roof")
+    assert flash[8] == "memory"
+    assert f"{k['byte_excess']:.2f}x" in flash[10]
+    assert "theory: " in flash[10]
+    assert "excess-traffic" in flash[11]
+
+
+def test_theory_arrows_use_log10_coordinates() -> None:
+    ctx = sample_context(True)
+    fig = roofline_figures(ctx)[0]["figure"]
+    anns = fig["layout"]["annotations"]
+    assert anns
+    for a in anns:
+        assert (a["xref"], a["yref"], a["axref"], a["ayref"]) == ("x", "y", "x", "y")
+        assert a["y"] == a["ay"]
+        assert abs(a["x"] - a["ax"]) > 0.02
+    # By hand: fused_add_rms_norm_kernel has a theory of 81,920 FLOPs over
+    # 163,840 bytes = 0.5 FLOP/B, so the tail sits at log10(0.5) = -0.30103;
+    # the head at log10 of the measured intensity, both at log10 of the rate.
+    rms = next(k for k in ctx["kernels"] if k["kernel_short"] == "fused_add_rms_norm_kernel")
+    assert (rms["theory_flops"], rms["theory_bytes"], rms["theory_ai"]) == (81920, 163840, 0.5)
+    arrow = next(a for a in anns if "fused_add_rms_norm_kernel" in a["hovertext"])
+    assert arrow["ax"] == pytest.approx(-0.30103, abs=1e-5)
+    assert arrow["x"] == pytest.approx(math.log10(rms["ai_dram"]))
+    assert arrow["y"] == pytest.approx(math.log10(rms["achieved_flops_per_s"]))
+    # The hollow theory markers sit at (theory_ai, achieved) in data units.
+    theory = trace_named(fig, "theory (minimal bytes)")
+    assert theory["marker"]["symbol"] == "circle-open"
+    i = theory["customdata"].index(
+        next(cd for cd in theory["customdata"] if cd[0] == "fused_add_rms_norm_kernel")
+    )
+    assert (theory["x"][i], theory["y"][i]) == (0.5, rms["achieved_flops_per_s"])
+    with_theory = [
+        k
+        for k in plottable(ctx, ctx["roofs"][0])
+        if k["theory_ai"] is not None and k["theory_ai"] > 0
+    ]
+    assert len(theory["x"]) == len(with_theory)
+
+
+def test_theory_arrow_by_hand_on_a_synthetic_context() -> None:
+    ctx = synthetic_context()
+    k = next(k for k in ctx["kernels"] if k["kernel"] == XSS)
+    # Measured ai 5, 1e11 FLOP/s; theory 1 FLOP/B: arrow from x = log10 1 = 0
+    # to x = log10 5 = 0.69897, at y = log10 1e11 = 11.
+    k["theory_ai"], k["byte_excess"], k["theory_source"] = 1.0, 5.0, "rule <x> & y"
+    # A theory within 0.02 decades of the measurement gets a marker, no arrow.
+    near = next(k for k in ctx["kernels"] if k["kernel"] == TEMPLATE)
+    near["theory_ai"] = near["ai_dram"] * 1.01
+    entry = roofline_figures(ctx)[0]
+    check_figure(entry)
+    (arrow,) = entry["figure"]["layout"]["annotations"]
+    assert arrow["ax"] == 0.0
+    assert arrow["x"] == pytest.approx(0.69897, abs=1e-5)
+    assert arrow["y"] == arrow["ay"] == pytest.approx(11.0)
+    theory = trace_named(entry["figure"], "theory")
+    assert len(theory["x"]) == 2
+    assert any("rule &lt;x&gt; &amp; y" in cd[3] for cd in theory["customdata"])
+    # Theory points widen the x range too: 1 FLOP/B is inside with a half-decade margin.
+    assert entry["figure"]["layout"]["xaxis"]["range"][0] <= -0.5
+
+
+def test_view_buttons_switch_groups_and_launches() -> None:
+    fig = roofline_figures(sample_context(True))[0]["figure"]
+    data = fig["data"]
+    (menu,) = fig["layout"]["updatemenus"]
+    groups_btn, launch_btn = menu["buttons"]
+    assert (groups_btn["label"], launch_btn["label"]) == ("Kernel groups", "Every launch")
+    g_vis = groups_btn["args"][0]["visible"]
+    l_vis = launch_btn["args"][0]["visible"]
+    assert len(g_vis) == len(l_vis) == len(data)
+    launch = [i for i, t in enumerate(data) if t["type"] == "scattergl"]
+    assert len(launch) == 1
+    assert data[launch[0]]["visible"] == "legendonly"
+    for i, t in enumerate(data):
+        if t["legendgroup"] in ("compute roofs", "memory roofs"):
+            assert g_vis[i] is True and l_vis[i] is True
+        elif t["legendgroup"] == "kernel groups":
+            assert g_vis[i] is True and l_vis[i] == "legendonly"
+        else:
+            assert i == launch[0]
+            assert g_vis[i] == "legendonly" and l_vis[i] is True
+    # Arrows belong to the group view.
+    n = len(fig["layout"]["annotations"])
+    assert launch_btn["args"][1] == {f"annotations[{i}].visible": False for i in range(n)}
+    assert groups_btn["args"][1] == {f"annotations[{i}].visible": True for i in range(n)}
+
+
+def test_launch_view_has_every_placeable_launch() -> None:
+    ctx = sample_context()
+    entry = roofline_figures(ctx)[0]
+    t = trace_named(entry["figure"], "every launch")
+    ok = [
+        r
+        for r in ctx["launches"]
+        if r["ai_dram"]
+        and r["achieved_flops_per_s"]
+        and r["ai_dram"] > 0
+        and r["achieved_flops_per_s"] > 0
+    ]
+    assert len(t["x"]) == len(ok) == entry["launches_plotted"]
+    assert t["x"] == [r["ai_dram"] for r in ok]
+    assert [cd[1] for cd in t["customdata"]] == [r["id"] for r in ok]
+    assert [cd[0] for cd in t["customdata"]] == [escape_markup(r["kernel_short"]) for r in ok]
+    assert t["marker"]["color"] == [BOUND_COLOURS[r["bound"]] for r in ok]
+
+
+# --- synthetic contexts -----------------------------------------------------------
+
+
+def test_hostile_names_are_escaped_everywhere() -> None:
+    ctx = synthetic_context()
+    entry = roofline_figures(ctx)[0]
+    check_figure(entry)
+    text = json.dumps(entry["figure"])
+    assert "<img" not in text and "</script" not in text.lower()
+    hover = [s for t in group_traces(entry["figure"]) for cd in t["customdata"] for s in cd]
+    for name in HOSTILE:
+        assert escape_markup(name) in hover, name
+        assert escape_markup(name) == html.escape(name, quote=False).replace("'", "&#39;").replace(
+            '"', "&#34;"
+        )
+    assert "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in hover
+    assert "void k&lt;float, 4&gt;(float*)" in hover
+    assert "{{7*7}}" in hover
+    launch = trace_named(entry["figure"], "every launch")
+    assert "&lt;/script&gt;" in [cd[0] for cd in launch["customdata"]]
+
+
+def test_synthetic_ceilings_unsure_dashed() -> None:
+    entry = roofline_figures(synthetic_context())[0]
+    fig = entry["figure"]
+    fp64 = trace_named(fig, "FP64 ")
+    assert fp64["name"] == "FP64 500 GFLOP/s (unsure)"
+    assert fp64["line"]["dash"] == "dash"
+    assert "unsure" in fp64["hovertemplate"]
+    fp32_line = trace_named(fig, "FP32 ")
+    assert fp32_line["name"] == "FP32 1 TFLOP/s"
+    assert fp32_line["line"]["dash"] == "solid"
+    assert "chosen: Synthetic GPU (test)" in fp32_line["hovertemplate"]
+    ridge = trace_named(fig, "ridge points")
+    # 1e12 / 1e11 = 10 and 5e11 / 1e11 = 5 FLOP/B.
+    assert sorted(ridge["x"]) == [5.0, 10.0]
+    assert "ridge FP32/DRAM at 10.0 FLOP/B" in ridge["text"]
+    dram = trace_named(fig, "DRAM ")
+    assert dram["name"] == "DRAM 100 GB/s"
+
+
+def test_synthetic_not_plotted_reasons() -> None:
+    ctx = synthetic_context()
+    entry = roofline_figures(ctx)[0]
+    reasons = {n["kernel_short"]: n["reason"] for n in entry["not_plotted"]}
+    assert set(reasons) == {"nodram", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "copy"}
+    assert reasons["nodram"].startswith("not placeable")
+    assert "communication" in reasons["ncclDevKernel_AllReduce_Sum_f32_RING_LL"]
+    assert "0" in reasons["copy"] and "log" in reasons["copy"]
+    assert entry["groups_plotted"] == len(plottable(ctx, ctx["roofs"][0])) == 3
+
+
+def test_none_intensity_in_a_placed_group_is_not_plotted() -> None:
+    ctx = synthetic_context()
+    k = next(k for k in ctx["kernels"] if k["kernel"] == CPP)
+    k["ai_dram"] = None
+    entry = roofline_figures(ctx)[0]
+    (why,) = [n["reason"] for n in entry["not_plotted"] if n["kernel_short"] == k["kernel_short"]]
+    assert "intensity" in why
+    assert entry["groups_plotted"] == 2
+
+
+def test_device_without_ceilings_has_no_figure() -> None:
+    p = profile(SYNTHETIC_ROWS[:1], device_name="Mystery GPU 9000")
+    ctx = build_context(analyze(p))
+    assert ctx["roofs"] and not ctx["roofs"][0]["ceilings"]
+    assert roofline_figures(ctx) == []
+    # Compute ceilings without any memory ceiling: no roofline either.
+    ctx = synthetic_context()
+    ctx["roofs"][0]["ceilings"] = [c for c in ctx["roofs"][0]["ceilings"] if c["kind"] == "compute"]
+    assert roofline_figures(ctx) == []
+
+
+def test_extra_memory_levels_get_their_own_diagonal() -> None:
+    ctx = synthetic_context()
+    ctx["roofs"][0]["ceilings"].append(
+        {
+            "key": "l2",
+            "kind": "memory",
+            "unit": "byte/s",
+            "value": 4e11,
+            "source": "s",
+            "clock_hz": None,
+            "uncertain": False,
+        }
+    )
+    entry = roofline_figures(ctx)[0]
+    check_figure(entry)
+    l2 = trace_named(entry["figure"], "L2 ")
+    assert l2["name"] == "L2 400 GB/s"
+    assert all(y / x == pytest.approx(4e11) for x, y in zip(l2["x"], l2["y"], strict=True))
+    # It stops at the highest compute roof: 1e12 / 4e11 = 2.5 FLOP/B.
+    assert l2["x"][-1] == pytest.approx(2.5)
+    # Ridges stay with the DRAM roof.
+    assert sorted(trace_named(entry["figure"], "ridge")["x"]) == [5.0, 10.0]
+
+
+def test_two_devices_two_figures() -> None:
+    p = profile(
+        SYNTHETIC_ROWS[:3], device_name=["GPU A", "GPU A", "GPU B"], kernel=["a1", "a2", "b1"]
+    )
+    ctx = build_context(analyze(p, gpu=synthetic_gpu(), clocks="datasheet"))
+    figures = roofline_figures(ctx)
+    assert [f["id"] for f in figures] == ["roofline-0", "roofline-1"]
+    names = [
+        sorted(cd[1] for t in group_traces(f["figure"]) for cd in t["customdata"]) for f in figures
+    ]
+    assert names == [["a1", "a2"], ["b1"]]
+    assert [f["launches_plotted"] for f in figures] == [2, 1]
+    assert "GPU A" in figures[0]["title"] and "GPU B" in figures[1]["title"]
+
+
+def test_nothing_plotted_uses_the_default_range() -> None:
+    ctx = synthetic_context()
+    for k in ctx["kernels"]:
+        k["ai_dram"] = None
+    ctx["launches"] = []
+    entry = roofline_figures(ctx)[0]
+    check_figure(entry)
+    assert entry["groups_plotted"] == entry["launches_plotted"] == 0
+    assert len(entry["not_plotted"]) == len(ctx["kernels"])
+    assert entry["figure"]["layout"]["xaxis"]["range"] == list(DEFAULT_X_RANGE)
+    assert "updatemenus" not in entry["figure"]["layout"]
+
+
+def test_many_launches_are_subsampled_evenly() -> None:
+    ctx = synthetic_context()
+    base = ctx["launches"][0]
+    ctx["launches"] = [{**base, "id": i, "ai_dram": 1.0 + i} for i in range(1001)]
+    entry = roofline_figures(ctx, max_launch_points=101)[0]
+    t = trace_named(entry["figure"], "every launch")
+    assert entry["launches_plotted"] == 101
+    assert [cd[1] for cd in t["customdata"]] == list(range(0, 1001, 10))
+    assert "101 of 1,001" in t["name"] and "subsampled" in t["name"]
+    with pytest.raises(ValueError):
+        roofline_figures(ctx, max_launch_points=-1)
+
+
+def test_large_context_builds_every_point() -> None:
+    ctx = synthetic_context()
+    ceilings = ctx["roofs"][0]["ceilings"]
+    k0 = next(k for k in ctx["kernels"] if k["kernel"] == XSS)
+    l0 = next(r for r in ctx["launches"] if r["kernel"] == XSS)
+    ctx["kernels"] = [
+        {
+            **k0,
+            "kernel": f"kernel_{i}<T>",
+            "kernel_short": f"kernel_{i}",
+            "ai_dram": 0.1 + i,
+            "time_share": 1 / 2000,
+        }
+        for i in range(2000)
+    ]
+    ctx["launches"] = [
+        {
+            **l0,
+            "id": i,
+            "kernel": f"kernel_{i % 2000}<T>",
+            "kernel_short": f"kernel_{i % 2000}",
+            "ai_dram": 0.1 + i % 997,
+        }
+        for i in range(50_000)
+    ]
+    ctx["findings"] = [
+        {
+            "kind": "below-roof",
+            "kernel": f"kernel_{i}<T>",
+            "severity": "info",
+            "message": "",
+            "source": None,
+        }
+        for i in range(0, 2000, 7)
+    ]
+    assert ceilings
+    # Speed is measured by bench/bench_html.py, not asserted here.
+    (entry,) = roofline_figures(ctx)
+    assert entry["groups_plotted"] == 2000 and entry["launches_plotted"] == 50_000
+    json.dumps(entry["figure"], allow_nan=False)
+
+
+# --- property: no name ever reaches the figure unescaped -----------------------------
+
+_PIECES = (
+    *"<>&\"'{}%/=;#abcxyz0179 ()*:,_\u00b5\u2026",
+    "&lt;",
+    "<br>",
+    "%{x}",
+    "</script>",
+    "<extra>",
+)
+#: Arbitrary text, plus text built from the pieces markup and templates are made of.
+_NAME = st.one_of(
+    st.text(min_size=1, max_size=60),
+    st.lists(st.sampled_from(_PIECES), min_size=1, max_size=30).map("".join),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(name=_NAME, short=_NAME, other=_NAME)
+def test_arbitrary_names_never_appear_unescaped(name: str, short: str, other: str) -> None:
+    ctx = synthetic_context()
+    ctx["roofs"][0]["device_name"] = other
+    ctx["roofs"][0]["source"] = other
+    for c in ctx["roofs"][0]["ceilings"]:
+        c["source"] = other
+    for rec in [*ctx["kernels"], *ctx["launches"]]:
+        if rec["kernel"] == XSS:
+            rec["kernel"], rec["kernel_short"] = name, short
+            rec["theory_ai"], rec["theory_source"], rec["byte_excess"] = 2.0, other, 2.5
+        rec["bound_reason"] = other
+        rec["device_name"] = rec["source"] = other
+    for f in ctx["findings"]:
+        if f["kernel"] == XSS:
+            f["kernel"], f["kind"] = name, other
+        f["source"] = None
+    (entry,) = roofline_figures(ctx)
+    check_figure(entry)
+    fig = entry["figure"]
+    for raw in (name, short, other):
+        if any(ch in raw for ch in "<>\"'"):
+            # The module's own tags (<br>, <b>, <extra>) may contain a short raw name.
+            assert not any(raw in _OWN_TAGS.sub("", s) for s in strings(fig)), raw
+    points = [
+        cd for t in group_traces(fig) for cd in t["customdata"] if cd[1] == escape_markup(short)
+    ]
+    assert name in [html.unescape(cd[0].replace("<br>", "")) for cd in points]
