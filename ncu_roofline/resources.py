@@ -26,12 +26,30 @@ def templates_dir() -> Path:
     )
 
 
+#: Templates whose output is markup, and so is escaped: ``report.html.j2``.
+_MARKUP_SUFFIXES = (".html", ".htm", ".xml", ".svg")
+
+
+def _autoescape(template_name: str | None) -> bool:
+    """Escape every markup template; text templates (``*.txt.j2``) stay raw.
+
+    Jinja's ``select_autoescape`` looks at the last suffix only, which for
+    ``report.html.j2`` is ``.j2``: it would leave the HTML report unescaped.
+    """
+    if template_name is None:
+        return True
+    name = template_name.lower()
+    if name.endswith(".j2"):
+        name = name[: -len(".j2")]
+    return name.endswith(_MARKUP_SUFFIXES) or not name.endswith(".txt")
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The Jinja environment: autoescape for HTML, undefined names are errors."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "htm", "xml")),
+        autoescape=_autoescape,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

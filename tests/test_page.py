@@ -1,0 +1,57 @@
+"""The HTML page without a browser: escaping, the data blob, formatting."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import ncu_roofline
+from ncu_roofline.context import build_context
+from ncu_roofline.page import build_page
+from ncu_roofline.renderers.html_report import render_html
+from ncu_roofline.resources import _autoescape
+from tests.test_engine_synthetic import fp32, profile, spec
+
+HOSTILE = '</script><img src=x onerror="alert(1)">'
+
+
+def _html(kernel: str) -> tuple[str, dict]:  # type: ignore[type-arg]
+    rows = [{**fp32(1e9), "dram__bytes.sum": 1e8, "gpu__time_duration.sum": 1e-3}]
+    p = profile(rows, kernel=kernel)
+    context = build_context(ncu_roofline.analyze(p, gpu=spec(), clocks="datasheet"))
+    page = build_page(context, plotly_js="cdn", generated_at="2026-01-01T00:00:00+00:00")
+    return render_html(page), page
+
+
+def test_markup_templates_are_escaped_and_text_templates_are_not() -> None:
+    assert _autoescape("report.html.j2")
+    assert _autoescape("anything.xml")
+    assert not _autoescape("inspect.txt.j2")
+    assert not _autoescape("theory.txt.j2")
+
+
+def test_hostile_kernel_name_is_text_everywhere() -> None:
+    html, _ = _html(HOSTILE)
+    assert "<img" not in html
+    assert "&lt;img src=x onerror=" in html  # the table and findings show it as text
+    # Every script element closes once: the name cannot end one early.
+    assert html.count("<script") == html.count("</script>")
+    blob = re.search(
+        r'<script type="application/json" id="ncu-roofline-data">(.*?)</script>', html, re.S
+    )
+    assert blob is not None
+    data = json.loads(blob.group(1), parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    assert "roofline-0" in data["charts"]
+
+
+def test_page_numbers_are_formatted_in_the_context() -> None:
+    # 1e9 FLOPs over 1 ms on a 1e12 FLOP/s, 1e11 B/s GPU with 1e8 bytes:
+    # AI 10 = ridge 10, so compute-bound at 1e12 / 1e12 = 100% of the roof.
+    _, page = _html("k")
+    row = page["kernels"][0]
+    cells = {c["key"]: c["text"] for c in row["cells"]}
+    assert cells["achieved"] == "1 TFLOP/s"
+    assert cells["efficiency"] == "100.0%"
+    assert cells["time"] == "1 ms"
+    assert row["bound"] == "compute"
+    assert page["counts"]["points"] == 1
