@@ -7,6 +7,7 @@ only for internal errors, and only with ``--debug``.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 import shlex
@@ -18,6 +19,7 @@ import click
 
 from ncu_roofline import __version__
 from ncu_roofline.analysis import CLOCK_MODES, analyze
+from ncu_roofline.charts import roofline_figures
 from ncu_roofline.context import build_context
 from ncu_roofline.errors import NcuRooflineError, OutputError, UsageError
 from ncu_roofline.hardware import builtin_gpus, find_gpu, load_roofs_file
@@ -26,7 +28,7 @@ from ncu_roofline.output import write_atomic
 from ncu_roofline.page import build_page
 from ncu_roofline.readers import load
 from ncu_roofline.renderers import FORMATS, render_json
-from ncu_roofline.renderers.html_report import PLOTLY_MODES, render_html
+from ncu_roofline.renderers.html_report import PLOTLY_MODES, render_html, render_theory_html
 from ncu_roofline.resources import render
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.estimates import load_theory_file
@@ -36,6 +38,7 @@ from ncu_roofline.theory.table import (
     TheoryRow,
     build_theory_table,
     rows_from_model,
+    theory_chart_context,
     theory_text_context,
 )
 from ncu_roofline.units import format_si
@@ -118,6 +121,16 @@ def _inspect_text(data: dict[str, Any]) -> str:
 
 
 _PHASES = ("decode", "prefill")
+
+
+def _theory_format(output: str | None) -> str:
+    """The ``theory`` output format implied by the output name."""
+    name = (output or "").lower()
+    if name.endswith(".json"):
+        return "json"
+    if name.endswith((".html", ".htm")):
+        return "html"
+    return "text"
 
 
 def _theory_options(func: F) -> F:
@@ -383,7 +396,19 @@ def report(
     metavar="NAME",
     help="GPU to place the ops on (repeatable).",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), help="Output format.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "html"]),
+    help="Output format (default: from the output name, else text).",
+)
+@click.option(
+    "--plotly-js",
+    type=click.Choice(PLOTLY_MODES),
+    default="inline",
+    show_default=True,
+    help="For HTML: inline plotly.js or load it from the Plotly CDN.",
+)
 @click.option(
     "-o", "--output", metavar="OUT", help="Output file ('-' or omitted: standard output)."
 )
@@ -403,6 +428,7 @@ def theory(
     tp: int,
     gpu_names: tuple[str, ...],
     fmt: str | None,
+    plotly_js: str,
     output: str | None,
     force: bool,
     list_ops: bool,
@@ -443,18 +469,20 @@ def theory(
         model_info = config.describe()["model"]
     if not rows:
         raise UsageError("nothing to tabulate: give --op KIND:key=value,... or --model NAME")
-    if output and output.lower().endswith((".html", ".htm")):
-        raise UsageError(
-            f"{output}: HTML output is not available in this version; use --format json or text"
-        )
     gpus = [find_gpu(g) for g in gpu_names]
     if not gpus:
         gpus = [find_gpu("h100_sxm5")]
         _warn("no --gpu given; using h100_sxm5")
-    out_format = fmt or ("json" if output and output.lower().endswith(".json") else "text")
+    out_format = fmt or _theory_format(output)
     table = build_theory_table(rows, gpus, model=model_info)
     if out_format == "json":
         text = render_json(table)
+    elif out_format == "html":
+        text_ctx = theory_text_context(table)
+        charts = roofline_figures(theory_chart_context(table))
+        title = "Theory: " + (text_ctx["title"] or ", ".join(r.name for r in rows[:3]))
+        generated = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+        text = render_theory_html(text_ctx, charts, title, generated, __version__, plotly_js)
     else:
         text = render("theory.txt.j2", **theory_text_context(table)).rstrip("\n") + "\n"
     if output is None or output == "-":

@@ -497,11 +497,6 @@ def test_theory_usage_errors(tmp_path: Path) -> None:
     assert "nothing to tabulate" in proc.stderr
     proc = run("theory", "--gpu", "h100_sxm5")
     assert proc.returncode == 2
-    out = tmp_path / "x.html"
-    proc = run("theory", "--op", "gemm:M=1,N=2,K=3", "-o", str(out))
-    assert proc.returncode == 2
-    assert "HTML output is not available" in proc.stderr
-    assert not out.exists()
     proc = run("theory", "--op", "gemm:M=1,N=2,K=3", "--theory", "rules.toml")
     assert proc.returncode == 2
     assert "--theory rules need a profile" in proc.stderr
@@ -510,3 +505,30 @@ def test_theory_usage_errors(tmp_path: Path) -> None:
     assert "missing required parameter K" in proc.stderr
     proc = run("theory", "--model", "llama-3-8b", "--model-config", "config.json")
     assert proc.returncode == 2
+
+
+def test_theory_html_places_ops_on_each_gpu(tmp_path: Path) -> None:
+    out = tmp_path / "t.html"
+    proc = run(
+        "theory",
+        "--model",
+        "llama-3-8b",
+        "--gpu",
+        "a100_80gb_sxm",
+        "--gpu",
+        "h200_sxm",
+        "--plotly-js",
+        "cdn",
+        "-o",
+        str(out),
+    )
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "Theory: Llama 3 8B decode, batch 1, seq 2048, bf16" in html
+    # One chart per GPU, and the ops table with a per-forward line each.
+    assert 'id="roofline-0"' in html and 'id="roofline-1"' in html
+    assert "A100 SXM4 80GB" in html and "H200 SXM 141GB" in html
+    assert "gate_up_proj" in html
+    assert html.count("<script") == html.count("</script>")
+    proc = run("theory", "--op", "gemm:M=1,N=2,K=3", "-o", str(out))
+    assert proc.returncode == 5  # exists, no --force

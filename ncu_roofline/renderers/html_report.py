@@ -59,3 +59,30 @@ def render_html(page: dict[str, Any]) -> str:
         plotly_src=plotly_cdn_url() if mode == "cdn" else None,
         plotly_inline=Markup(_plotly_inline()) if mode == "inline" else "",
     )
+
+
+def render_theory_html(
+    table_text: dict[str, Any],
+    charts: list[dict[str, Any]],
+    title: str,
+    generated_at: str,
+    version: str,
+    plotly_js: str = "inline",
+) -> str:
+    """Render the ``theory`` command's page: ops on each GPU's roofline."""
+    if plotly_js not in PLOTLY_MODES:
+        raise ValueError(f"plotly_js must be one of {PLOTLY_MODES}, not {plotly_js!r}")
+    template = environment().get_template("theory.html.j2")
+    return template.render(
+        title=title,
+        generated_at=generated_at,
+        version=version,
+        lines=table_text["lines"],
+        totals=table_text["totals"],
+        charts=[{"id": c["id"], "title": c["title"]} for c in charts],
+        data={"charts": {c["id"]: c["figure"] for c in charts}},
+        css=Markup(_asset("report.css")),
+        js=Markup(_asset("report.js")),
+        plotly_src=plotly_cdn_url() if plotly_js == "cdn" else None,
+        plotly_inline=Markup(_plotly_inline()) if plotly_js == "inline" else "",
+    )

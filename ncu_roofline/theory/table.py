@@ -193,3 +193,58 @@ def theory_text_context(table: dict[str, Any]) -> dict[str, Any]:
             f"{model['dtype']}" + (f", tp {model['tp']}" if model["tp"] > 1 else "")
         )
     return {"title": title, "lines": lines, "totals": totals}
+
+
+def theory_chart_context(table: dict[str, Any]) -> dict[str, Any]:
+    """The ``theory`` table in the shape the roofline charts read.
+
+    Each GPU becomes a device with its datasheet ceilings; each op a point
+    at its theoretical intensity and the best rate it could reach there
+    (FLOPs over its time floor), sized by its share of the summed floors.
+    """
+    roofs = []
+    kernels: list[dict[str, Any]] = []
+    for g in table["gpus"]:
+        ceilings = [
+            {"key": k, "kind": "compute", "unit": "FLOP/s", "value": v, "source": "datasheet",
+             "clock_hz": g["boost_hz"], "uncertain": False}
+            for k, v in g["compute"].items()
+        ] + [
+            {"key": k, "kind": "memory", "unit": "byte/s", "value": v, "source": "datasheet",
+             "clock_hz": None, "uncertain": False}
+            for k, v in g["memory"].items()
+        ]  # fmt: skip
+        roofs.append(
+            {"source": g["key"], "device_name": g["name"], "cc": None, "gpu": None,
+             "measured_sm_clock_hz": None, "ceilings": ceilings, "notes": []}
+        )  # fmt: skip
+        floors = [
+            (op["gpus"][g["key"]]["time_floor_s"] or 0.0) * op["count"] for op in table["ops"]
+        ]
+        total = sum(floors) or 1.0
+        for op, floor in zip(table["ops"], floors, strict=True):
+            placed = op["gpus"][g["key"]]
+            per_op = placed["time_floor_s"]
+            rate = op["flops"] / per_op if per_op else None
+            kernels.append(
+                {
+                    "rank": len(kernels) + 1,
+                    "source": g["key"],
+                    "device_name": g["name"],
+                    "cc": None,
+                    "kernel": f"{op['name']}: {op['label']}",
+                    "kernel_short": op["name"],
+                    "grid": None,
+                    "block": None,
+                    "launches": op["count"],
+                    "total_duration_s": floor,
+                    "time_share": floor / total,
+                    "ai_dram": op["ai"],
+                    "achieved_flops_per_s": rate,
+                    "efficiency": 1.0,
+                    "bound": placed["bound"] or "not placeable",
+                    "bound_reason": "theory: the op at its time floor, on the roof",
+                    "recoverable_s": None,
+                }
+            )
+    return {"roofs": roofs, "kernels": kernels, "launches": [], "findings": []}
