@@ -1,0 +1,451 @@
+"""The HTML report opened in a real browser (headless Chromium).
+
+Reports are generated with the CLI, as a user generates them, and loaded with
+``chromium --headless --dump-dom``; ``report.js`` records its state on
+``<body>`` (``data-ready``, ``data-errors``, ``data-points``,
+``data-drawn-points``, ``data-rows``), so the DOM after the scripts ran says
+whether the charts were drawn and the table was set up without errors.
+
+Covered: the shipped sample (no JS errors, every plottable kernel group drawn,
+one table row per group, a screenshot); kernel names carrying markup,
+template syntax and C++ templates through the whole pipeline (nothing runs,
+no element is injected, the names read as text); the CDN build; a profile
+without roofs; the sort keys and filter controls of the kernel table.
+
+The browser tests skip when no Chromium binary is found.  Tests that only read
+the generated HTML run everywhere.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lxml.html
+import pytest
+
+from tests.conftest import REPO
+
+SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+NBODY = "Lakoc__Nbody_CUDA__profile_1.out"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+TIMEOUT = 120
+#: Bound classes that have no point on the chart.
+UNPLOTTED_BOUNDS = ("not placeable", "communication")
+BOUND_CLASSES = ("memory", "compute", "latency", "communication", "not placeable")
+
+#: Hostile kernel names, one per kernel of the synthetic profile.
+PWN = "</script><img src=x onerror=\"document.body.setAttribute('data-pwned','1')\">"
+TEMPLATE_SYNTAX = "{{7*7}}"
+BOLD = "<b onmouseover=alert(1)>bold</b>"
+CPP = "void k<float, 4>(float*) & more"
+HOSTILE_NAMES = (PWN, TEMPLATE_SYNTAX, BOLD, CPP)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def find_browser() -> str | None:
+    for name in BROWSERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> str:
+    path = find_browser()
+    if path is None:
+        pytest.skip(f"no headless browser found (looked for {', '.join(BROWSERS)} on PATH)")
+    return path
+
+
+def cli_report(*args: str) -> subprocess.CompletedProcess[str]:
+    """``ncu-roofline report ARGS --force``; fails the test on a non-zero exit."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "ncu_roofline", "report", *args, "--force"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, f"report {' '.join(args)} failed:\n{proc.stderr}"
+    return proc
+
+
+def chromium_args(browser: str, profile_dir: Path) -> list[str]:
+    return [
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile_dir}",
+        "--virtual-time-budget=10000",
+        "--enable-logging=stderr",
+        "--v=0",
+    ]
+
+
+@dataclass
+class Loaded:
+    """A page after its scripts ran."""
+
+    page: Path
+    dom: str
+    tree: Any  # lxml.html.HtmlElement
+    body: dict[str, str]
+    console: list[str]  # CONSOLE / Uncaught lines of Chromium's log
+
+    def console_problems(self) -> list[str]:
+        """Uncaught exceptions anywhere, and console messages from the page mentioning an error."""
+        url = self.page.resolve().as_uri()
+        return [
+            line
+            for line in self.console
+            if "Uncaught" in line
+            or (url in line and "error" in line.split(", source: ")[0].lower())
+        ]
+
+    def kernel_rows(self) -> list[Any]:
+        return self.tree.xpath('//table[@id="kernel-table"]/tbody/tr')
+
+
+def load_in_browser(browser: str, page: Path, workdir: Path) -> Loaded:
+    """The DOM of ``page`` after its scripts ran, and the console lines."""
+    profile_dir = Path(tempfile.mkdtemp(prefix="chromium-", dir=workdir))
+    proc = subprocess.run(
+        [*chromium_args(browser, profile_dir), "--dump-dom", page.resolve().as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, f"chromium failed on {page}:\n{proc.stderr[-4000:]}"
+    assert "<body" in proc.stdout, f"chromium printed no DOM for {page}:\n{proc.stderr[-4000:]}"
+    tree = lxml.html.document_fromstring(proc.stdout)
+    console = [ln for ln in proc.stderr.splitlines() if "CONSOLE" in ln or "Uncaught" in ln]
+    return Loaded(page, proc.stdout, tree, dict(tree.body.attrib), console)
+
+
+def screenshot(browser: str, page: Path, png: Path, workdir: Path) -> None:
+    profile_dir = Path(tempfile.mkdtemp(prefix="chromium-", dir=workdir))
+    subprocess.run(
+        [
+            *chromium_args(browser, profile_dir),
+            f"--screenshot={png}",
+            "--window-size=1400,2400",
+            page.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def plottable(kernel: dict[str, Any]) -> bool:
+    """A kernel group the chart must show: positive intensity and rate, a placeable class."""
+
+    def positive(v: Any) -> bool:
+        return (
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+        )
+
+    return (
+        positive(kernel.get("ai_dram"))
+        and positive(kernel.get("achieved_flops_per_s"))
+        and kernel.get("bound") not in UNPLOTTED_BOUNDS
+    )
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-standard JSON constant {name!r} in the embedded data")
+
+
+def embedded_json(raw: str) -> Any:
+    m = re.search(
+        r'<script type="application/json" id="ncu-roofline-data">(.*?)</script>', raw, re.S
+    )
+    assert m, "no <script type=application/json id=ncu-roofline-data> element"
+    return json.loads(m.group(1), parse_constant=_reject_constant)
+
+
+def _quote(field: str) -> str:
+    return '"' + field.replace('"', '""') + '"'
+
+
+def _csv_line(fields: list[str], trailing_comma: bool, ending: str) -> str:
+    """A row the way ncu writes it: every field quoted; metric rows end with a bare comma."""
+    if trailing_comma:
+        return ",".join(_quote(f) for f in fields[:-1]) + "," + ending
+    return ",".join(_quote(f) for f in fields) + ending
+
+
+def hostile_export(path: Path) -> dict[str, str]:
+    """A details export shaped like the shipped sample, with hostile kernel names.
+
+    The first four kernels (gemv kernels excluded: several groups share that
+    name) are renamed to :data:`HOSTILE_NAMES`; only their launches are kept.
+    Every row is re-written field by field, and an untouched row is checked to
+    come out byte for byte as in the sample, so the shape (prelude, header,
+    ragged rows, trailing commas) is the sample's own.  Returns old -> new name.
+    """
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = next(i for i, ln in enumerate(lines) if ln.startswith('"ID",'))
+    out = lines[: header + 1]
+    renamed: dict[str, str] = {}
+    for line in lines[header + 1 :]:
+        body = line.rstrip("\r\n")
+        ending = line[len(body) :]
+        fields = next(csv.reader([body]))
+        trailing = body.endswith(",") and fields[-1] == ""
+        assert _csv_line(fields, trailing, ending) == line, f"cannot re-write {line!r}"
+        kernel = fields[4]
+        if kernel not in renamed and len(renamed) < len(HOSTILE_NAMES) and "gemvx" not in kernel:
+            renamed[kernel] = HOSTILE_NAMES[len(renamed)]
+        if kernel in renamed:
+            fields[4] = renamed[kernel]
+            out.append(_csv_line(fields, trailing, ending))
+    assert len(renamed) == len(HOSTILE_NAMES)
+    path.write_text("".join(out), encoding="utf-8")
+    return renamed
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def sample_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The sample's HTML report and its JSON report (same options)."""
+    out = tmp_path_factory.mktemp("sample")
+    page = out / "sample.html"
+    cli_report(str(SAMPLE), "-o", str(page), "--model", "llama-3-8b")
+    cli_report(str(SAMPLE), "-o", str(out / "sample.json"), "--model", "llama-3-8b")
+    report = json.loads((out / "sample.json").read_text(encoding="utf-8"))
+    return page, report
+
+
+@pytest.fixture(scope="module")
+def sample_loaded(browser: str, sample_files: tuple[Path, dict[str, Any]]) -> Loaded:
+    page, _ = sample_files
+    return load_in_browser(browser, page, page.parent)
+
+
+@pytest.fixture(scope="module")
+def hostile_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("hostile")
+    export = out / "hostile.details.csv"
+    hostile_export(export)
+    page = out / "hostile.html"
+    cli_report(str(export), "-o", str(page), "--plotly-js", "inline")
+    return page
+
+
+@pytest.fixture(scope="module")
+def hostile_loaded(browser: str, hostile_page: Path) -> Loaded:
+    return load_in_browser(browser, hostile_page, hostile_page.parent)
+
+
+# --------------------------------------------------------------------------- 1. the sample
+
+
+def test_sample_page_runs_without_errors(sample_loaded: Loaded) -> None:
+    body = sample_loaded.body
+    assert body.get("data-ready") == "1", body
+    assert body.get("data-errors") == "", f"JS errors: {body.get('data-errors')}"
+    assert not sample_loaded.console_problems(), "\n".join(sample_loaded.console_problems())
+
+
+def test_sample_page_draws_every_plottable_group(
+    sample_loaded: Loaded, sample_files: tuple[Path, dict[str, Any]]
+) -> None:
+    _, report = sample_files
+    expected = sum(1 for k in report["kernels"] if plottable(k))
+    assert expected > 0
+    body = sample_loaded.body
+    assert int(body["data-points"]) == expected, body
+    assert int(body["data-drawn-points"]) >= expected, body
+    charts = sample_loaded.tree.xpath('//div[contains(concat(" ", @class, " "), " chart ")]')
+    assert charts, "no chart div"
+    for div in charts:
+        assert re.fullmatch(r"roofline-\d+", div.get("id", "")), div.get("id")
+        assert div.xpath('.//*[contains(@class, "main-svg")]'), f"{div.get('id')}: not drawn"
+
+
+def test_sample_table_has_one_row_per_group(
+    sample_loaded: Loaded, sample_files: tuple[Path, dict[str, Any]]
+) -> None:
+    _, report = sample_files
+    groups = len(report["kernels"])
+    assert groups == report["summary"]["kernels"] == 13
+    assert len(sample_loaded.kernel_rows()) == groups
+    assert sample_loaded.body["data-rows"] == str(groups)
+
+
+def test_sample_screenshot(
+    browser: str, sample_files: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    page, _ = sample_files
+    png = tmp_path / "sample.png"
+    screenshot(browser, page, png, tmp_path)
+    assert png.is_file(), f"no screenshot at {png}"
+    data = png.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n"), f"{png} is not a PNG"
+    assert len(data) > 20_000, f"{png}: only {len(data)} bytes, the page looks blank"
+
+
+# --------------------------------------------------------------------------- 2. hostile names
+
+
+def test_hostile_names_run_no_script(hostile_loaded: Loaded) -> None:
+    body = hostile_loaded.body
+    assert body.get("data-ready") == "1", body
+    assert "data-pwned" not in body, "a kernel name's onerror handler ran"
+    assert body.get("data-errors") == "", f"JS errors: {body.get('data-errors')}"
+    assert not hostile_loaded.console_problems(), "\n".join(hostile_loaded.console_problems())
+
+
+def test_hostile_names_inject_no_elements(hostile_loaded: Loaded) -> None:
+    tree = hostile_loaded.tree
+    assert not tree.xpath('//img[@src="x"]'), "an <img src=x> from a kernel name is in the DOM"
+    assert not tree.xpath("//b[@onmouseover]"), "a <b onmouseover> from a kernel name is in the DOM"
+    assert not tree.xpath("//*[@onerror or @onmouseover]")
+
+
+def test_hostile_names_read_as_text(hostile_loaded: Loaded) -> None:
+    rows = hostile_loaded.kernel_rows()
+    assert len(rows) == len(HOSTILE_NAMES)
+    full = [" ".join(r.xpath(".//code[@class='full']")[0].text_content().split()) for r in rows]
+    for name in HOSTILE_NAMES:
+        assert name in full, f"{name!r} is not shown as text; full names shown: {full}"
+
+
+def test_template_syntax_is_not_evaluated(hostile_loaded: Loaded) -> None:
+    rows = hostile_loaded.kernel_rows()
+    names = [r.xpath("./td")[1].text_content() for r in rows]
+    assert any(TEMPLATE_SYNTAX in n for n in names), names
+    assert not any("49" in n for n in names), names
+
+
+def test_cpp_name_is_escaped_in_serialised_dom(hostile_loaded: Loaded) -> None:
+    rows = hostile_loaded.kernel_rows()
+    cells = [lxml.html.tostring(r.xpath("./td")[1], encoding="unicode") for r in rows]
+    assert any("k&lt;float, 4&gt;(float*) &amp; more" in c for c in cells), cells
+
+
+def test_raw_html_closes_each_script_once(hostile_page: Path) -> None:
+    raw = hostile_page.read_text(encoding="utf-8")
+    opens = len(re.findall(r"<script\b", raw, re.I))
+    closes = len(re.findall(r"</script", raw, re.I))
+    # The JSON data, plotly.js (inline) and report.js.
+    assert opens == 3, f"{opens} <script tags"
+    assert closes == opens, f"{closes} '</script' for {opens} script elements"
+
+
+def test_embedded_json_is_strict(hostile_page: Path) -> None:
+    data = embedded_json(hostile_page.read_text(encoding="utf-8"))
+    assert set(data) >= {"charts", "counts"}
+    assert data["counts"]["groups"] == len(HOSTILE_NAMES)
+
+
+# --------------------------------------------------------------------------- 3. CDN build
+
+
+def test_cdn_page_is_small(tmp_path: Path) -> None:
+    page = tmp_path / "cdn.html"
+    cli_report(str(SAMPLE), "-o", str(page), "--plotly-js", "cdn")
+    raw = page.read_text(encoding="utf-8")
+    assert page.stat().st_size < 1_000_000, f"{page.stat().st_size} bytes"
+    assert re.search(r'<script src="https://cdn\.plot\.ly/plotly-[0-9][^"]*\.js"></script>', raw)
+    embedded_json(raw)
+
+
+# --------------------------------------------------------------------------- 4. no roofs
+
+
+def test_profile_without_roofs(browser: str, samples_dir: Path, tmp_path: Path) -> None:
+    export = samples_dir / NBODY
+    page = tmp_path / "nbody.html"
+    cli_report(str(export), "-o", str(page))
+    cli_report(str(export), "-o", str(tmp_path / "nbody.json"))
+    report = json.loads((tmp_path / "nbody.json").read_text(encoding="utf-8"))
+    groups = len(report["kernels"])
+    assert groups > 0
+
+    loaded = load_in_browser(browser, page, tmp_path)
+    body = loaded.body
+    assert body.get("data-ready") == "1", body
+    assert body.get("data-errors") == "", f"JS errors: {body.get('data-errors')}"
+    assert not loaded.console_problems(), "\n".join(loaded.console_problems())
+    section = loaded.tree.get_element_by_id("roofline")
+    assert "no chart" in section.text_content()
+    assert not section.xpath('.//div[contains(concat(" ", @class, " "), " chart ")]')
+    assert body["data-points"] == "0"
+    assert len(loaded.kernel_rows()) == groups
+    assert body["data-rows"] == str(groups)
+
+
+# --------------------------------------------------------------------------- 5. sort and filter
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def test_table_rows_carry_sort_keys(
+    sample_loaded: Loaded, sample_files: tuple[Path, dict[str, Any]]
+) -> None:
+    _, report = sample_files
+    table = sample_loaded.tree.get_element_by_id("kernel-table")
+    headers = table.xpath("./thead/tr/th")
+    keys = [th.get("data-key") for th in headers]
+    assert keys[:3] == ["rank", "name", "bound"], keys
+    numeric = [i for i, th in enumerate(headers) if "num" in (th.get("class") or "").split()]
+    assert len(numeric) >= 8, keys
+    by_rank = {k["rank"]: k for k in report["kernels"]}
+    for row in sample_loaded.kernel_rows():
+        cells = row.xpath("./td")
+        assert len(cells) == len(headers)
+        for i in numeric:
+            sort = cells[i].get("data-sort")
+            assert sort is not None, f"{keys[i]} cell without data-sort"
+            assert sort == "" or _is_number(sort), f"{keys[i]}: data-sort={sort!r}"
+        for i in (0, 1, 2):  # rank, name, bound are never missing
+            assert cells[i].get("data-sort"), f"{keys[i]}: empty data-sort"
+        kernel = by_rank[int(float(cells[0].get("data-sort")))]
+        assert row.get("data-bound") == kernel["bound"]
+        assert cells[2].get("data-sort") == kernel["bound"]
+        assert float(cells[keys.index("launches")].get("data-sort")) == kernel["launches"]
+        assert float(cells[keys.index("time")].get("data-sort")) == pytest.approx(
+            kernel["total_duration_s"]
+        )
+        assert (kernel["kernel_short"] or kernel["kernel"]) in row.get("data-name")
+
+
+def test_filter_controls_exist(sample_loaded: Loaded) -> None:
+    tree = sample_loaded.tree
+    text = tree.xpath('//input[@id="kernel-filter"]')
+    assert text and text[0].get("type") == "search"
+    select = tree.xpath('//select[@id="bound-filter"]')
+    assert select
+    values = [o.get("value") for o in select[0].xpath("./option")]
+    assert values == ["", *BOUND_CLASSES], values
+    count = tree.get_element_by_id("row-count").text_content()
+    assert count == "13 of 13 kernel groups", count
