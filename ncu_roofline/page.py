@@ -252,6 +252,13 @@ def build_page(
                 "source": d["source"],
             }
         )
+    for dev in devices:
+        sources = list(dict.fromkeys(c["source"] for c in dev["ceilings"]))
+        dev["summary"] = (
+            f"{dev['name']} (CC {dev['cc']}): roofs from "
+            + ("; ".join(sources) if sources else "nowhere (no roofs)")
+            + (f", SM clock {dev['clock']}" if dev["clock"] != "–" else "")
+        )
     theory_rows = []
     if with_theory:
         for k in kernels:
