@@ -25,7 +25,7 @@ from ncu_roofline.errors import NcuRooflineError, OutputError, UsageError
 from ncu_roofline.hardware import builtin_gpus, find_gpu, load_roofs_file
 from ncu_roofline.inspection import inspect_profile
 from ncu_roofline.output import write_atomic
-from ncu_roofline.page import build_page
+from ncu_roofline.page import build_page, untitled
 from ncu_roofline.readers import load
 from ncu_roofline.renderers import FORMATS, render_json
 from ncu_roofline.renderers.html_report import PLOTLY_MODES, render_html, render_theory_html
@@ -338,6 +338,10 @@ def report(
     far more DRAM bytes than that are flagged (excess-traffic).
     """
     out_format = _output_format(output, fmt)
+    if fmt and output and output != "-":
+        implied = next((n for n, sfx in FORMATS.items() if output.lower().endswith(sfx)), None)
+        if implied and implied != fmt:
+            _warn(f"{output}: writing {fmt} into a file named like {implied}")
     if output is None and out_format != "json":
         output = _default_output(inputs[0], out_format)
     if output and output != "-" and not force and os.path.exists(output):
@@ -479,7 +483,7 @@ def theory(
         text = render_json(table)
     elif out_format == "html":
         text_ctx = theory_text_context(table)
-        charts = roofline_figures(theory_chart_context(table))
+        charts = untitled(roofline_figures(theory_chart_context(table)))
         title = "Theory: " + (text_ctx["title"] or ", ".join(r.name for r in rows[:3]))
         generated = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
         text = render_theory_html(text_ctx, charts, title, generated, __version__, plotly_js)

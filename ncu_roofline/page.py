@@ -127,6 +127,7 @@ def _advice(kind: str, message: str, bound: str | None) -> tuple[str, str]:
 
 def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[str, Any]]:
     rows = []
+    repeats = Counter(k["kernel_short"] or k["kernel"] for k in kernels)
     for k in kernels:
         cells = [
             ("rank", str(k["rank"]), k["rank"]),
@@ -147,9 +148,13 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
                     k.get("byte_excess"),
                 )
             )
+        short = k["kernel_short"] or k["kernel"]
+        if repeats[short] > 1:
+            # Several launch configurations of one kernel: say which.
+            short = f"{short} · grid {k['grid'] or '?'}"
         rows.append(
             {
-                "short": k["kernel_short"] or k["kernel"],
+                "short": short,
                 "full": k["kernel"],
                 "bound": k["bound"],
                 "bound_reason": k["bound_reason"] or "",
@@ -187,6 +192,39 @@ def _methodology(context: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def untitled(charts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Drop the in-chart title: the page's heading above each chart says it."""
+    for c in charts:
+        layout = c["figure"]["layout"]
+        layout["title"] = {"text": ""}
+        layout["margin"] = {**layout.get("margin", {}), "t": 40}
+    return charts
+
+
+def _options_line(options: dict[str, Any]) -> str:
+    """The settings the report was made with, in one line."""
+    parts = []
+    if options.get("gpu"):
+        parts.append(f"--gpu {options['gpu']}")
+    if options.get("roofs_file"):
+        parts.append(f"--roofs {options['roofs_file']}")
+    parts.append(f"clocks {options.get('clocks', 'measured')}")
+    theory = options.get("theory")
+    if theory:
+        if theory.get("file"):
+            parts.append(f"--theory {theory['file']}")
+        model = theory.get("model")
+        if model:
+            parts.append(
+                f"model {model['name']} {model['phase']}, batch {model['batch']}, seq "
+                f"{model['seq']}, {model['dtype']}"
+                + (f", KV {model['kv_dtype']}" if model.get("kv_dtype") else "")
+                + (f", tp {model['tp']}" if model.get("tp", 1) > 1 else "")
+            )
+        parts.append(f"excess threshold {theory['excess_threshold']:g}x")
+    return "options: " + "; ".join(parts)
+
+
 def build_page(
     context: dict[str, Any], plotly_js: str = "inline", generated_at: str | None = None
 ) -> dict[str, Any]:
@@ -212,6 +250,9 @@ def build_page(
             }
         )
     ranked = [k for k in kernels if k["recoverable_s"] is not None][:5]
+    latency_rec = sum(
+        k["recoverable_s"] for k in kernels if k["bound"] == "latency" and k["recoverable_s"]
+    )
     top = [
         {
             "short": k["kernel_short"] or k["kernel"],
@@ -229,7 +270,7 @@ def build_page(
         why, what = _advice(f["kind"], f["message"], bound_of.get(f["kernel"]))
         findings.append({**f, "why": why, "what": what})
     kinds = Counter(f["kind"] for f in context["findings"])
-    charts = roofline_figures(context)
+    charts = untitled(roofline_figures(context))
     devices = []
     for d in context["roofs"]:
         devices.append(
@@ -289,6 +330,7 @@ def build_page(
         "inputs": inputs,
         "devices": devices,
         "options": context["options"],
+        "options_line": _options_line(context["options"]),
         "summary": {
             "total": _si(total, "s"),
             "launches": f"{summary['launches']:,}",
@@ -297,6 +339,7 @@ def build_page(
             "recoverable_share": _pct(summary["recoverable_s"] / total)
             if (summary["recoverable_s"] is not None and total)
             else "–",
+            "latency_recoverable": _si(latency_rec, "s") if latency_rec else None,
             "by_bound": by_bound,
             "top": top,
             "finding_kinds": sorted(kinds.items(), key=lambda kv: -kv[1]),

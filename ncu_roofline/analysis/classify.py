@@ -400,6 +400,7 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
         den = np.bincount(gid, weights=w, minlength=n_groups)
         out[str(col)] = ratio(num, den)
     frame = pd.DataFrame(out)
+    _join_theory_labels(launches, gid, inv, n_groups, frame)
     if "theory_flops" in frame:
         frame["theory_ai"] = ratio(out["theory_flops"], out["theory_bytes"])
         frame["byte_excess"] = ratio(out["dram_bytes"], out["theory_bytes"])
@@ -456,3 +457,50 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     frame.insert(0, "rank", np.arange(1, len(frame) + 1))
     ranked: pd.DataFrame = frame.reset_index(drop=True)
     return ranked
+
+
+_CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2, "user": 3}
+
+
+def _join_theory_labels(
+    launches: pd.DataFrame,
+    gid: npt.NDArray[np.intp],
+    inv: FloatArray,
+    n_groups: int,
+    frame: pd.DataFrame,
+) -> None:
+    """A group's theory label and source name every op its launches ran.
+
+    One kernel with one launch configuration can serve several ops (a GEMV
+    running the o and down projections), so the first launch's label would
+    misdescribe the group's summed theory.  Confidence is the lowest.
+    """
+    if "theory_label" not in launches or n_groups == 0:
+        return
+    for col in ("theory_label", "theory_source"):
+        values = launches[col].astype(object)
+        has = values.notna().to_numpy()
+        if not has.any():
+            continue
+        counts = (
+            pd.DataFrame({"g": gid[has], "v": values[has].to_numpy(), "w": inv[has]})
+            .groupby(["g", "v"], sort=False)["w"]
+            .sum()
+        )
+        parts: dict[int, list[tuple[str, float]]] = {}
+        for (g, v), w in counts.items():
+            parts.setdefault(int(g), []).append((str(v), float(w)))
+        joined: npt.NDArray[np.object_] = np.full(n_groups, None, dtype=object)
+        for g, items in parts.items():
+            joined[g] = (
+                items[0][0] if len(items) == 1 else "; ".join(f"{v} ×{w:g}" for v, w in items)
+            )
+        frame[col] = joined
+    conf = launches["confidence"].astype(object).map(_CONFIDENCE_RANK)
+    rank = pd.Series(conf.to_numpy(dtype=np.float64, na_value=np.nan)).groupby(gid).min()
+    names = {v: k for k, v in _CONFIDENCE_RANK.items()}
+    lowest: npt.NDArray[np.object_] = np.full(n_groups, None, dtype=object)
+    for g, r in rank.items():
+        if r == r:  # not NaN
+            lowest[int(g)] = names[int(r)]
+    frame["confidence"] = lowest

@@ -24,6 +24,10 @@ SEVERITIES = ("error", "warning", "info")
 MAX_BELOW_ROOF = 10
 #: ... each with at least this share of the profile's time recoverable.
 MIN_RECOVERABLE_SHARE = 0.01
+#: Sampling kernels (radix select, sort) read their logits several times by
+#: design; excess traffic is only flagged above this many times the minimum.
+SAMPLING_EXPECTED_EXCESS = 20.0
+
 #: Efficiency under which a kernel counts as far below its roof.
 FAR_BELOW_EFFICIENCY = 0.6
 
@@ -244,30 +248,62 @@ def _theory_findings(
     """``excess-traffic`` for groups moving far more bytes than their math needs."""
     found: list[Finding] = []
     if "byte_excess" in kernels:
+        # Top-k / sampling kernels make several passes by design: only far
+        # more than that is excess.
+        threshold = np.where(
+            kernels["theory_op"].astype(object) == "sampling",
+            max(theory.excess_threshold, SAMPLING_EXPECTED_EXCESS),
+            theory.excess_threshold,
+        )
         rows = kernels[
-            (kernels["byte_excess"] >= theory.excess_threshold)
+            (kernels["byte_excess"] >= threshold)
             & (kernels["time_share"] >= theory.min_time_share)
             & (kernels["bound"] != "communication")
         ]
         for _, k in rows.iterrows():
+            compute_bound = k["bound"] == "compute"
             excess = float(k["excess_bytes"])
             peak = float(k["peak_dram_bytes_per_s"])
             saved_time = excess / peak if peak > 0 else float("nan")
             launches = int(k["launches"])
             per = f" over {launches} launches" if launches > 1 else ""
+            gain = (
+                "no time gain while the kernel stays compute-bound"
+                if compute_bound
+                else f"{format_si(saved_time, 's')} at the DRAM roof"
+            )
             found.append(
                 Finding(
                     "excess-traffic",
                     str(k["kernel"]),
-                    "warning",
+                    "info" if compute_bound else "warning",
                     f"{k['kernel_short']} moves {float(k['byte_excess']):.1f}x the minimal DRAM bytes of "
                     f"{k['theory_label']} ({format_si(float(k['dram_bytes']), 'B')} measured vs "
                     f"{format_si(float(k['theory_bytes']), 'B')}{per}; theory from {k['theory_source']}, "
                     f"confidence {k['confidence']}): {format_si(excess, 'B')} could be saved, "
-                    f"{format_si(saved_time, 's')} at the DRAM roof. Likely causes: "
+                    f"{gain}. Likely causes: "
                     f"{causes_for(k['family'] if isinstance(k['family'], str) else None)}.",
                     source=str(k["source"]),
-                    recoverable_s=saved_time if np.isfinite(saved_time) else None,
+                    recoverable_s=saved_time
+                    if np.isfinite(saved_time) and not compute_bound
+                    else None,
+                )
+            )
+    if "byte_excess" in kernels and theory.model is not None:
+        modelled = kernels[kernels["confidence"].notna() & (kernels["confidence"] != "user")]
+        below = modelled[modelled["byte_excess"] < 0.5]
+        if len(modelled) and (len(below) >= 3 or len(below) >= 0.25 * len(modelled)):
+            names = ", ".join(str(x) for x in below["kernel_short"].head(4))
+            found.append(
+                Finding(
+                    "theory-mismatch",
+                    None,
+                    "warning",
+                    f"{len(below)} of {len(modelled)} kernel groups with model theory move less than "
+                    f"half their minimal DRAM bytes ({names}): the model's shapes probably do not "
+                    f"match the run (check --phase {theory.phase}, --batch {theory.batch}, "
+                    f"--seq {theory.seq}, --tp {theory.tp}), or inputs stayed in L2 (ncu "
+                    "--cache-control none).",
                 )
             )
     if unmatched:

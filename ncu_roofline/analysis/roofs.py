@@ -73,7 +73,7 @@ class Ceiling:
             "kind": self.kind,
             "unit": "byte/s"
             if self.kind == "memory"
-            else ("op/s" if "int" in self.key else "FLOP/s"),
+            else ("OP/s" if "int" in self.key else "FLOP/s"),
             "value": self.value,
             "min": self.low,
             "max": self.high,

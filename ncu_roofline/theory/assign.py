@@ -53,6 +53,12 @@ FAMILY_ROLES: dict[str, tuple[str, ...]] = {
 #: A GEMM launch whose measured FLOPs differ from every projection by more
 #: than this factor is not one of the model's projections.
 MAX_GEMM_MISMATCH = 4.0
+#: ... or whose FLOPs fall below this fraction of a projection's (no GEMM
+#: does less math than its shape needs) ...
+MIN_FLOP_RATIO = 0.8
+#: ... or whose DRAM bytes fall below this fraction of its minimal bytes
+#: (the weights alone are read once per launch) is not that projection.
+MIN_BYTE_RATIO = 0.7
 
 #: Roles a GEMM kernel runs in, in the order one layer runs them.
 _GEMM_ORDER = ("qkv_proj", "o_proj", "gate_up_proj", "down_proj")
@@ -205,10 +211,19 @@ def apply_theory(
                 rule, est = found
                 choices[g] = _Choice(est, f"{rule.origin} ({rule.label})", "user", None)
 
-    gemm: _GemmAssignment | None = None
+    assignments: list[_GemmAssignment] = []
     if config.model is not None:
-        gemm = _assign_model(config, keys, first, meas_flops, meas_bytes, choices)
+        assignments = _assign_model(config, keys, first, meas_flops, meas_bytes, choices)
 
+    if config.file is not None and any(c is not None and c.family is None for c in choices):
+        from ncu_roofline.theory.families import classify_names
+
+        # Rule-assigned kernels still get their family, for the likely causes.
+        fams = classify_names(str(keys["kernel"].iat[first[g]]) for g in range(n_groups))
+        for g, c in enumerate(choices):
+            if c is not None and c.family is None:
+                fam = fams[str(keys["kernel"].iat[first[g]])].family
+                c.family = None if fam == "unknown" else fam
     cols: dict[str, npt.NDArray[np.generic]] = {
         "theory_flops": np.full(n, np.nan),
         "theory_bytes": np.full(n, np.nan),
@@ -236,8 +251,15 @@ def apply_theory(
         values[:] = [getter(c) if c else None for c in choices]
         cols[name] = values[gid] if n else cols[name]
     done: set[int] = set()
-    if gemm is not None and gemm.groups:
-        done = _fill_gemm_launches(launches, gid, first, gemm, cols)
+    for assignment in assignments:
+        done |= _fill_gemm_launches(launches, gid, first, assignment, cols)
+    if "dram_bytes" in launches:
+        # A launch moving under half its minimal bytes contradicts its theory
+        # (wrong phase, batch or sequence length, or an L2-resident input).
+        measured = launches["dram_bytes"].to_numpy(dtype=np.float64, na_value=np.nan)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            low = (measured / np.asarray(cols["theory_bytes"], dtype=np.float64)) < 0.5
+        cols["confidence"][low & (cols["confidence"] != "user")] = "low"
     unmatched = [
         str(keys["kernel"].iat[first[g]])
         for g in range(n_groups)
@@ -265,11 +287,16 @@ def _fill_gemm_launches(
     gemm: _GemmAssignment,
     cols: dict[str, npt.NDArray[np.generic]],
 ) -> set[int]:
-    """Pick each GEMM launch's projection by its measured FLOPs, else bytes, else order.
+    """Pick each GEMM launch's projection by its measured FLOPs and bytes together.
 
-    A launch whose measured FLOPs are more than :data:`MAX_GEMM_MISMATCH`
-    away from every projection of the model (a GEMM from another phase or
-    model) gets no theory.  Returns the configurations that got some.
+    A candidate is admissible when the launch's FLOPs are between
+    :data:`MIN_FLOP_RATIO` and :data:`MAX_GEMM_MISMATCH` times its theory
+    and its DRAM bytes between :data:`MIN_BYTE_RATIO` and
+    :data:`MAX_GEMM_MISMATCH` times its minimal bytes (a GEMM's bytes are
+    mostly its weights, read about once); the closest admissible one (sum
+    of the two log ratios) wins.  A
+    launch with no admissible candidate, or with neither measurement, gets no
+    theory.  Returns the configurations that got some.
     """
     rows = np.nonzero(np.isin(gid, gemm.groups))[0]
     if rows.size == 0:
@@ -285,30 +312,47 @@ def _fill_gemm_launches(
         d[~np.isfinite(d)] = np.inf
         return d
 
-    d_flops = distances("flops", [e.flops for e in gemm.estimates])
-    d_bytes = distances("dram_bytes", [e.bytes for e in gemm.estimates])
-    best_f, dist_f = d_flops.argmin(axis=1), d_flops.min(axis=1)
-    best_b, dist_b = d_bytes.argmin(axis=1), d_bytes.min(axis=1)
-    # Without measurements, the n-th GEMM configuration to run is taken to be
-    # the n-th projection of a layer.
-    position = {g: i for i, g in enumerate(sorted(gemm.groups, key=lambda g: first[g]))}
-    order_index = np.array(
-        [
-            gemm.roles.index(gemm.order[position[g] % len(gemm.order)]) if gemm.order else 0
-            for g in gid[rows]
-        ]
+    # Measured over theory, per launch and candidate.  Minimal bytes are a
+    # floor (mostly weights, whatever the batch), so a launch that moves far
+    # fewer bytes is not that projection; FLOPs may exceed theory (tile
+    # padding counts) but not fall far below it.
+    th_f = np.asarray([e.flops for e in gemm.estimates], dtype=np.float64)
+    th_b = np.asarray([e.bytes for e in gemm.estimates], dtype=np.float64)
+    meas_f = (
+        launches["flops"].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+        if "flops" in launches
+        else np.full(rows.size, np.nan)
     )
-    use_f = np.isfinite(dist_f)
-    use_b = ~use_f & np.isfinite(dist_b)
-    choice = np.where(use_f, best_f, np.where(use_b, best_b, order_index))
+    meas_b = (
+        launches["dram_bytes"].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+        if "dram_bytes" in launches
+        else np.full(rows.size, np.nan)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = meas_f[:, None] / th_f[None, :]
+        b = meas_b[:, None] / th_b[None, :]
+    f_known = np.isfinite(f) & (f > 0)
+    b_known = np.isfinite(b) & (b > 0)
+    admissible = (f_known | b_known) & (
+        ~f_known | ((f >= MIN_FLOP_RATIO) & (f <= MAX_GEMM_MISMATCH))
+    )
+    admissible &= ~b_known | ((b >= MIN_BYTE_RATIO) & (b <= MAX_GEMM_MISMATCH))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = np.where(f_known, np.abs(np.log(f)), 0.0) + np.where(
+            b_known, np.abs(np.log(b)), 0.0
+        )
+    score = np.where(admissible, score, np.inf)
+    choice = score.argmin(axis=1)
+    pick = np.arange(rows.size)
+    matched = np.isfinite(score[pick, choice])
+    cf, cb = f[pick, choice], b[pick, choice]
+    cf_known, cb_known = f_known[pick, choice], b_known[pick, choice]
     confidence = np.full(rows.size, "low", dtype=object)
-    confidence[use_f & (dist_f <= math.log(2.0))] = "medium"
-    confidence[use_f & (dist_f <= math.log(1.25))] = "high"
-    # Bytes are what is being judged, so matching on them gives medium at best.
-    confidence[use_b & (dist_b <= math.log(1.5))] = "medium"
-
-    keep = ~(use_f & (dist_f > math.log(MAX_GEMM_MISMATCH)))
-    rows, choice, confidence = rows[keep], choice[keep], confidence[keep]
+    medium = (cf_known & (cf <= 2.0)) | (cb_known & (cb <= 1.5))
+    high = cf_known & (cf >= MIN_FLOP_RATIO) & (cf <= 1.25) & cb_known & (cb <= 2.0)
+    confidence[medium] = "medium"
+    confidence[high] = "high"
+    rows, choice, confidence = rows[matched], choice[matched], confidence[matched]
     est = gemm.estimates
     cols["theory_flops"][rows] = np.array([e.flops for e in est])[choice]
     cols["theory_bytes"][rows] = np.array([e.bytes for e in est])[choice]
@@ -335,7 +379,7 @@ def _assign_model(
     meas_flops: FloatArray,
     meas_bytes: FloatArray,
     choices: list[_Choice | None],
-) -> _GemmAssignment:
+) -> list[_GemmAssignment]:
     from ncu_roofline.theory.families import classify_names
 
     ops = config.model_ops()
@@ -345,34 +389,52 @@ def _assign_model(
     assert config.model is not None
     model_label = f"model {config.model.key} {config.phase} b={config.batch} seq={config.seq}"
     families = classify_names(str(keys["kernel"].iat[i]) for i in first)
-    gemm_groups: list[int] = []
+    per_launch: dict[str, list[int]] = {"gemm": [], "grouped_gemm": []}
     for g, row in enumerate(first):
         if choices[g] is not None:
             continue
-        fam = families[str(keys["kernel"].iat[row])].family
+        kf = families[str(keys["kernel"].iat[row])]
+        fam = kf.family
         phase = _ATTENTION_PHASE.get(fam)
         if phase is not None and phase != config.phase:
+            continue
+        if kf.details.get("op") == "moe_gating":
+            # Router top-k over experts, not token sampling over the vocabulary.
             continue
         roles = [r for r in FAMILY_ROLES.get(fam, ()) if r in by_role]
         if not roles:
             continue
         if fam in ("gemm", "gemv"):
-            gemm_groups.append(g)
+            per_launch["gemm"].append(g)
+            continue
+        if fam == "grouped_gemm":
+            per_launch["grouped_gemm"].append(g)
             continue
         # The family says which op it is (a plain RMSNorm is not the fused
         # add + RMSNorm); later roles only stand in when the model lacks it.
         role = roles[0]
         choices[g] = _Choice(by_role[role].estimate, f"{model_label}: {role}", "medium", fam)
 
-    candidates = [r for r in FAMILY_ROLES["gemm"] if r in by_role]
-    return _GemmAssignment(
-        groups=gemm_groups if candidates else [],
-        roles=candidates,
-        estimates=[by_role[r].estimate for r in candidates],
-        order=[r for r in _GEMM_ORDER if r in by_role],
-        label=model_label,
-        families={g: families[str(keys["kernel"].iat[first[g]])].family for g in gemm_groups},
-    )
+    out = []
+    for kind, candidates in (
+        ("gemm", [*FAMILY_ROLES["gemm"], "moe_router"]),
+        ("grouped_gemm", list(FAMILY_ROLES["grouped_gemm"])),
+    ):
+        roles = [r for r in candidates if r in by_role]
+        groups = per_launch[kind]
+        if not roles or not groups:
+            continue
+        out.append(
+            _GemmAssignment(
+                groups=groups,
+                roles=roles,
+                estimates=[by_role[r].estimate for r in roles],
+                order=[r for r in _GEMM_ORDER if r in by_role],
+                label=model_label,
+                families={g: families[str(keys["kernel"].iat[first[g]])].family for g in groups},
+            )
+        )
+    return out
 
 
 def causes_for(family: str | None) -> str:

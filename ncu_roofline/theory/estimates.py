@@ -155,6 +155,10 @@ class Rule:
         if self.block is not None and _dims(block) != self.block:
             return False
         if self.when is not None:
+            if any(n in LAUNCH_FIELDS and n not in env for n in self.when.names):
+                # The export lacks the launch field the predicate needs
+                # (no grid or block columns): the rule cannot apply.
+                return False
             full = self._env(env)
             try:
                 return bool(self.when.evaluate(full))

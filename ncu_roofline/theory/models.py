@@ -94,6 +94,8 @@ class ModelConfig:
     tie_word_embeddings: bool = False
     hidden_act: str = "silu"
     source: str = ""
+    #: Attention window (Mistral v0.1): decode reads at most this many tokens.
+    sliding_window: int | None = None
 
     @property
     def is_moe(self) -> bool:
@@ -149,6 +151,14 @@ def _config_from_mapping(
     data: Mapping[str, Any], *, key: str, name: str, source: str, label: str
 ) -> ModelConfig:
     """Build and check a config from Hugging Face ``config.json`` keys."""
+    unsupported = [
+        f"{k} ({what})" for k, what in _UNMODELLED.items() if data.get(k) not in (None, 0, False)
+    ]
+    if unsupported:
+        raise InputFormatError(
+            f"{label}: architecture features that are not modelled: {', '.join(unsupported)}; "
+            "describe its kernels with a --theory file instead"
+        )
     hidden = _required_int(data, "hidden_size", label)
     heads = _required_int(data, "num_attention_heads", label)
     kv_heads = _positive_int(data, "num_key_value_heads", label, required=False) or heads
@@ -180,6 +190,9 @@ def _config_from_mapping(
             )
         moe_inter = _positive_int(data, "moe_intermediate_size", label, required=False)
 
+    window = None
+    if data.get("sliding_window") and data.get("use_sliding_window", True) is not False:
+        window = _positive_int(data, "sliding_window", label, required=True)
     tie = data.get("tie_word_embeddings", False)
     if not isinstance(tie, bool):
         raise InputFormatError(f"{label}: tie_word_embeddings: expected true or false, got {tie!r}")
@@ -202,7 +215,19 @@ def _config_from_mapping(
         tie_word_embeddings=tie,
         hidden_act=act,
         source=source,
+        sliding_window=window,
     )
+
+
+#: Config keys of architectures whose ops differ from the dense/MoE
+#: transformer modelled here; a config carrying them is refused, not guessed.
+_UNMODELLED: dict[str, str] = {
+    "kv_lora_rank": "multi-head latent attention",
+    "q_lora_rank": "multi-head latent attention",
+    "n_shared_experts": "shared experts",
+    "shared_expert_intermediate_size": "shared experts",
+    "first_k_dense_replace": "dense first layers in an MoE",
+}
 
 
 @lru_cache(maxsize=1)
@@ -436,7 +461,7 @@ def expand_model(
         attention = estimate(
             "attention_decode",
             batch=batch,
-            context=seq,
+            context=min(seq, cfg.sliding_window) if cfg.sliding_window else seq,
             heads_q=hq,
             heads_kv=hkv,
             head_dim=d,

@@ -26,6 +26,10 @@ _FALLBACK: dict[str, tuple[str, ...]] = {
     "tensor_int8": ("tensor_fp8",),
     "fp16": ("fp32",),
 }
+#: Oldest compute capability that has each tensor datatype: a fallback never
+#: lends a GPU a type its hardware lacks (no BF16 on Volta/Turing, no FP8
+#: before Ada).
+_MIN_CC: dict[str, float] = {"tensor_bf16": 8.0, "tensor_fp8": 8.9, "tensor_int8": 7.2}
 
 
 @dataclass(frozen=True)
@@ -35,19 +39,35 @@ class TheoryRow:
     name: str
     estimate: OpEstimate
     count: int = 1
+    #: Part of the model's forward pass (counted in its per-pass total).
+    in_model: bool = False
 
 
 def rows_from_model(ops: list[ModelOp]) -> list[TheoryRow]:
     """Table rows for a model's expanded ops."""
-    return [TheoryRow(name=op.role, estimate=op.estimate, count=op.count) for op in ops]
+    return [
+        TheoryRow(name=op.role, estimate=op.estimate, count=op.count, in_model=True) for op in ops
+    ]
 
 
 def peak_for(spec: GpuSpec, precision: str) -> tuple[float | None, str | None]:
     """The compute ceiling (FLOP/s) a GPU offers for a precision, and its key."""
-    for key in (precision, *_FALLBACK.get(precision, ())):
+    if precision in spec.compute:
+        return spec.compute[precision], precision
+    cc = _cc(spec.cc)
+    if precision in _MIN_CC and cc is not None and cc < _MIN_CC[precision]:
+        return None, None
+    for key in _FALLBACK.get(precision, ()):
         if key in spec.compute:
             return spec.compute[key], key
     return None, None
+
+
+def _cc(text: str | None) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
 
 
 def _place(est: OpEstimate, spec: GpuSpec) -> dict[str, Any]:
@@ -91,7 +111,14 @@ def build_theory_table(
     """Plain data for the ``theory`` command (JSON as is, text via a template)."""
     ops = []
     totals: dict[str, dict[str, Any]] = {
-        g.key: {"time_floor_s": 0.0, "flops": 0.0, "bytes": 0.0, "complete": True} for g in gpus
+        g.key: {
+            "time_floor_s": 0.0,
+            "flops": 0.0,
+            "bytes": 0.0,
+            "complete": True,
+            "collectives_not_included": 0,
+        }
+        for g in gpus
     }
     for row in rows:
         est = row.estimate
@@ -111,14 +138,17 @@ def build_theory_table(
                 "gpus": placed,
             }
         )
+        if not row.in_model:
+            continue  # --op rows are tabulated, not added to the model's pass
         for g in gpus:
             t = totals[g.key]
             t["flops"] += est.flops * row.count
             t["bytes"] += est.bytes * row.count
             floor = placed[g.key]["time_floor_s"]
             if floor is None:
-                if placed[g.key]["bound"] != "communication":
-                    t["complete"] = False
+                t["complete"] = False
+                if placed[g.key]["bound"] == "communication":
+                    t["collectives_not_included"] += row.count
             else:
                 t["time_floor_s"] += floor * row.count
     return {
@@ -183,6 +213,7 @@ def theory_text_context(table: dict[str, Any]) -> dict[str, Any]:
                     "flops": _fmt_count(t["flops"]),
                     "bytes": _fmt_count(t["bytes"], "B"),
                     "complete": t["complete"],
+                    "collectives": t["collectives_not_included"],
                 }
             )
     model = table.get("model")

@@ -26,6 +26,14 @@
     var drawn = 0;
     var ids = Object.keys(payload.charts || {});
     if (ids.length && typeof Plotly === "undefined") {
+      ids.forEach(function (id) {
+        var div = document.getElementById(id);
+        if (div) {
+          div.textContent = "plotly.js could not be loaded (offline?): make the report with " +
+            "--plotly-js inline to embed it.";
+          div.className += " chart-missing";
+        }
+      });
       fail("plotly.js did not load");
       return;
     }
