@@ -20,8 +20,10 @@ import click
 from ncu_roofline import __version__
 from ncu_roofline.analysis import CLOCK_MODES, analyze
 from ncu_roofline.charts import roofline_figures
+from ncu_roofline.config import load_config
 from ncu_roofline.context import build_context
-from ncu_roofline.errors import NcuRooflineError, OutputError, UsageError
+from ncu_roofline.errors import GATE_TRIPPED, NcuRooflineError, OutputError, UsageError
+from ncu_roofline.gates import evaluate_report, parse_gates
 from ncu_roofline.hardware import builtin_gpus, find_gpu, load_roofs_file
 from ncu_roofline.inspection import inspect_profile
 from ncu_roofline.output import write_atomic
@@ -222,6 +224,25 @@ def _theory_config(
     return config
 
 
+def _gate_options(func: F) -> F:
+    """``--fail-on`` and ``--config``."""
+    func = click.option(
+        "--config",
+        "config_file",
+        metavar="FILE",
+        help="Settings file (TOML); default: [tool.ncu-roofline] in the nearest pyproject.toml.",
+    )(func)
+    func = click.option(
+        "--fail-on",
+        "fail_on",
+        multiple=True,
+        metavar="RULE",
+        help="Exit 3 after writing the output when RULE trips: efficiency<0.3, a finding kind "
+        "(excess-traffic, above-roof, ...); compare also takes regression>5% and new-kernel.",
+    )(func)
+    return func
+
+
 def _output_format(output: str | None, fmt: str | None) -> str:
     """The report format: --format, else the output name's suffix, else HTML."""
     if fmt is not None:
@@ -303,8 +324,11 @@ def _default_output(first_input: str, out_format: str) -> str:
     show_default=True,
     help="Flag kernels moving at least this many times their minimal DRAM bytes.",
 )
+@_gate_options
 @_progress_option
+@click.pass_context
 def report(
+    ctx: click.Context,
     inputs: tuple[str, ...],
     output: str | None,
     fmt: str | None,
@@ -323,6 +347,8 @@ def report(
     kv_dtype: str | None,
     tp: int,
     excess_threshold: float,
+    fail_on: tuple[str, ...],
+    config_file: str | None,
     progress: str,
 ) -> None:
     """Analyse exports and write a roofline report.
@@ -336,7 +362,19 @@ def report(
     With --theory FILE or --model NAME each kernel is also compared with the
     minimum its math needs (theoretical FLOPs and bytes), and kernels moving
     far more DRAM bytes than that are flagged (excess-traffic).
+
+    \b
+    Exit codes: 0 success, 1 internal error, 2 usage error, 3 the output was
+    written but a --fail-on gate tripped, 4 unreadable input, 5 output
+    exists or cannot be written, 6 missing optional module, 7 missing input.
     """
+    settings = _settings(ctx, config_file)
+    gpu = settings.get("gpu", gpu)
+    roofs_file = settings.get("roofs", roofs_file)
+    clocks = settings.get("clocks", clocks)
+    plotly_js = settings.get("plotly_js", plotly_js)
+    excess_threshold = float(settings.get("excess_threshold", excess_threshold))
+    gates = parse_gates(list(fail_on) or settings.get("fail_on", []), comparison=False)
     out_format = _output_format(output, fmt)
     if fmt and output and output != "-":
         implied = next((n for n, sfx in FORMATS.items() if output.lower().endswith(sfx)), None)
@@ -362,6 +400,9 @@ def report(
     context = build_context(analysis)
     if roofs_file:
         context["options"]["roofs_file"] = roofs_file
+    tripped = evaluate_report(gates, context)
+    if gates:
+        context["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
     if out_format == "html":
         text = render_html(build_page(context, plotly_js=plotly_js))
     else:
@@ -375,13 +416,48 @@ def report(
     if output is None or output == "-":
         click.echo(text, nl=False)
         return
-    write_atomic(output, text, force=force)
-    summary = context["summary"]
-    click.echo(
-        f"{_PROG}: wrote {output} ({out_format}): {summary['launches']:,} launches, "
-        f"{summary['kernels']:,} kernel groups, {len(context['findings'])} findings",
-        err=True,
-    )
+    else:
+        write_atomic(output, text, force=force)
+        summary = context["summary"]
+        click.echo(
+            f"{_PROG}: wrote {output} ({out_format}): {summary['launches']:,} launches, "
+            f"{summary['kernels']:,} kernel groups, {len(context['findings'])} findings",
+            err=True,
+        )
+    _report_gates(ctx, tripped)
+
+
+def _report_gates(ctx: click.Context, tripped: list[dict[str, Any]]) -> None:
+    """Print tripped gates and exit 3; the output is already written."""
+    if not tripped:
+        return
+    for t in tripped:
+        _warn(f"gate {t['rule']} tripped: {t['message']}")
+    click.echo(f"{_PROG}: {len(tripped)} gate(s) tripped", err=True)
+    ctx.exit(GATE_TRIPPED)
+
+
+_CONFIGURABLE = {
+    "gpu": "gpu",
+    "roofs": "roofs_file",
+    "clocks": "clocks",
+    "plotly_js": "plotly_js",
+    "excess_threshold": "excess_threshold",
+    "fail_on": "fail_on",
+}
+
+
+def _settings(ctx: click.Context, config_file: str | None) -> dict[str, Any]:
+    """Configured values for the options the command line left at their defaults."""
+    config = load_config(config_file)
+    out: dict[str, Any] = {}
+    for key, param in _CONFIGURABLE.items():
+        if key not in config or param not in ctx.params:
+            continue
+        source = ctx.get_parameter_source(param)
+        if source in (None, click.core.ParameterSource.DEFAULT):
+            out[key] = config[key]
+    return out
 
 
 @cli.command()
@@ -532,7 +608,11 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point with error mapping."""
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
-        cli.main(args=argv, prog_name=_PROG, standalone_mode=False)
+        # Outside standalone mode click returns ctx.exit()'s code instead of
+        # exiting: a tripped gate (3) must reach the shell.
+        code = cli.main(args=argv, prog_name=_PROG, standalone_mode=False)
+        if isinstance(code, int) and code != 0:
+            sys.exit(code)
     except click.exceptions.Abort:
         click.echo(f"{_PROG}: aborted", err=True)
         sys.exit(130)

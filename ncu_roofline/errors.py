@@ -9,14 +9,18 @@ Exit codes (also listed in the README):
 0     success
 1     unexpected internal error (a bug: please report it)
 2     bad command-line usage (unknown option, bad value)
-3     an input file is missing or cannot be read
+3     the output was written but a ``--fail-on`` gate tripped
 4     an input is not a readable ncu export (empty, binary, no table, ...)
 5     an output file exists (use ``--force``) or cannot be written
 6     an optional dependency is missing (e.g. ``ncu-report`` for .ncu-rep)
+7     an input file is missing or cannot be read
 ====  =====================================================================
 """
 
 from __future__ import annotations
+
+#: Exit code when the output was written but a ``--fail-on`` gate tripped.
+GATE_TRIPPED = 3
 
 
 class NcuRooflineError(Exception):
@@ -34,7 +38,7 @@ class UsageError(NcuRooflineError):
 class InputNotFoundError(NcuRooflineError):
     """An input path does not exist or cannot be opened."""
 
-    exit_code = 3
+    exit_code = 7
 
 
 class InputFormatError(NcuRooflineError):
@@ -58,6 +62,7 @@ class MissingDependencyError(NcuRooflineError):
 EXIT_CODES: dict[str, int] = {
     "ok": 0,
     "internal": NcuRooflineError.exit_code,
+    "gate": GATE_TRIPPED,
     "usage": UsageError.exit_code,
     "input-not-found": InputNotFoundError.exit_code,
     "input-format": InputFormatError.exit_code,

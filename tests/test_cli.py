@@ -206,18 +206,18 @@ def _assert_user_error(proc: subprocess.CompletedProcess[str], code: int, *needl
 def test_missing_file_exits_3(tmp_path: Path) -> None:
     missing = tmp_path / "nope.csv"
     proc = run("inspect", str(missing))
-    _assert_user_error(proc, 3, "ncu-roofline: error:", str(missing), "no such file")
+    _assert_user_error(proc, 7, "ncu-roofline: error:", str(missing), "no such file")
     assert proc.stdout == ""
 
 
 def test_directory_exits_3(tmp_path: Path) -> None:
     proc = run("inspect", str(tmp_path))
-    _assert_user_error(proc, 3, "ncu-roofline: error:", "directory")
+    _assert_user_error(proc, 7, "ncu-roofline: error:", "directory")
 
 
 def test_one_missing_among_good_inputs_exits_3(tmp_path: Path) -> None:
     proc = run("inspect", data("raw_page.csv"), str(tmp_path / "gone.csv"))
-    _assert_user_error(proc, 3, "gone.csv")
+    _assert_user_error(proc, 7, "gone.csv")
 
 
 @pytest.mark.parametrize(

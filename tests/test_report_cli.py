@@ -160,7 +160,7 @@ def test_gpu_option_replaces_profile_roofs(tmp_path: Path) -> None:
         (["-o", "x.md"], 2, "not available"),
         (["-o", "x.bin"], 2, "--format"),
         (["--gpu", "h100", "--roofs", "r.toml"], 2, "not both"),
-        (["--roofs", "missing.toml"], 3, "missing.toml"),
+        (["--roofs", "missing.toml"], 7, "missing.toml"),
     ],
 )
 def test_usage_errors(tmp_path: Path, args: list[str], code: int, needle: str) -> None:

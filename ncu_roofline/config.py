@@ -1,0 +1,81 @@
+"""Settings from ``pyproject.toml`` (``[tool.ncu-roofline]``) or ``--config FILE``.
+
+Keys (dashes or underscores): ``fail-on`` (list of gate rules),
+``excess-threshold``, ``clocks``, ``gpu``, ``roofs``, ``plotly-js``, ``top``.
+The command line overrides every one of them; ``--fail-on`` given on the
+command line replaces the configured list.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ncu_roofline.errors import InputFormatError, InputNotFoundError
+from ncu_roofline.tomlcompat import tomllib
+
+KEYS: dict[str, type | tuple[type, ...]] = {
+    "fail_on": list,
+    "excess_threshold": (int, float),
+    "clocks": str,
+    "gpu": str,
+    "roofs": str,
+    "plotly_js": str,
+    "top": int,
+}
+
+
+def _normalise(table: dict[str, Any], label: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for raw_key, value in table.items():
+        key = raw_key.replace("-", "_")
+        if key not in KEYS:
+            allowed = ", ".join(k.replace("_", "-") for k in KEYS)
+            raise InputFormatError(f"{label}: unknown setting {raw_key!r}; known: {allowed}")
+        expected = KEYS[key]
+        if isinstance(value, bool) or not isinstance(value, expected):
+            raise InputFormatError(f"{label}: {raw_key}: wrong type ({type(value).__name__})")
+        if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+            raise InputFormatError(f"{label}: fail-on: expected a list of strings")
+        out[key] = value
+    return out
+
+
+def find_pyproject(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` (default: cwd)."""
+    here = Path(start or os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Settings from ``path`` (a TOML file) or the nearest pyproject.toml.
+
+    In an explicit file the settings may sit at the top level or under
+    ``[tool.ncu-roofline]``; in pyproject.toml only under the latter.
+    """
+    explicit = path is not None
+    target = Path(path) if path is not None else find_pyproject()
+    if target is None:
+        return {}
+    label = str(target)
+    try:
+        data = tomllib.loads(target.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputNotFoundError(f"{label}: no such file") from None
+    except OSError as exc:
+        raise InputNotFoundError(f"{label}: cannot read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputFormatError(f"{label}: not valid TOML: {exc}") from None
+    section = data.get("tool", {}).get("ncu-roofline")
+    if section is None:
+        if not explicit:
+            return {}
+        section = {k: v for k, v in data.items() if k != "tool"}
+    if not isinstance(section, dict):
+        raise InputFormatError(f"{label}: [tool.ncu-roofline] must be a table")
+    return _normalise(section, label)

@@ -1,0 +1,179 @@
+"""CI gates (``--fail-on RULE``) and their evaluation.
+
+Rules, repeatable on the command line or listed under ``fail-on`` in the
+configuration:
+
+``regression>5%``
+    (``compare`` only) a kernel group, or the total kernel time, got slower
+    by more than 5% (``regression>0.05`` means the same).
+``efficiency<0.3``
+    a kernel group with at least 1% of the kernel time runs under 30% of its
+    roof (``efficiency<30%`` means the same).
+``new-kernel``
+    (``compare`` only) a kernel group the base profile did not have.
+``excess-traffic``, ``above-roof``, ``below-roof``, ... any finding kind
+    a finding of that kind.
+
+A tripped gate never stops the output from being written; the command then
+exits with :data:`~ncu_roofline.errors.GATE_TRIPPED` (3).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ncu_roofline.errors import UsageError
+
+#: Finding kinds a gate may name.
+FINDING_KINDS: tuple[str, ...] = (
+    "excess-traffic",
+    "above-roof",
+    "below-roof",
+    "not-placeable",
+    "no-roofs",
+    "communication",
+    "clock-below-datasheet",
+    "gpu-mismatch",
+    "mixed-definitions",
+    "no-theory",
+    "theory-mismatch",
+)
+
+#: Efficiency gates skip kernel groups with less of the time than this.
+EFFICIENCY_MIN_SHARE = 0.01
+
+_THRESHOLD = re.compile(r"^(regression|efficiency)\s*([<>])\s*([0-9.]+)\s*(%?)$")
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One parsed ``--fail-on`` rule."""
+
+    text: str
+    kind: str
+    threshold: float | None = None
+
+    @property
+    def needs_comparison(self) -> bool:
+        """Whether the rule only makes sense for ``compare``."""
+        return self.kind in ("regression", "new-kernel")
+
+
+def parse_gate(text: str) -> Gate:
+    """Parse one rule; :class:`UsageError` names the accepted forms."""
+    rule = text.strip().lower()
+    m = _THRESHOLD.match(rule)
+    if m:
+        kind, op, number, pct = m.groups()
+        expected = ">" if kind == "regression" else "<"
+        if op != expected:
+            raise UsageError(f"--fail-on {text}: write {kind}{expected}N")
+        value = float(number)
+        if pct or (kind == "regression" and value >= 1) or (kind == "efficiency" and value > 1):
+            value /= 100.0
+        return Gate(text=text, kind=kind, threshold=value)
+    if rule == "new-kernel":
+        return Gate(text=text, kind="new-kernel")
+    if rule in FINDING_KINDS:
+        return Gate(text=text, kind="finding", threshold=None)
+    raise UsageError(
+        f"--fail-on {text}: unknown rule; use regression>N%, efficiency<N, new-kernel or a "
+        f"finding kind ({', '.join(FINDING_KINDS)})"
+    )
+
+
+def parse_gates(texts: list[str] | tuple[str, ...], comparison: bool) -> list[Gate]:
+    """Parse every rule, refusing comparison-only rules outside ``compare``."""
+    gates = [parse_gate(t) for t in texts]
+    if not comparison:
+        for g in gates:
+            if g.needs_comparison:
+                raise UsageError(
+                    f"--fail-on {g.text}: only `ncu-roofline compare` has a base to compare with"
+                )
+    return gates
+
+
+def _trip(gate: Gate, kernel: str | None, message: str) -> dict[str, Any]:
+    return {"rule": gate.text, "kernel": kernel, "message": message}
+
+
+def _efficiency(gate: Gate, kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    assert gate.threshold is not None
+    out = []
+    for k in kernels:
+        eff, share = k.get("efficiency"), k.get("time_share")
+        if eff is None or share is None or share < EFFICIENCY_MIN_SHARE:
+            continue
+        if eff < gate.threshold:
+            out.append(
+                _trip(
+                    gate,
+                    k["kernel"],
+                    f"{k['kernel_short']} runs at {100 * eff:.1f}% of its roof "
+                    f"({100 * share:.1f}% of the kernel time), under {100 * gate.threshold:g}%",
+                )
+            )
+    return out
+
+
+def _findings(gate: Gate, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    kind = gate.text.strip().lower()
+    return [_trip(gate, f.get("kernel"), f["message"]) for f in findings if f["kind"] == kind]
+
+
+def evaluate_report(gates: list[Gate], context: dict[str, Any]) -> list[dict[str, Any]]:
+    """The gates a report trips: ``[{"rule", "kernel", "message"}]``."""
+    tripped: list[dict[str, Any]] = []
+    for gate in gates:
+        if gate.kind == "efficiency":
+            tripped += _efficiency(gate, context["kernels"])
+        elif gate.kind == "finding":
+            tripped += _findings(gate, context["findings"])
+    return tripped
+
+
+def evaluate_comparison(
+    gates: list[Gate], cmp: dict[str, Any], candidate: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The gates a comparison trips (regressions, new kernels, candidate findings)."""
+    tripped: list[dict[str, Any]] = []
+    for gate in gates:
+        if gate.kind == "regression":
+            assert gate.threshold is not None
+            total = cmp["totals"]
+            pct = total.get("delta_pct")
+            if pct is not None and pct > gate.threshold:
+                tripped.append(
+                    _trip(
+                        gate,
+                        None,
+                        f"total kernel time +{100 * pct:.1f}% (over {100 * gate.threshold:g}%)",
+                    )
+                )
+            for k in cmp.get("regressions", []):
+                kpct = k.get("delta_pct")
+                if kpct is not None and kpct > gate.threshold:
+                    tripped.append(
+                        _trip(
+                            gate,
+                            k.get("kernel"),
+                            f"{k.get('kernel_short') or k.get('kernel')} +{100 * kpct:.1f}% kernel time",
+                        )
+                    )
+        elif gate.kind == "new-kernel":
+            for k in cmp.get("added", []):
+                tripped.append(
+                    _trip(
+                        gate,
+                        k.get("kernel"),
+                        f"new kernel {k.get('kernel_short') or k.get('kernel')}",
+                    )
+                )
+        elif gate.kind == "efficiency":
+            tripped += _efficiency(gate, candidate["kernels"])
+        elif gate.kind == "finding":
+            tripped += _findings(gate, candidate["findings"])
+    return tripped
