@@ -20,17 +20,24 @@ import click
 from ncu_roofline import __version__
 from ncu_roofline.analysis import CLOCK_MODES, analyze
 from ncu_roofline.charts import roofline_figures
+from ncu_roofline.compare import compare as compare_analyses
+from ncu_roofline.compare import comparison_context
+from ncu_roofline.compare_charts import comparison_figures
 from ncu_roofline.config import load_config
 from ncu_roofline.context import build_context
 from ncu_roofline.errors import GATE_TRIPPED, NcuRooflineError, OutputError, UsageError
-from ncu_roofline.gates import evaluate_report, parse_gates
+from ncu_roofline.gates import evaluate_comparison, evaluate_report, parse_gates
 from ncu_roofline.hardware import builtin_gpus, find_gpu, load_roofs_file
 from ncu_roofline.inspection import inspect_profile
 from ncu_roofline.output import write_atomic
 from ncu_roofline.page import build_page, untitled
 from ncu_roofline.readers import load
 from ncu_roofline.renderers import FORMATS, render_json
+from ncu_roofline.renderers.compare_report import render_compare_html, render_compare_markdown
 from ncu_roofline.renderers.html_report import PLOTLY_MODES, render_html, render_theory_html
+from ncu_roofline.renderers.junit_report import render_junit
+from ncu_roofline.renderers.markdown_report import render_markdown
+from ncu_roofline.renderers.summary_table import render_summary
 from ncu_roofline.resources import render
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.estimates import load_theory_file
@@ -252,13 +259,9 @@ def _output_format(output: str | None, fmt: str | None) -> str:
         for name, suffixes in FORMATS.items():
             if "." + suffix in suffixes:
                 return name
-        if suffix in ("md", "xml"):
-            raise UsageError(
-                f"{output}: .{suffix} reports are not available in this version; "
-                "use an output name ending in .html or .json"
-            )
         raise UsageError(
-            f"{output}: cannot tell the format from the name; add --format html or --format json"
+            f"{output}: cannot tell the format from the name; add --format "
+            + " or --format ".join(sorted(FORMATS))
         )
     return "html"
 
@@ -324,6 +327,10 @@ def _default_output(first_input: str, out_format: str) -> str:
     show_default=True,
     help="Flag kernels moving at least this many times their minimal DRAM bytes.",
 )
+@click.option("--html-url", metavar="URL", help="For --format md: link to the full HTML report.")
+@click.option(
+    "--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows of top tables."
+)
 @_gate_options
 @_progress_option
 @click.pass_context
@@ -347,6 +354,8 @@ def report(
     kv_dtype: str | None,
     tp: int,
     excess_threshold: float,
+    html_url: str | None,
+    top: int,
     fail_on: tuple[str, ...],
     config_file: str | None,
     progress: str,
@@ -380,8 +389,8 @@ def report(
         implied = next((n for n, sfx in FORMATS.items() if output.lower().endswith(sfx)), None)
         if implied and implied != fmt:
             _warn(f"{output}: writing {fmt} into a file named like {implied}")
-    if output is None and out_format != "json":
-        output = _default_output(inputs[0], out_format)
+    if output is None and out_format in ("html", "junit"):
+        output = _default_output(inputs[0], "xml" if out_format == "junit" else out_format)
     if output and output != "-" and not force and os.path.exists(output):
         # Refuse before the (possibly long) analysis, not after.
         raise OutputError(f"{output}: already exists (use --force to overwrite)")
@@ -403,8 +412,13 @@ def report(
     tripped = evaluate_report(gates, context)
     if gates:
         context["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
+    gate_list = tripped if gates else None
     if out_format == "html":
-        text = render_html(build_page(context, plotly_js=plotly_js))
+        text: str | bytes = render_html(build_page(context, plotly_js=plotly_js))
+    elif out_format == "md":
+        text = render_markdown(context, html_url=html_url, top=top, gates=gate_list)
+    elif out_format == "junit":
+        text = render_junit(context, gates=tripped)
     else:
         text = render_json(context)
     for item in context["inputs"]:
@@ -414,8 +428,7 @@ def report(
         if finding["severity"] in ("error", "warning") and finding["kind"] != "below-roof":
             _warn(finding["message"])
     if output is None or output == "-":
-        click.echo(text, nl=False)
-        return
+        click.echo(text if isinstance(text, str) else text.decode("utf-8"), nl=False)
     else:
         write_atomic(output, text, force=force)
         summary = context["summary"]
@@ -573,6 +586,157 @@ def theory(
         f"{_PROG}: wrote {output} ({out_format}): {len(table['ops'])} ops on {len(gpus)} GPU(s)",
         err=True,
     )
+
+
+@cli.command()
+@click.argument("pair", nargs=-1, metavar="[BASE CANDIDATE]")
+@click.option(
+    "--base", "base_files", multiple=True, metavar="FILE", help="A base input (repeatable)."
+)
+@click.option(
+    "--candidate",
+    "candidate_files",
+    multiple=True,
+    metavar="FILE",
+    help="A candidate input (repeatable).",
+)
+@click.option("-o", "--output", metavar="OUT", help="Output file ('-': standard output).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(FORMATS)),
+    help="Output format (default: from the name, else html).",
+)
+@click.option(
+    "--plotly-js",
+    type=click.Choice(PLOTLY_MODES),
+    default="inline",
+    show_default=True,
+    help="Inline plotly.js or load it from the CDN.",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@click.option("--gpu", metavar="NAME", help="Use this GPU's roofs for both sides.")
+@click.option(
+    "--clocks",
+    type=click.Choice(CLOCK_MODES),
+    default="measured",
+    show_default=True,
+    help="Table compute roofs at the measured clock or datasheet.",
+)
+@click.option(
+    "--noise",
+    type=click.FloatRange(min=0.0),
+    default=0.02,
+    show_default=True,
+    help="Changes below this fraction count as unchanged.",
+)
+@click.option("--html-url", metavar="URL", help="For --format md: link to the HTML comparison.")
+@click.option(
+    "--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows of top tables."
+)
+@_gate_options
+@_progress_option
+@click.pass_context
+def compare(
+    ctx: click.Context,
+    pair: tuple[str, ...],
+    base_files: tuple[str, ...],
+    candidate_files: tuple[str, ...],
+    output: str | None,
+    fmt: str | None,
+    plotly_js: str,
+    force: bool,
+    gpu: str | None,
+    clocks: str,
+    noise: float,
+    html_url: str | None,
+    top: int,
+    fail_on: tuple[str, ...],
+    config_file: str | None,
+    progress: str,
+) -> None:
+    """Compare two profiles: what got slower, what got faster, what moved.
+
+    Give BASE CANDIDATE, or --base FILE... --candidate FILE... when a side
+    has several inputs.  Kernel groups are matched by kernel name and launch
+    configuration (then by name alone when unambiguous), tolerant of
+    reordering and of kernels added or removed.
+
+    \b
+    Gates (--fail-on, repeatable): regression>5% (a group or the total got
+    slower by more), new-kernel, efficiency<N, or a finding kind of the
+    candidate; exit 3 after writing the output when one trips.
+    """
+    if pair and (base_files or candidate_files):
+        raise UsageError("give BASE CANDIDATE or --base/--candidate, not both")
+    if pair:
+        if len(pair) != 2:
+            raise UsageError(
+                "compare takes exactly two inputs: BASE CANDIDATE (or --base/--candidate)"
+            )
+        base_files, candidate_files = (pair[0],), (pair[1],)
+    if not base_files or not candidate_files:
+        raise UsageError("compare needs a base and a candidate input")
+    settings = _settings(ctx, config_file)
+    gpu = settings.get("gpu", gpu)
+    clocks = settings.get("clocks", clocks)
+    plotly_js = settings.get("plotly_js", plotly_js)
+    gates = parse_gates(list(fail_on) or settings.get("fail_on", []), comparison=True)
+    out_format = _output_format(output, fmt)
+    if output is None and out_format in ("html", "junit"):
+        output = _default_output(candidate_files[0], "xml" if out_format == "junit" else out_format)
+        output = output.replace(".", ".diff.", 1) if output.count(".") == 1 else output
+    if output and output != "-" and not force and os.path.exists(output):
+        raise OutputError(f"{output}: already exists (use --force to overwrite)")
+    show = _progress_flag(progress)
+    base = analyze(load(list(base_files), progress=show), gpu=gpu, clocks=clocks)
+    candidate = analyze(load(list(candidate_files), progress=show), gpu=gpu, clocks=clocks)
+    result = compare_analyses(base, candidate, noise=noise)
+    cmp = comparison_context(result)
+    candidate_context = build_context(candidate)
+    tripped = evaluate_comparison(gates, cmp, candidate_context)
+    if gates:
+        cmp["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
+    if out_format == "html":
+        figures = untitled(comparison_figures(cmp, build_context(base), candidate_context))
+        text: str | bytes = render_compare_html(cmp, figures, plotly_js=plotly_js, gates=tripped)
+    elif out_format == "md":
+        text = render_compare_markdown(
+            cmp, html_url=html_url, top=top, gates=tripped if gates else None
+        )
+    elif out_format == "junit":
+        text = render_junit(candidate_context, gates=tripped, suite_name="ncu-roofline compare")
+    else:
+        text = render_json(cmp)
+    if output is None or output == "-":
+        click.echo(text if isinstance(text, str) else text.decode("utf-8"), nl=False)
+    else:
+        write_atomic(output, text, force=force)
+        t = cmp["totals"]
+        pct = t.get("delta_pct")
+        change = f"{100 * pct:+.1f}%" if pct is not None else "n/a"
+        click.echo(
+            f"{_PROG}: wrote {output} ({out_format}): kernel time {change}, "
+            f"{len(cmp['regressions'])} regression(s), {len(cmp['improvements'])} improvement(s)",
+            err=True,
+        )
+    _report_gates(ctx, tripped)
+
+
+@cli.command()
+@click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
+@click.option("--gpu", metavar="NAME", help="Use this GPU's roofs.")
+@click.option(
+    "--width", type=click.IntRange(min=40), default=100, show_default=True, help="Columns."
+)
+@click.option(
+    "--top", type=click.IntRange(min=1), default=15, show_default=True, help="Kernel rows."
+)
+@_progress_option
+def summary(inputs: tuple[str, ...], gpu: str | None, width: int, top: int, progress: str) -> None:
+    """Print the kernels with the most recoverable time, in a terminal table."""
+    analysis = analyze(load(list(inputs), progress=_progress_flag(progress)), gpu=gpu)
+    click.echo(render_summary(build_context(analysis), width=width, top=top).rstrip("\n"))
 
 
 @cli.command()

@@ -157,7 +157,7 @@ def test_gpu_option_replaces_profile_roofs(tmp_path: Path) -> None:
     ("args", "code", "needle"),
     [
         (["--gpu", "h1000"], 2, "unknown GPU"),
-        (["-o", "x.md"], 2, "not available"),
+        (["-o", "x.txt"], 2, "cannot tell the format"),
         (["-o", "x.bin"], 2, "--format"),
         (["--gpu", "h100", "--roofs", "r.toml"], 2, "not both"),
         (["--roofs", "missing.toml"], 7, "missing.toml"),

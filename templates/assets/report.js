@@ -103,9 +103,13 @@
         rows.forEach(function (r) { tbody.appendChild(r); });
       });
     });
-    filter.addEventListener("input", applyFilter);
-    bound.addEventListener("change", applyFilter);
-    applyFilter();
+    if (filter && bound) {
+      filter.addEventListener("input", applyFilter);
+      bound.addEventListener("change", applyFilter);
+      applyFilter();
+    } else {
+      body.setAttribute("data-rows", String(tbody.rows.length));
+    }
   }
 
   try {

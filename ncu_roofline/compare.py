@@ -1,0 +1,492 @@
+"""Compare two analyses kernel group by kernel group: what got slower, faster, appeared or went.
+
+:func:`compare` matches the kernel groups of a *base* and a *candidate*
+:class:`~ncu_roofline.analysis.Analysis` and reports, per group, the change
+in total and per-launch time, intensity, achieved FLOP/s, efficiency and
+bound class; :func:`comparison_context` turns the result into plain data
+for renderers, like :func:`ncu_roofline.context.build_context` does for one
+analysis.
+
+Matching
+    The two sides come from different files (and perhaps different GPUs), so
+    groups are keyed by ``(kernel, grid, block)`` only; input file and device
+    are ignored.  When one side holds several inputs, the groups sharing a
+    key are first aggregated (times, launches, FLOPs and bytes summed; rates
+    and intensity recomputed; efficiency time-weighted; the bound class and
+    identity of the group with the most time kept).  A second pass pairs the
+    groups still unmatched by kernel name alone, where exactly one unmatched
+    group of that name is left on each side (the launch configuration
+    changed); those rows have ``match == "name only"``.  Whatever remains is
+    ``"added"`` (candidate only) or ``"removed"`` (base only).
+
+Signs and units
+    Every delta is *candidate minus base*; ``delta_pct`` and
+    ``delta_duration_pct`` are fractions of the base value (``0.5`` is
+    +50 %), like the ``noise`` threshold.  For an added group ``delta_s`` is
+    its candidate time and for a removed one minus its base time, so the
+    ``delta_s`` of all rows add up to the change in total kernel time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ncu_roofline import __version__
+from ncu_roofline.analysis import Analysis
+from ncu_roofline.analysis.roofline import ratio
+from ncu_roofline.context import SCHEMA_VERSION, _records, _summary
+
+__all__ = [
+    "COMPARISON_FIELDS",
+    "STATUSES",
+    "Comparison",
+    "compare",
+    "comparison_context",
+]
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Default relative change of a group's total time below which it counts as unchanged.
+DEFAULT_NOISE = 0.02
+
+#: Status of a comparison row.  ``"not comparable"``: matched, but the time
+#: of either side is unknown.
+STATUSES: tuple[str, ...] = (
+    "regression",
+    "improvement",
+    "unchanged",
+    "not comparable",
+    "added",
+    "removed",
+)
+
+#: How a row was matched: on (kernel, grid, block), on the kernel name alone,
+#: or not at all (added / removed rows have ``None``).
+MATCH_EXACT = "exact"
+MATCH_NAME_ONLY = "name only"
+
+#: Columns identifying a kernel group across profiles.
+_KEY: tuple[str, ...] = ("kernel", "grid", "block")
+
+#: Per-side columns of the aggregated groups (prefixed ``base_`` / ``candidate_``).
+_SIDE_FIELDS: tuple[str, ...] = (
+    "grid",
+    "block",
+    "groups",
+    "source",
+    "device_name",
+    "cc",
+    "kernel_short",
+    "launches",
+    "total_duration_s",
+    "duration_s",
+    "time_share",
+    "flops",
+    "dram_bytes",
+    "ai_dram",
+    "achieved_flops_per_s",
+    "efficiency",
+    "bound",
+)
+
+#: Fields of every comparison record, in order.
+COMPARISON_FIELDS: tuple[str, ...] = (
+    "rank",
+    "status",
+    "match",
+    "kernel",
+    "kernel_short",
+    "base_grid",
+    "base_block",
+    "candidate_grid",
+    "candidate_block",
+    "base_groups",
+    "candidate_groups",
+    "base_source",
+    "base_device_name",
+    "base_cc",
+    "candidate_source",
+    "candidate_device_name",
+    "candidate_cc",
+    "base_launches",
+    "candidate_launches",
+    "delta_launches",
+    "base_total_duration_s",
+    "candidate_total_duration_s",
+    "delta_s",
+    "delta_pct",
+    "base_duration_s",
+    "candidate_duration_s",
+    "delta_duration_s",
+    "delta_duration_pct",
+    "base_time_share",
+    "candidate_time_share",
+    "base_flops",
+    "candidate_flops",
+    "base_dram_bytes",
+    "candidate_dram_bytes",
+    "base_ai_dram",
+    "candidate_ai_dram",
+    "base_achieved_flops_per_s",
+    "candidate_achieved_flops_per_s",
+    "base_efficiency",
+    "candidate_efficiency",
+    "delta_efficiency",
+    "base_bound",
+    "candidate_bound",
+    "bound_changed",
+)
+
+
+@dataclass
+class Comparison:
+    """Kernel-group comparison of two analyses.
+
+    ``kernels`` has one row per matched, added or removed kernel group with
+    the columns of :data:`COMPARISON_FIELDS`, ranked by ``|delta_s|``
+    (largest change first, unknown changes last).  ``totals`` holds plain
+    Python values: total kernel time per side and its change, launches, and
+    how many groups were matched, added, removed, regressed and improved.
+    """
+
+    base: Analysis
+    candidate: Analysis
+    kernels: pd.DataFrame
+    totals: dict[str, Any]
+    #: Relative change of total time within which a matched group is "unchanged".
+    noise: float = DEFAULT_NOISE
+
+
+def _floats(frame: pd.DataFrame, col: str) -> FloatArray:
+    if col not in frame:
+        return np.full(len(frame), np.nan)
+    return frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _objects(frame: pd.DataFrame, col: str) -> npt.NDArray[np.object_]:
+    if col not in frame:
+        return np.full(len(frame), None, dtype=object)
+    out: npt.NDArray[np.object_] = frame[col].astype(object).to_numpy(dtype=object, copy=True)
+    out[pd.isna(out)] = None
+    return out
+
+
+def _aggregate(kernels: pd.DataFrame) -> pd.DataFrame:
+    """The kernel groups of one side with rows sharing ``(kernel, grid, block)`` merged.
+
+    A key held by one group keeps that group's own figures, so a comparison
+    of single-input profiles shows the same numbers as their reports.
+    """
+    k = kernels.reset_index(drop=True)
+    n = len(k)
+    keys = pd.DataFrame({c: _objects(k, c) for c in _KEY}).fillna("").astype(str)
+    gid = keys.groupby(list(_KEY), sort=False).ngroup().to_numpy()
+    n_groups = int(gid.max()) + 1 if n else 0
+
+    t = _floats(k, "total_duration_s")
+    t0 = np.nan_to_num(t)
+
+    def gsum(values: FloatArray) -> FloatArray:
+        """Sum per key; NaN when any group of the key lacks the value."""
+        nan = np.isnan(values)
+        total = np.bincount(gid, weights=np.where(nan, 0.0, values), minlength=n_groups)
+        bad = np.bincount(gid, weights=nan.astype(np.float64), minlength=n_groups) > 0
+        out: FloatArray = np.where(bad, np.nan, total)
+        return out
+
+    # The group with the most time stands for the key (bound, identity).
+    order = pd.DataFrame({"gid": gid, "t": np.where(np.isnan(t), -np.inf, t), "i": np.arange(n)})
+    lead = (
+        order.sort_values(["gid", "t"], ascending=[True, False], kind="stable")
+        .drop_duplicates("gid")["i"]
+        .to_numpy()
+    )
+    rows = np.bincount(gid, minlength=n_groups)
+    single = rows == 1
+
+    launches = np.bincount(gid, weights=_floats(k, "launches"), minlength=n_groups)
+    total = gsum(t)
+    flops = gsum(_floats(k, "flops"))
+    dram = gsum(_floats(k, "dram_bytes"))
+    achieved = ratio(flops, total)
+    ai = ratio(flops, dram)
+    ai[(flops > 0) & (dram == 0)] = np.inf
+    eff = _floats(k, "efficiency")
+    has = ~np.isnan(eff) & (t0 > 0)
+    efficiency = ratio(
+        np.bincount(gid, weights=np.where(has, eff * t0, 0.0), minlength=n_groups),
+        np.bincount(gid, weights=np.where(has, t0, 0.0), minlength=n_groups),
+    )
+
+    def own(col: str, merged: FloatArray) -> FloatArray:
+        """The lead group's own value for single-group keys, ``merged`` otherwise."""
+        out: FloatArray = np.where(single, _floats(k, col)[lead], merged)
+        return out
+
+    # Match on the keys with missing parts as "", report them as they were.
+    out: pd.DataFrame = pd.DataFrame({c: keys[c].to_numpy(dtype=object)[lead] for c in _KEY})
+    for c in ("grid", "block"):
+        out[c] = _objects(k, c)[lead]
+    out["groups"] = rows.astype(np.int64)
+    for col in ("source", "device_name", "cc", "kernel_short", "bound"):
+        out[col] = _objects(k, col)[lead]
+    out["launches"] = launches.astype(np.int64)
+    out["total_duration_s"] = total
+    out["duration_s"] = ratio(total, launches)
+    grand = float(np.nansum(t0))
+    out["time_share"] = ratio(total, np.full(n_groups, grand))
+    out["flops"] = flops
+    out["dram_bytes"] = dram
+    out["ai_dram"] = own("ai_dram", ai)
+    out["achieved_flops_per_s"] = own("achieved_flops_per_s", achieved)
+    out["efficiency"] = own("efficiency", efficiency)
+    return out
+
+
+def _side(agg: pd.DataFrame, prefix: str) -> pd.DataFrame:
+    """``agg`` with its columns prefixed, plus the match keys ``kernel``, ``_grid``, ``_block``."""
+    out: pd.DataFrame = pd.DataFrame({f"{prefix}{c}": agg[c].to_numpy() for c in _SIDE_FIELDS})
+    out["kernel"] = agg["kernel"].to_numpy(dtype=object)
+    out["_grid"] = agg["grid"].fillna("").astype(str).to_numpy(dtype=object)
+    out["_block"] = agg["block"].fillna("").astype(str).to_numpy(dtype=object)
+    return out
+
+
+def _match(base: pd.DataFrame, cand: pd.DataFrame) -> pd.DataFrame:
+    """Matched, added and removed rows of two aggregated sides, with a ``match`` column."""
+    b = _side(base, "base_")
+    c = _side(cand, "candidate_")
+    b_cols = [col for col in b.columns if col.startswith("base_")]
+    c_cols = [col for col in c.columns if col.startswith("candidate_")]
+    exact = b.merge(c, on=["kernel", "_grid", "_block"], how="outer", indicator=True, sort=False)
+    side = exact["_merge"].astype(str)
+    both = exact[side == "both"].copy()
+    both["match"] = MATCH_EXACT
+    left = exact.loc[side == "left_only", ["kernel", *b_cols]]
+    right = exact.loc[side == "right_only", ["kernel", *c_cols]]
+
+    # Second pass: a kernel name with exactly one unmatched group on each side.
+    left_n = left["kernel"].value_counts()
+    right_n = right["kernel"].value_counts()
+    unique = left_n.index[left_n == 1].intersection(right_n.index[right_n == 1])
+    by_name = left[left["kernel"].isin(unique)].merge(
+        right[right["kernel"].isin(unique)], on="kernel", how="inner", sort=False
+    )
+    by_name["match"] = MATCH_NAME_ONLY
+    removed = left[~left["kernel"].isin(unique)].copy()
+    removed["match"] = None
+    added = right[~right["kernel"].isin(unique)].copy()
+    added["match"] = None
+
+    columns = ["kernel", "match", *b_cols, *c_cols]
+    parts = [p for p in (both, by_name, removed, added) if len(p)]
+    if not parts:
+        empty: pd.DataFrame = pd.DataFrame(columns=columns)
+        return empty
+    # A side missing from every part (nothing matched, nothing added) comes back as NaN.
+    out: pd.DataFrame = pd.concat(parts, ignore_index=True, sort=False).reindex(columns=columns)
+    return out
+
+
+def _status(
+    matched: npt.NDArray[np.bool_],
+    in_base: npt.NDArray[np.bool_],
+    base_t: FloatArray,
+    delta: FloatArray,
+    noise: float,
+) -> npt.NDArray[np.object_]:
+    rel = ratio(delta, base_t)
+    status = np.full(len(delta), "unchanged", dtype=object)
+    status[np.isnan(delta)] = "not comparable"
+    # A group that took no time before and some now is slower whatever the noise.
+    zero_base = (base_t == 0) & (delta > 0)
+    status[(rel > noise) | zero_base] = "regression"
+    status[rel < -noise] = "improvement"
+    status[~matched & in_base] = "removed"
+    status[~matched & ~in_base] = "added"
+    return status
+
+
+def _finite_sum(values: FloatArray) -> float | None:
+    """Sum of the known values; ``None`` when none is known."""
+    known = values[~np.isnan(values)]
+    return float(known.sum()) if len(known) else None
+
+
+def _subtotal(values: FloatArray) -> float | None:
+    """Sum over some rows: 0 for no rows, ``None`` when rows exist but no value is known."""
+    return 0.0 if len(values) == 0 else _finite_sum(values)
+
+
+def _delta(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else b - a
+
+
+def _rel(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or a <= 0 else (b - a) / a
+
+
+def _totals(
+    base: Analysis, candidate: Analysis, frame: pd.DataFrame, n_base: int, n_cand: int, noise: float
+) -> dict[str, Any]:
+    base_t = _finite_sum(_floats(base.kernels, "total_duration_s"))
+    cand_t = _finite_sum(_floats(candidate.kernels, "total_duration_s"))
+    base_l = int(base.kernels["launches"].sum()) if len(base.kernels) else 0
+    cand_l = int(candidate.kernels["launches"].sum()) if len(candidate.kernels) else 0
+    status = frame["status"].to_numpy(dtype=object)
+    delta = _floats(frame, "delta_s")
+    matched = frame["match"].notna().to_numpy()
+    return {
+        "base_total_duration_s": base_t,
+        "candidate_total_duration_s": cand_t,
+        "delta_s": _delta(base_t, cand_t),
+        "delta_pct": _rel(base_t, cand_t),
+        "base_launches": base_l,
+        "candidate_launches": cand_l,
+        "delta_launches": cand_l - base_l,
+        "base_groups": n_base,
+        "candidate_groups": n_cand,
+        "matched": int(matched.sum()),
+        "matched_name_only": int((frame["match"] == MATCH_NAME_ONLY).sum()),
+        "added": int((status == "added").sum()),
+        "removed": int((status == "removed").sum()),
+        "regressions": int((status == "regression").sum()),
+        "improvements": int((status == "improvement").sum()),
+        "unchanged": int((status == "unchanged").sum()),
+        "not_comparable": int((status == "not comparable").sum()),
+        # delta_s = matched_delta_s + added_s - removed_s when every time is known.
+        "matched_delta_s": _subtotal(delta[matched]),
+        "added_s": _subtotal(delta[status == "added"]),
+        "removed_s": _subtotal(-delta[status == "removed"]),
+        "noise": noise,
+    }
+
+
+def compare(base: Analysis, candidate: Analysis, noise: float = DEFAULT_NOISE) -> Comparison:
+    """Match the kernel groups of ``base`` and ``candidate`` and measure what changed.
+
+    A matched group whose total time grew by more than ``noise`` (a fraction
+    of its base time) is a ``"regression"``, one that shrank by more an
+    ``"improvement"``, anything else ``"unchanged"`` (``"not comparable"``
+    where either time is unknown).  See the module docstring for matching.
+    """
+    if not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise >= 0):
+        raise ValueError(f"noise must be a finite fraction >= 0, not {noise!r}")
+    base_agg = _aggregate(base.kernels)
+    cand_agg = _aggregate(candidate.kernels)
+    m = _match(base_agg, cand_agg)
+
+    matched = m["match"].notna().to_numpy()
+    in_base = m["base_groups"].notna().to_numpy()
+    in_cand = m["candidate_groups"].notna().to_numpy()
+    base_t = _floats(m, "base_total_duration_s")
+    cand_t = _floats(m, "candidate_total_duration_s")
+    delta = np.where(in_base, base_t, 0.0)
+    delta = np.where(in_cand, cand_t, 0.0) - delta
+    base_d = _floats(m, "base_duration_s")
+    cand_d = _floats(m, "candidate_duration_s")
+
+    out = pd.DataFrame(index=m.index)
+    out["status"] = _status(matched, in_base, base_t, delta, noise)
+    out["match"] = m["match"].astype(object).to_numpy(dtype=object)
+    out["kernel"] = m["kernel"].astype(object).to_numpy(dtype=object)
+    short = np.where(
+        pd.isna(_objects(m, "candidate_kernel_short")),
+        _objects(m, "base_kernel_short"),
+        _objects(m, "candidate_kernel_short"),
+    )
+    out["kernel_short"] = np.where(pd.isna(short), out["kernel"].to_numpy(dtype=object), short)
+    for side in ("base_", "candidate_"):
+        for col in ("grid", "block", "source", "device_name", "cc"):
+            out[f"{side}{col}"] = _objects(m, f"{side}{col}")
+        out[f"{side}groups"] = m[f"{side}groups"].astype("Int64")
+    out["base_launches"] = m["base_launches"].astype("Int64")
+    out["candidate_launches"] = m["candidate_launches"].astype("Int64")
+    out["delta_launches"] = (
+        m["candidate_launches"].astype("Int64").fillna(0)
+        - m["base_launches"].astype("Int64").fillna(0)
+    ).astype("Int64")
+    out["base_total_duration_s"] = base_t
+    out["candidate_total_duration_s"] = cand_t
+    out["delta_s"] = delta
+    rel = ratio(delta, base_t)
+    out["delta_pct"] = np.where(matched | ~in_cand, rel, np.nan)
+    out["base_duration_s"] = base_d
+    out["candidate_duration_s"] = cand_d
+    out["delta_duration_s"] = np.where(matched, cand_d - base_d, np.nan)
+    out["delta_duration_pct"] = np.where(matched, ratio(cand_d - base_d, base_d), np.nan)
+    for col in (
+        "time_share",
+        "flops",
+        "dram_bytes",
+        "ai_dram",
+        "achieved_flops_per_s",
+        "efficiency",
+    ):
+        out[f"base_{col}"] = _floats(m, f"base_{col}")
+        out[f"candidate_{col}"] = _floats(m, f"candidate_{col}")
+    out["delta_efficiency"] = np.where(
+        matched, out["candidate_efficiency"] - out["base_efficiency"], np.nan
+    )
+    base_b = _objects(m, "base_bound")
+    cand_b = _objects(m, "candidate_bound")
+    out["base_bound"] = base_b
+    out["candidate_bound"] = cand_b
+    changed = np.full(len(m), None, dtype=object)
+    changed[matched] = base_b[matched] != cand_b[matched]
+    out["bound_changed"] = changed
+
+    # Largest change first, unknown changes last; ties by the larger total time.
+    out["_size"] = np.abs(delta)
+    out["_time"] = np.fmax(base_t, cand_t)
+    out = out.sort_values(
+        ["_size", "_time"], ascending=False, na_position="last", kind="stable"
+    ).drop(columns=["_size", "_time"])
+    out = out.reset_index(drop=True)
+    out.insert(0, "rank", np.arange(1, len(out) + 1, dtype=np.int64))
+    kernels = out[list(COMPARISON_FIELDS)]
+    totals = _totals(base, candidate, kernels, len(base_agg), len(cand_agg), float(noise))
+    return Comparison(
+        base=base, candidate=candidate, kernels=kernels, totals=totals, noise=float(noise)
+    )
+
+
+def _side_context(analysis: Analysis) -> dict[str, Any]:
+    return {
+        "inputs": [s.to_dict() for s in analysis.profile.sources],
+        "options": dict(analysis.options),
+        "summary": _summary(analysis),
+    }
+
+
+def comparison_context(cmp: Comparison) -> dict[str, Any]:
+    """The plain-data report of a comparison (JSON-safe: ``None`` for missing, never NaN).
+
+    ``kernels`` holds every row (fields of :data:`COMPARISON_FIELDS`);
+    ``regressions``, ``improvements``, ``added`` and ``removed`` the rows of
+    that status, largest ``|delta_s|`` first.
+    """
+    records = _records(cmp.kernels, COMPARISON_FIELDS)
+    by_status: dict[str, list[dict[str, Any]]] = {s: [] for s in STATUSES}
+    for r in records:
+        by_status[str(r["status"])].append(r)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "comparison",
+        "generator": {"name": "ncu-roofline", "version": __version__},
+        "options": {"noise": cmp.noise},
+        "base": _side_context(cmp.base),
+        "candidate": _side_context(cmp.candidate),
+        "totals": dict(cmp.totals),
+        "kernels": records,
+        "regressions": by_status["regression"],
+        "improvements": by_status["improvement"],
+        "added": by_status["added"],
+        "removed": by_status["removed"],
+    }

@@ -1,0 +1,194 @@
+"""Renderers of a comparison: Markdown for the PR comment, HTML for the artifact.
+
+Both read the plain-data comparison context from
+:func:`ncu_roofline.compare.comparison_context`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from markupsafe import Markup
+
+from ncu_roofline import __version__
+from ncu_roofline.renderers.html_report import (
+    PLOTLY_MODES,
+    _asset,
+    _plotly_inline,
+    plotly_cdn_url,
+)
+from ncu_roofline.renderers.markdown_report import MAX_MARKDOWN_CHARS, escape_code, escape_text
+from ncu_roofline.resources import environment
+from ncu_roofline.units import format_si
+
+
+def _si(value: Any, unit: str) -> str:
+    return "–" if value is None else format_si(float(value), unit)
+
+
+def _signed_s(value: Any) -> str:
+    if value is None:
+        return "–"
+    sign = "+" if value > 0 else "−" if value < 0 else "±"
+    return sign + format_si(abs(float(value)), "s")
+
+
+def _pct(value: Any) -> str:
+    if value is None:
+        return "–"
+    return f"{100 * float(value):+.1f}%"
+
+
+def _names(records: list[dict[str, Any]]) -> list[str]:
+    return [str(r.get("kernel_short") or r.get("kernel") or "?") for r in records]
+
+
+def _rows(records: list[dict[str, Any]], limit: int) -> list[list[str]]:
+    rows = []
+    for r in records[:limit]:
+        rows.append(
+            [
+                escape_code(r.get("kernel_short") or r.get("kernel"), table=True),
+                _si(r.get("base_total_duration_s"), "s"),
+                _si(r.get("candidate_total_duration_s"), "s"),
+                _signed_s(r.get("delta_s")),
+                _pct(r.get("delta_pct")),
+                escape_text(r.get("candidate_bound") or r.get("base_bound") or "–"),
+            ]
+        )
+    return rows
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    head = ["Kernel", "Base", "Candidate", "Δ time", "Δ %", "Bound"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def render_compare_markdown(
+    cmp: dict[str, Any],
+    *,
+    html_url: str | None = None,
+    top: int = 10,
+    gates: list[dict[str, Any]] | None = None,
+) -> str:
+    """GitHub Markdown for a PR comment, at most 65,536 characters."""
+    for limit in (top, 5, 2, 0):
+        text = _compare_markdown(cmp, html_url, limit, gates)
+        if len(text) <= MAX_MARKDOWN_CHARS:
+            return text
+    return text[: MAX_MARKDOWN_CHARS - 2] + "…\n"
+
+
+def _compare_markdown(
+    cmp: dict[str, Any], html_url: str | None, limit: int, gates: list[dict[str, Any]] | None
+) -> str:
+    t = cmp["totals"]
+    lines = ["## Roofline comparison", ""]
+    base = ", ".join(
+        escape_code(i["path"].rsplit("/", 1)[-1], table=False) for i in cmp["base"]["inputs"]
+    )
+    cand = ", ".join(
+        escape_code(i["path"].rsplit("/", 1)[-1], table=False) for i in cmp["candidate"]["inputs"]
+    )
+    lines.append(f"Base {base} → candidate {cand}.")
+    lines.append("")
+    verdict = (
+        f"**Kernel time {_si(t.get('base_total_duration_s'), 's')} → "
+        f"{_si(t.get('candidate_total_duration_s'), 's')} ({_pct(t.get('delta_pct'))}).** "
+        f"{len(cmp['regressions'])} regression(s), {len(cmp['improvements'])} improvement(s), "
+        f"{len(cmp['added'])} new and {len(cmp['removed'])} removed kernel group(s)."
+    )
+    if gates is not None:
+        verdict += f" {len(gates)} gate(s) tripped." if gates else " No gate tripped."
+    lines += [verdict, ""]
+    if gates:
+        lines += ["### Gates", ""]
+        for g in gates[: max(limit, 5)]:
+            lines.append(f"- **{escape_text(g['rule'])}**: {escape_text(g['message'], limit=300)}")
+        lines.append("")
+    for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
+        records = cmp[key]
+        if records and limit:
+            lines += [f"### {title}", ""]
+            lines += _table(_rows(records, limit))
+            if len(records) > limit:
+                lines.append(f"\n… and {len(records) - limit} more")
+            lines.append("")
+    for title, key in (("New kernels", "added"), ("Removed kernels", "removed")):
+        records = cmp[key]
+        if records:
+            shown = ", ".join(escape_code(n, table=False) for n in _names(records)[: max(limit, 3)])
+            more = (
+                f" and {len(records) - max(limit, 3)} more" if len(records) > max(limit, 3) else ""
+            )
+            lines += [f"**{title}:** {shown}{more}", ""]
+    if html_url and html_url.startswith(("http://", "https://")):
+        lines.append(f"[Full HTML comparison]({html_url.replace(')', '%29')})")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "short": r.get("kernel_short") or r.get("kernel") or "?",
+            "full": r.get("kernel") or "",
+            "status": r.get("status"),
+            "match": r.get("match"),
+            "base": _si(r.get("base_total_duration_s"), "s"),
+            "candidate": _si(r.get("candidate_total_duration_s"), "s"),
+            "delta": _signed_s(r.get("delta_s")),
+            "pct": _pct(r.get("delta_pct")),
+            "launches": f"{r.get('base_launches') or 0} → {r.get('candidate_launches') or 0}",
+            "efficiency": f"{_pct_plain(r.get('base_efficiency'))} → {_pct_plain(r.get('candidate_efficiency'))}",
+            "bound": f"{r.get('base_bound') or '–'} → {r.get('candidate_bound') or '–'}",
+        }
+        for r in records
+    ]
+
+
+def _pct_plain(value: Any) -> str:
+    return "–" if value is None else f"{100 * float(value):.0f}%"
+
+
+def render_compare_html(
+    cmp: dict[str, Any],
+    charts: list[dict[str, Any]],
+    *,
+    plotly_js: str = "inline",
+    gates: list[dict[str, Any]] | None = None,
+    generated_at: str | None = None,
+) -> str:
+    """The comparison page: totals, ranked changes, the roofline with arrows."""
+    if plotly_js not in PLOTLY_MODES:
+        raise ValueError(f"plotly_js must be one of {PLOTLY_MODES}, not {plotly_js!r}")
+    t = cmp["totals"]
+    page = {
+        "title": "Roofline comparison",
+        "generated_at": generated_at
+        or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "version": __version__,
+        "base_inputs": [i["path"] for i in cmp["base"]["inputs"]],
+        "candidate_inputs": [i["path"] for i in cmp["candidate"]["inputs"]],
+        "totals": {
+            "base": _si(t.get("base_total_duration_s"), "s"),
+            "candidate": _si(t.get("candidate_total_duration_s"), "s"),
+            "delta": _signed_s(t.get("delta_s")),
+            "pct": _pct(t.get("delta_pct")),
+        },
+        "counts": {k: len(cmp[k]) for k in ("regressions", "improvements", "added", "removed")},
+        "rows": _html_rows(cmp["kernels"]),
+        "gates": gates,
+        "charts": [{"id": c["id"], "title": c["title"]} for c in charts],
+    }
+    template = environment().get_template("compare.html.j2")
+    return template.render(
+        **page,
+        data={"charts": {c["id"]: c["figure"] for c in charts}},
+        css=Markup(_asset("report.css")),
+        js=Markup(_asset("report.js")),
+        plotly_src=plotly_cdn_url() if plotly_js == "cdn" else None,
+        plotly_inline=Markup(_plotly_inline()) if plotly_js == "inline" else "",
+    )

@@ -1,0 +1,166 @@
+"""The JUnit XML report: one test case per kernel group, for CI dashboards.
+
+Each kernel group (one kernel name with one grid and block) is a test case;
+tripped CI gates become ``<failure>`` elements of the test case of the kernel
+they name, and gates about the whole profile (``kernel`` is ``None``), or
+about a kernel the profile does not hold, fail one extra test case named
+``profile``.  Kernel groups that could not be placed on the roofline are
+skipped, unless a gate failed them.
+
+The document is built with :mod:`lxml.etree`, which escapes every string;
+characters that XML 1.0 cannot hold at all (most control characters, lone
+surrogates, U+FFFE and U+FFFF) are removed first, since lxml refuses them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import re
+from collections import defaultdict
+from typing import Any
+
+from ncu_roofline.units import format_si
+
+# lxml ships no type information and the project's mypy settings do not
+# exempt it; imported by name, it is simply untyped here.
+etree: Any = importlib.import_module("lxml.etree")
+
+#: Name of the extra test case that carries gates about the whole profile.
+PROFILE_CASE = "profile"
+
+# Everything outside XML 1.0's Char production.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(value: Any) -> str:
+    """A string XML 1.0 can hold: characters it forbids are dropped."""
+    return _NOT_XML.sub("", "" if value is None else str(value))
+
+
+def _seconds(value: Any) -> str:
+    """A JUnit ``time`` attribute: decimal seconds, no exponent."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "0"
+    text = f"{float(value):.9f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def _si(value: Any, unit: str) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return format_si(float(value), unit)
+
+
+def _pct(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{100 * float(value):.1f}%"
+
+
+def _stem(path: Any) -> str:
+    """The file name of an input without its last suffix, whichever separator it uses."""
+    name = re.split(r"[\\/]", str(path))[-1] if path else ""
+    stem = name.rsplit(".", 1)[0] if "." in name[1:] else name
+    return stem or "unknown"
+
+
+def _case_name(k: dict[str, Any]) -> str:
+    short = k.get("kernel_short") or k.get("kernel") or "unnamed kernel"
+    return f"{short} grid {k.get('grid') or '?'} block {k.get('block') or '?'}"
+
+
+def _system_out(k: dict[str, Any]) -> str:
+    bound = k.get("bound") or "n/a"
+    reason = k.get("bound_reason")
+    lines = [
+        f"bound: {bound}" + (f" ({reason})" if reason else ""),
+        f"efficiency: {_pct(k.get('efficiency'))} of its roof",
+        f"recoverable: {_si(k.get('recoverable_s'), 's')} of "
+        f"{_si(k.get('total_duration_s'), 's')} over {k.get('launches') or 0} launch(es)",
+    ]
+    if k.get("byte_excess") is not None:
+        lines.append(f"bytes over theory minimum: {float(k['byte_excess']):.3g}x")
+    lines.append(f"kernel: {k.get('kernel') or ''}")
+    return "\n".join(lines) + "\n"
+
+
+def _failure(case: Any, gate: dict[str, Any], prefix: str = "") -> None:
+    message = prefix + str(gate.get("message") or "")
+    failure = etree.SubElement(
+        case,
+        "failure",
+        message=xml_text(message),
+        type=xml_text(gate.get("rule") or "gate"),
+    )
+    failure.text = xml_text(message)
+
+
+def render_junit(
+    context: dict[str, Any],
+    *,
+    gates: list[dict[str, Any]] | None = None,
+    suite_name: str = "ncu-roofline",
+) -> bytes:
+    """Render a report context as JUnit XML (UTF-8 bytes with an XML declaration).
+
+    ``gates`` are tripped CI gates, each ``{"rule": str, "kernel": str | None,
+    "message": str}``.  The suite's ``failures`` counts failed test cases
+    (one test case may carry several ``<failure>`` elements, one per gate).
+    """
+    kernels = list(context.get("kernels") or [])
+    known = {str(k.get("kernel")) for k in kernels}
+    by_kernel: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    profile_gates: list[tuple[dict[str, Any], str]] = []
+    for gate in gates or []:
+        target = gate.get("kernel")
+        if target is None:
+            profile_gates.append((gate, ""))
+        elif str(target) in known:
+            by_kernel[str(target)].append(gate)
+        else:
+            profile_gates.append((gate, f"kernel not in the profile: {target}: "))
+
+    root = etree.Element("testsuites", name=xml_text(suite_name))
+    suite = etree.SubElement(root, "testsuite", name=xml_text(suite_name))
+    failed = skipped = 0
+    for k in kernels:
+        case = etree.SubElement(
+            suite,
+            "testcase",
+            classname=xml_text(f"ncu-roofline.{_stem(k.get('source'))}"),
+            name=xml_text(_case_name(k)),
+            time=_seconds(k.get("total_duration_s")),
+        )
+        own = by_kernel.get(str(k.get("kernel")), [])
+        for gate in own:
+            _failure(case, gate)
+        if own:
+            failed += 1
+        elif k.get("bound") == "not placeable":
+            etree.SubElement(
+                case,
+                "skipped",
+                message=xml_text(k.get("bound_reason") or "not placeable on the roofline"),
+            )
+            skipped += 1
+        out = etree.SubElement(case, "system-out")
+        out.text = xml_text(_system_out(k))
+    if profile_gates:
+        case = etree.SubElement(
+            suite, "testcase", classname="ncu-roofline", name=PROFILE_CASE, time="0"
+        )
+        for gate, prefix in profile_gates:
+            _failure(case, gate, prefix)
+        failed += 1
+
+    total = (context.get("summary") or {}).get("total_duration_s")
+    suite.set("tests", str(len(kernels) + (1 if profile_gates else 0)))
+    suite.set("failures", str(failed))
+    suite.set("errors", "0")
+    suite.set("skipped", str(skipped))
+    suite.set("time", _seconds(total))
+    for key in ("tests", "failures", "errors", "skipped", "time"):
+        root.set(key, suite.get(key) or "0")
+    result: bytes = etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")
+    return result

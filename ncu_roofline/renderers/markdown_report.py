@@ -1,0 +1,431 @@
+"""The Markdown report: a GitHub-flavoured summary for a pull-request comment.
+
+GitHub refuses comments over 65,536 characters, so :func:`render_markdown`
+shrinks the report until it fits: first the rows of the collapsed full kernel
+table, then the collapsed roofs, then the top-N table, then the findings and
+gates lists.
+
+Every string taken from the data (kernel names, messages, file names, roof
+sources, gate rules) is escaped here, in Python; the template
+(``report_md.txt.j2``, a ``.txt`` template so Jinja does not HTML-escape it)
+only lays out lines.  Outside code spans ``<``, ``>`` and ``&`` become entities
+and Markdown punctuation is backslash-escaped; inside code spans the fence is
+longer than any backtick run of the content.  In table cells ``|`` is escaped
+as ``\\|`` (GitHub removes that backslash before parsing the cell, code spans
+included).  No data ever reaches the document as raw HTML, so a kernel named
+``</details><script>x</script>`` stays text.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+from ncu_roofline.analysis import BOUND_CLASSES
+from ncu_roofline.resources import render
+from ncu_roofline.units import format_si
+
+#: GitHub's limit on the body of an issue or pull-request comment.
+MAX_MARKDOWN_CHARS = 65_536
+
+#: The Jinja template; ``.txt`` so that it is not HTML-escaped.
+TEMPLATE = "report_md.txt.j2"
+
+#: Longest kernel name, message or other data string shown (characters).
+_MAX_NAME = 100
+_MAX_MESSAGE = 2_000
+_MAX_INPUTS = 5
+
+_SEVERITIES = ("error", "warning", "info")
+
+# C0/C1 controls, DEL and the Unicode line/paragraph separators: each would
+# break a table row or a list item, so each becomes a space.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# Markdown punctuation that means something in the middle of a line (GitHub
+# also renders ``$...$`` as maths and ``~~...~~`` as strike-through).
+_MD_PUNCT = re.compile(r"([\\`*_\[\]|~$])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def _one_line(value: Any, limit: int = _MAX_NAME) -> str:
+    """Data as a single line of at most ``limit`` characters (``…`` when cut)."""
+    text = _CONTROL.sub(" ", "" if value is None else str(value))
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+def escape_text(value: Any, limit: int = _MAX_NAME) -> str:
+    """Data as inert Markdown text: entities for ``<>&``, backslashes for punctuation.
+
+    Safe in table cells too: a ``|`` becomes ``\\|``, which GitHub reads as a
+    literal pipe whether or not the text is in a table.
+    """
+    text = _one_line(value, limit)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_PUNCT.sub(r"\\\1", text)
+
+
+def escape_code(value: Any, *, table: bool, limit: int = _MAX_NAME) -> str:
+    """Data as an inline code span, fenced by more backticks than it holds.
+
+    In a table cell a ``|`` is written ``\\|``.  A backslash right before a
+    pipe cannot be written in a code span inside a table (GitHub would read
+    the pair as an escaped pipe), so such a name falls back to escaped text.
+    """
+    text = _one_line(value, limit)
+    if not text.strip() or (table and "\\|" in text):
+        return escape_text(text, limit)
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    # A space on both sides keeps a leading/trailing backtick off the fence;
+    # GitHub strips one space from each side again.
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    if table:
+        text = text.replace("|", "\\|")
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+
+
+def _html_link(url: str) -> str:
+    """The line linking the HTML report.
+
+    Only ``http``/``https`` addresses and relative paths become links, with
+    spaces, brackets, quotes and controls percent-encoded; anything else
+    (``javascript:``, a drive letter) is shown as code, not linked.
+    """
+    scheme = _SCHEME.match(url)
+    if scheme and scheme.group(1).lower() not in ("http", "https"):
+        return f"Full HTML report: {escape_code(url, table=False, limit=_MAX_MESSAGE)}"
+    target = quote(_CONTROL.sub("", url), safe="/:?#@!$&'*+,;=%~")
+    return f"[Full HTML report]({target})"
+
+
+def _si(value: Any, unit: str) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return format_si(float(value), unit)
+
+
+def _pct(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{100 * float(value):.1f}%"
+
+
+def _ratio(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{float(value):.3g}×"
+
+
+def _number(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{float(value):.3g}"
+
+
+def _count(value: Any) -> str:
+    return "n/a" if value is None else f"{int(value):,}"
+
+
+def _basename(path: Any) -> str:
+    """The file name of a path, whichever separator it uses."""
+    return re.split(r"[\\/]", str(path))[-1] if path else "unknown input"
+
+
+def _plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+class _Names:
+    """Kernel display names: short name in code, grid added when it repeats."""
+
+    def __init__(self, kernels: list[dict[str, Any]]) -> None:
+        self._repeats = Counter(self._short(k) for k in kernels)
+        self._by_full: dict[str, str] = {}
+        for k in kernels:
+            self._by_full.setdefault(str(k.get("kernel")), self._short(k))
+
+    @staticmethod
+    def _short(k: dict[str, Any]) -> str:
+        return str(k.get("kernel_short") or k.get("kernel") or "unnamed kernel")
+
+    def cell(self, k: dict[str, Any], *, table: bool = True) -> str:
+        """The kernel's short name as a code span, with its grid when the name repeats."""
+        short = self._short(k)
+        text = escape_code(short, table=table)
+        if self._repeats[short] > 1:
+            text += f" grid {escape_text(k.get('grid') or '?')}"
+        return text
+
+    def of_full(self, full: Any, *, table: bool = False) -> str:
+        """The short name of a full kernel name (the full name, clipped, when unknown)."""
+        return escape_code(self._by_full.get(str(full), str(full)), table=table)
+
+
+def _title(context: dict[str, Any]) -> str:
+    inputs = [_basename(i.get("path")) for i in context.get("inputs") or []]
+    if not inputs:
+        return "no input"
+    names = ", ".join(escape_code(n, table=False, limit=80) for n in inputs[:_MAX_INPUTS])
+    if len(inputs) > _MAX_INPUTS:
+        names += f" and {len(inputs) - _MAX_INPUTS:,} more"
+    return names
+
+
+def _verdict(context: dict[str, Any], gates: list[dict[str, Any]] | None) -> str:
+    summary = context.get("summary") or {}
+    total = summary.get("total_duration_s")
+    recoverable = summary.get("recoverable_s")
+    parts = [
+        f"**{_si(total, 's')}** kernel time in {_plural(int(summary.get('kernels') or 0), 'kernel')} "
+        f"({_plural(int(summary.get('launches') or 0), 'launch', 'launches')})"
+    ]
+    share = f" ({_pct(recoverable / total)} of it)" if recoverable is not None and total else ""
+    parts.append(f"**{_si(recoverable, 's')}** recoverable at the roofs{share}")
+    counts = _finding_counts(context)
+    detail = ", ".join(f"{counts[s]:,} {s}" for s in _SEVERITIES if counts[s])
+    n = sum(counts.values())
+    parts.append(_plural(n, "finding") + (f" ({detail})" if detail else ""))
+    if gates is not None:
+        parts.append(f"**{_plural(len(gates), 'gate')} tripped**" if gates else "no gate tripped")
+    return "**Verdict:** " + "; ".join(parts) + "."
+
+
+def _finding_counts(context: dict[str, Any]) -> dict[str, int]:
+    counts = dict.fromkeys(_SEVERITIES, 0)
+    for f in context.get("findings") or []:
+        sev = str(f.get("severity"))
+        counts[sev] = counts.get(sev, 0) + 1
+    return counts
+
+
+def _bound_rows(context: dict[str, Any]) -> list[list[str]]:
+    summary = context.get("summary") or {}
+    by_bound = summary.get("by_bound") or {}
+    total = summary.get("total_duration_s")
+    rows = []
+    for bound in (*BOUND_CLASSES, *(b for b in by_bound if b not in BOUND_CLASSES)):
+        entry = by_bound.get(bound)
+        if not entry or not entry.get("kernels"):
+            continue
+        t = entry.get("duration_s")
+        rows.append(
+            [
+                escape_text(bound),
+                _count(entry.get("kernels")),
+                _count(entry.get("launches")),
+                _si(t, "s"),
+                _pct(t / total) if t is not None and total else "n/a",
+            ]
+        )
+    return rows
+
+
+def _top_rows(kernels: list[dict[str, Any]], names: _Names, with_theory: bool) -> list[list[str]]:
+    ranked = sorted(
+        (k for k in kernels if k.get("recoverable_s") is not None),
+        key=lambda k: (-float(k["recoverable_s"]), k.get("rank") or 0),
+    )
+    rows = []
+    for k in ranked:
+        row = [
+            str(k.get("rank") or ""),
+            names.cell(k),
+            escape_text(k.get("bound") or "n/a"),
+            _pct(k.get("efficiency")),
+            _si(k.get("total_duration_s"), "s"),
+            _si(k.get("recoverable_s"), "s"),
+        ]
+        if with_theory:
+            row.append(_ratio(k.get("byte_excess")))
+        rows.append(row)
+    return rows
+
+
+def _full_rows(kernels: list[dict[str, Any]], names: _Names, with_theory: bool) -> list[list[str]]:
+    rows = []
+    for k in kernels:
+        row = [
+            str(k.get("rank") or ""),
+            escape_code(str(k.get("kernel_short") or k.get("kernel") or "?"), table=True),
+            escape_text(k.get("grid") or "?"),
+            escape_text(k.get("block") or "?"),
+            _count(k.get("launches")),
+            escape_text(k.get("bound") or "n/a"),
+            _pct(k.get("efficiency")),
+            _si(k.get("total_duration_s"), "s"),
+            _pct(k.get("time_share")),
+            _number(k.get("ai_dram")),
+            _si(k.get("achieved_flops_per_s"), "FLOP/s"),
+            _si(k.get("recoverable_s"), "s"),
+        ]
+        if with_theory:
+            row.append(_ratio(k.get("byte_excess")))
+        rows.append(row)
+    return rows
+
+
+def _roof_groups(context: dict[str, Any]) -> list[dict[str, Any]]:
+    groups = []
+    for r in context.get("roofs") or []:
+        gpu = r.get("gpu") or {}
+        device = r.get("device_name") or (f"CC {r['cc']}" if r.get("cc") else "unknown device")
+        heading = f"{escape_code(_basename(r.get('source')), table=False, limit=80)}, {escape_text(device)}"
+        if gpu.get("name"):
+            heading += f", {escape_text(gpu['name'])}"
+        if r.get("measured_sm_clock_hz"):
+            heading += f", SM clock {_si(r['measured_sm_clock_hz'], 'Hz')}"
+        rows = []
+        for c in r.get("ceilings") or []:
+            unit = "B/s" if c.get("unit") == "byte/s" else str(c.get("unit") or "")
+            value = _si(c.get("value"), unit)
+            if c.get("uncertain"):
+                value += " (uncertain)"
+            rows.append(
+                [
+                    escape_code(c.get("key") or "?", table=True),
+                    escape_text(c.get("kind") or ""),
+                    escape_text(value),
+                    escape_text(c.get("source") or "", limit=200),
+                ]
+            )
+        groups.append(
+            {
+                "heading": heading,
+                "rows": rows,
+                "notes": [escape_text(n, limit=_MAX_MESSAGE) for n in r.get("notes") or []],
+            }
+        )
+    return groups
+
+
+def _finding_lines(findings: list[dict[str, Any]]) -> list[str]:
+    order = {s: i for i, s in enumerate(_SEVERITIES)}
+    ranked = sorted(findings, key=lambda f: order.get(str(f.get("severity")), len(order)))
+    return [
+        f"**{escape_text(f.get('severity') or 'info', limit=20)}** "
+        f"({escape_text(f.get('kind') or 'finding', limit=40)}): "
+        f"{escape_text(f.get('message') or '', limit=_MAX_MESSAGE)}"
+        for f in ranked
+    ]
+
+
+def _gate_lines(gates: list[dict[str, Any]], names: _Names) -> list[str]:
+    lines = []
+    for g in gates:
+        rule = escape_text(str(g.get("rule") or "gate").strip() or "gate", limit=80)
+        where = names.of_full(g["kernel"]) if g.get("kernel") is not None else "whole profile"
+        message = escape_text(g.get("message") or "", limit=_MAX_MESSAGE)
+        lines.append(f"**{rule}**, {where}: {message}")
+    return lines
+
+
+def _fit(fits: Callable[[dict[str, int]], bool], key: str, low: int, high: int) -> int:
+    """The largest n in [low, high] for which the document fits with ``key`` set to n.
+
+    The length grows with every limit, so a binary search finds it; ``low``
+    when even that does not fit.
+    """
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits({key: mid}):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+#: The order in which a long report shrinks: (limit, the least it shrinks to
+#: at that step).  Details go first; a few findings, top kernels and gates
+#: stay as long as possible.
+_SHRINK: tuple[tuple[str, int], ...] = (
+    ("full", 0),
+    ("roofs", 0),
+    ("findings", 20),
+    ("gates", 20),
+    ("top", 5),
+    ("findings", 0),
+    ("top", 0),
+    ("gates", 0),
+)
+
+
+def render_markdown(
+    context: dict[str, Any],
+    *,
+    html_url: str | None = None,
+    top: int = 10,
+    gates: list[dict[str, Any]] | None = None,
+) -> str:
+    """Render a report context as GitHub-flavoured Markdown for a PR comment.
+
+    ``gates`` are tripped CI gates, each ``{"rule": str, "kernel": str | None,
+    "message": str}``; with a list (even empty) the verdict says how many
+    tripped.  The result is never longer than :data:`MAX_MARKDOWN_CHARS`.
+    """
+    kernels = list(context.get("kernels") or [])
+    with_theory = context.get("theory") is not None
+    names = _Names(kernels)
+    top_rows = _top_rows(kernels, names, with_theory)
+    full_rows = _full_rows(kernels, names, with_theory)
+    findings = _finding_lines(list(context.get("findings") or []))
+    gate_lines = _gate_lines(list(gates or []), names)
+    fixed = {
+        "title": _title(context),
+        "verdict": _verdict(context, gates),
+        "bound_rows": _bound_rows(context),
+        "roof_groups": _roof_groups(context),
+        "with_theory": with_theory,
+        "html_link": _html_link(html_url) if html_url else None,
+        "kernel_count": len(kernels),
+        "top_available": len(top_rows),
+    }
+    limits = {
+        "top": max(0, min(int(top), len(top_rows))),
+        "full": len(full_rows),
+        "roofs": 1,
+        "findings": len(findings),
+        "gates": len(gate_lines),
+    }
+
+    def draw(change: dict[str, int]) -> str:
+        n = {**limits, **change}
+        return (
+            render(
+                TEMPLATE,
+                **fixed,
+                top_rows=top_rows[: n["top"]],
+                full_rows=full_rows[: n["full"]],
+                show_roofs=bool(n["roofs"]) and bool(fixed["roof_groups"]),
+                findings=findings[: n["findings"]],
+                findings_omitted=len(findings) - n["findings"],
+                gates=gate_lines[: n["gates"]],
+                gates_omitted=len(gate_lines) - n["gates"],
+                gates_given=gates is not None,
+            ).rstrip("\n")
+            + "\n"
+        )
+
+    def fits(change: dict[str, int]) -> bool:
+        return len(draw(change)) <= MAX_MARKDOWN_CHARS
+
+    # Shrink, least useful first, until the document fits.
+    for key, floor in _SHRINK:
+        if fits({}):
+            break
+        if limits[key] > floor:
+            limits[key] = _fit(fits, key, floor, limits[key])
+    text = draw({})
+    if len(text) > MAX_MARKDOWN_CHARS and fixed["html_link"]:
+        # Only the bounded header and an overlong link are left.
+        fixed["html_link"] = None
+        text = draw({})
+    return text

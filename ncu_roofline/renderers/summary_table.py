@@ -1,0 +1,176 @@
+"""The terminal summary: a plain-text table of the kernels that take the most time.
+
+No line is longer than ``width`` characters: the kernel-name column takes
+what the other columns leave, names are cut with ``…``, and on very narrow
+terminals the least important columns go.  The text has no ANSI colours, and
+control characters from the data (an escape sequence in a kernel name) are
+removed so that nothing in a profile can drive the terminal.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ncu_roofline.units import format_si
+
+#: Abbreviations of finding kinds in the ``findings`` column.
+KIND_ABBREVIATIONS: dict[str, str] = {
+    "above-roof": "above",
+    "below-roof": "below",
+    "excess-traffic": "excess",
+    "not-placeable": "unplaced",
+    "theory-mismatch": "mismatch",
+    "no-theory": "no-theory",
+    "communication": "comm",
+    "no-roofs": "no-roofs",
+}
+
+#: Short forms of the bound classes that are long.
+BOUND_ABBREVIATIONS: dict[str, str] = {"not placeable": "unplaced", "communication": "comm"}
+
+_SEVERITIES = ("error", "warning", "info")
+
+# Controls (C0, DEL, C1) and the bidirectional overrides that could reorder
+# what a terminal shows.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+#: Narrowest kernel-name column before columns are dropped.
+_MIN_NAME = 12
+#: Widest findings column.
+_MAX_FINDINGS = 18
+_GAP = "  "
+
+
+def _clean(value: Any) -> str:
+    return _UNSAFE.sub(" ", "" if value is None else str(value))
+
+
+def _clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the last one ``…`` when cut."""
+    if width <= 0:
+        return ""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _si(value: Any, unit: str) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return format_si(float(value), unit)
+
+
+def _pct(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{100 * float(value):.1f}%"
+
+
+def _basename(path: Any) -> str:
+    return re.split(r"[\\/]", str(path))[-1] if path else "unknown input"
+
+
+def _kinds_by_kernel(findings: list[dict[str, Any]]) -> dict[str, list[str]]:
+    kinds: dict[str, list[str]] = {}
+    for f in findings:
+        if f.get("kernel") is None:
+            continue
+        kind = str(f.get("kind") or "")
+        short = KIND_ABBREVIATIONS.get(kind, kind[:8])
+        listed = kinds.setdefault(str(f["kernel"]), [])
+        if short not in listed:
+            listed.append(short)
+    return kinds
+
+
+class _Column:
+    """One table column: a title, right or left alignment and its cell text per row."""
+
+    def __init__(self, title: str, cell: Callable[[dict[str, Any]], str], right: bool) -> None:
+        self.title = title
+        self.cell = cell
+        self.right = right
+
+
+def render_summary(context: dict[str, Any], *, width: int = 100, top: int = 15) -> str:
+    """Render a report context as a plain-text table no wider than ``width`` columns.
+
+    Rows are the ``top`` kernel groups by total time (the context's rank):
+    rank, short name, bound class, share of the roof reached, time, share of
+    the profile's time, recoverable time and the kinds of finding about the
+    kernel.  A header line names the inputs and totals; a footer counts the
+    findings by severity.
+    """
+    width = max(1, int(width))
+    summary = context.get("summary") or {}
+    kernels = list(context.get("kernels") or [])
+    findings = list(context.get("findings") or [])
+    shown = kernels[: max(0, int(top))]
+    kinds = _kinds_by_kernel(findings)
+
+    inputs = [_basename(i.get("path")) for i in context.get("inputs") or []]
+    total = summary.get("total_duration_s")
+    recoverable = summary.get("recoverable_s")
+    share = f" ({_pct(recoverable / total)})" if recoverable is not None and total else ""
+    lines = [
+        "ncu-roofline: " + (", ".join(_clean(n) for n in inputs) or "no input"),
+        f"{_si(total, 's')} kernel time, {_si(recoverable, 's')} recoverable{share}, "
+        f"{len(kernels):,} kernel group(s), {int(summary.get('launches') or 0):,} launch(es)",
+        "",
+    ]
+
+    columns = [
+        _Column("#", lambda k: str(k.get("rank") or ""), True),
+        _Column("kernel", lambda k: _clean(k.get("kernel_short") or k.get("kernel") or "?"), False),
+        _Column(
+            "bound",
+            lambda k: BOUND_ABBREVIATIONS.get(k.get("bound") or "", k.get("bound") or "n/a"),
+            False,
+        ),
+        _Column("roof%", lambda k: _pct(k.get("efficiency")), True),
+        _Column("time", lambda k: _si(k.get("total_duration_s"), "s"), True),
+        _Column("share", lambda k: _pct(k.get("time_share")), True),
+        _Column("recov.", lambda k: _si(k.get("recoverable_s"), "s"), True),
+        _Column("findings", lambda k: ",".join(kinds.get(str(k.get("kernel")), [])), False),
+    ]
+    cells = [[_clean(c.cell(k)) for c in columns] for k in shown]
+    widths = [max([len(c.title), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
+    widths[-1] = min(widths[-1], _MAX_FINDINGS)
+    keep = list(range(len(columns)))
+    name = 1
+    # Drop the least important columns until the name column has some room.
+    for drop in (7, 5, 3, 4):
+        others = sum(widths[i] for i in keep if i != name) + len(_GAP) * (len(keep) - 1)
+        if width - others >= _MIN_NAME:
+            break
+        keep.remove(drop)
+    others = sum(widths[i] for i in keep if i != name) + len(_GAP) * (len(keep) - 1)
+    widths[name] = max(1, min(widths[name], width - others))
+
+    def line(texts: list[str]) -> str:
+        parts = []
+        for i in keep:
+            text = _clip(texts[i], widths[i])
+            parts.append(text.rjust(widths[i]) if columns[i].right else text.ljust(widths[i]))
+        return _GAP.join(parts).rstrip()
+
+    lines.append(line([c.title for c in columns]))
+    lines.append(_GAP.join("-" * widths[i] for i in keep))
+    lines.extend(line(row) for row in cells)
+    if not shown:
+        lines.append("(no kernels)")
+    if len(kernels) > len(shown):
+        lines.append(f"… {len(kernels) - len(shown):,} more kernel group(s) not shown")
+    counts = dict.fromkeys(_SEVERITIES, 0)
+    for f in findings:
+        sev = str(f.get("severity"))
+        counts[sev] = counts.get(sev, 0) + 1
+    lines.append("")
+    lines.append(
+        "findings: "
+        + ", ".join(
+            f"{n:,} {sev}{'' if n == 1 or sev == 'info' else 's'}" for sev, n in counts.items()
+        )
+    )
+    return "\n".join(_clip(text, width) for text in lines) + "\n"

@@ -1,0 +1,66 @@
+"""`ncu-roofline compare` and `ncu-roofline summary` from the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.test_ci_recipe import _slower_candidate
+
+SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ncu_roofline", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=180,
+    )
+
+
+def test_compare_json_and_gates(tmp_path: Path) -> None:
+    cand = tmp_path / "cand.csv"
+    _slower_candidate(cand)
+    out = tmp_path / "d.json"
+    proc = run("compare", str(SAMPLE), str(cand), "-o", str(out), "--fail-on", "regression>5%")
+    assert proc.returncode == 3, proc.stderr
+    data = json.loads(out.read_text())
+    assert data["kind"] == "comparison"
+    (reg,) = data["regressions"]
+    assert reg["kernel_short"] == "flash_fwd_splitkv_kernel"
+    assert reg["delta_pct"] == pytest.approx(0.5)
+    # The total moves by the flash kernel's 50%: 36.7 us of 1.44 ms.
+    assert data["totals"]["delta_s"] == pytest.approx(reg["delta_s"])
+    assert [t["rule"] for t in data["gates"]["tripped"]] == ["regression>5%"]
+    # A 60% threshold does not trip; new-kernel has nothing to trip on.
+    proc = run(
+        "compare", str(SAMPLE), str(cand), "-o", str(out), "--force",
+        "--fail-on", "regression>60%", "--fail-on", "new-kernel",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_compare_html_default_name_and_usage(tmp_path: Path) -> None:
+    cand = tmp_path / "cand.csv"
+    _slower_candidate(cand)
+    proc = run("compare", str(SAMPLE), str(cand), "--plotly-js", "cdn", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "cand.diff.html").read_text(encoding="utf-8")
+    assert "Roofline comparison" in html and "flash_fwd_splitkv_kernel" in html
+    assert run("compare", str(SAMPLE)).returncode == 2
+    assert run("compare", str(SAMPLE), str(cand), "--base", str(SAMPLE)).returncode == 2
+
+
+def test_summary_fits_the_terminal() -> None:
+    proc = run("summary", str(SAMPLE), "--width", "80")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert any("sm90_xmma_gemm" in line for line in lines)

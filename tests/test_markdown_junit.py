@@ -1,0 +1,475 @@
+"""Markdown (PR comment), JUnit XML and terminal summary renderers."""
+
+from __future__ import annotations
+
+import copy
+import html
+import re
+from typing import Any
+
+import pytest
+from lxml import etree
+
+import ncu_roofline
+from ncu_roofline.context import build_context
+from ncu_roofline.renderers.junit_report import render_junit
+from ncu_roofline.renderers.markdown_report import MAX_MARKDOWN_CHARS, render_markdown
+from ncu_roofline.renderers.summary_table import render_summary
+from ncu_roofline.theory.assign import TheoryConfig
+from ncu_roofline.theory.models import find_model
+from ncu_roofline.units import format_si
+from tests.conftest import REPO
+
+SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+
+HOSTILE = [
+    "</details><script>x</script>",
+    "a|b||c",
+    "tick`s``and```more",
+    "`edge`",
+    "back\\|slash",
+    "*b* _i_ [l](http://x) ![i](y) <img src=x onerror=alert(1)>",
+    "&amp; &lt; $x$ ~~s~~ @someone #1",
+    "line\nbreak\r\x00\x1b[31m",
+    "<!-- open comment",
+    "<details>",
+    " spaced ",
+]
+
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+@pytest.fixture(scope="module")
+def sample() -> dict[str, Any]:
+    """The report context of the simulated Llama 3 8B decode sample, with theory."""
+    config = TheoryConfig(model=find_model("llama-3-8b"))
+    analysis = ncu_roofline.analyze(ncu_roofline.load([str(SAMPLE)]), theory=config)
+    return build_context(analysis)
+
+
+@pytest.fixture
+def context(sample: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the sample context a test may change."""
+    return copy.deepcopy(sample)
+
+
+def _gemm(ctx: dict[str, Any]) -> dict[str, Any]:
+    return next(k for k in ctx["kernels"] if k["kernel_short"].startswith("sm90_xmma_gemm"))
+
+
+def _hostile(ctx: dict[str, Any]) -> dict[str, Any]:
+    """The context with its kernels, findings, roofs and inputs renamed to hostile strings."""
+    for k, name in zip(ctx["kernels"], HOSTILE, strict=False):
+        k["kernel_short"] = name
+        k["kernel"] = f"void {name}(int)"
+    ctx["kernels"][0]["grid"] = "<b>|(1, 1, 1)"
+    ctx["findings"].append(
+        {
+            "kind": "below-roof</details>",
+            "kernel": None,
+            "severity": "warning",
+            "message": "msg </details><script>alert(1)</script> | ` x\n## heading",
+        }
+    )
+    ctx["roofs"][0]["ceilings"][0]["source"] = "</summary><script>y</script>|"
+    ctx["inputs"][0]["path"] = "dir/<script>`x`|.csv"
+    return ctx
+
+
+# --- a small reader of the GitHub table and code-span rules ------------------
+
+
+def _cells(row: str) -> list[str]:
+    """A table row's cells as GitHub splits them (``\\x`` pairs never split)."""
+    body = row.strip()
+    assert body.startswith("|") and body.endswith("|"), row
+    cells, cell, i = [], "", 1
+    while i < len(body) - 1:
+        if body[i] == "\\":
+            cell += body[i : i + 2]
+            i += 2
+        elif body[i] == "|":
+            cells.append(cell)
+            cell = ""
+            i += 1
+        else:
+            cell += body[i]
+            i += 1
+    cells.append(cell)
+    # GitHub removes the backslash of every escaped pipe before parsing a cell.
+    return [c.replace("\\|", "|").strip() for c in cells]
+
+
+def _split_code(text: str) -> tuple[list[str], str]:
+    """The contents of the code spans in ``text`` and the text outside them."""
+    spans: list[str] = []
+    outside = ""
+    i = 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            outside += text[i : i + 2]
+            i += 2
+            continue
+        if text[i] == "`":
+            n = len(re.match(r"`+", text[i:]).group())  # type: ignore[union-attr]
+            close = re.compile(rf"(?<!`)`{{{n}}}(?!`)").search(text, i + n)
+            if close is None:
+                outside += "`" * n
+                i += n
+                continue
+            content = text[i + n : close.start()]
+            if len(content) > 1 and content[0] == content[-1] == " " and content.strip():
+                content = content[1:-1]
+            spans.append(content)
+            i = close.end()
+            continue
+        outside += text[i]
+        i += 1
+    return spans, outside
+
+
+def _plain(text: str) -> str:
+    """Escaped Markdown text back to what it shows."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", text))
+
+
+def _shown(cell: str) -> str:
+    """What a cell holding one code span or escaped text shows."""
+    spans, outside = _split_code(cell)
+    return spans[0] if spans and not outside.strip() else _plain(outside)
+
+
+def _assert_inert(md: str) -> None:
+    """No HTML reaches the document except the report's own details/summary tags."""
+    opened = closed = 0
+    for line in md.splitlines():
+        if line in ("<details>", "</details>"):
+            opened += line == "<details>"
+            closed += line == "</details>"
+            continue
+        own = re.fullmatch(r"<summary>([^<>&`]*)</summary>", line)
+        if own:
+            continue
+        assert not line.startswith("<"), line
+        _, outside = _split_code(line)
+        assert "<" not in outside and ">" not in outside, line
+        assert re.fullmatch(r"(?:[^&]|&(?:amp|lt|gt);)*", outside), line
+    assert opened == closed
+
+
+# --- Markdown -----------------------------------------------------------------
+
+
+def test_markdown_top_row_is_the_gemm_with_its_recoverable_time(context: dict[str, Any]) -> None:
+    md = render_markdown(context, html_url="https://ci.example/report.html")
+    lines = md.splitlines()
+    assert lines[0] == "## ncu-roofline report: `simulated_llama3_8b_decode_h100.details.csv`"
+    head = lines.index("### Top 10 kernels by recoverable time")
+    header, rule, first = lines[head + 2], lines[head + 3], lines[head + 4]
+    assert _cells(header) == [
+        "#",
+        "Kernel",
+        "Bound",
+        "At roof",
+        "Time",
+        "Recoverable",
+        "Bytes/min",
+    ]
+    assert len(_cells(rule)) == 7
+    gemm = _gemm(context)
+    cells = _cells(first)
+    assert _shown(cells[1]) == gemm["kernel_short"]
+    assert cells[2] == "compute"
+    assert cells[3] == f"{100 * gemm['efficiency']:.1f}%" == "71.0%"
+    assert cells[4] == format_si(gemm["total_duration_s"], "s")
+    assert cells[5] == format_si(gemm["recoverable_s"], "s") == "65.1 µs"
+    # Theory: the split-KV attention kernel moves 4x its minimal bytes.
+    flash = next(_cells(x) for x in lines if "`flash_fwd_splitkv_kernel`" in x)
+    assert flash[-1] == "4.03×"
+    # Repeated short names say which grid they are.
+    assert any("`gemvx::kernel<cublasGemvParamsEx>` grid (7168, 1, 1)" in x for x in lines)
+    assert lines[-1] == "[Full HTML report](https://ci.example/report.html)"
+    _assert_inert(md)
+
+
+def test_markdown_verdict_bound_table_findings_and_details(context: dict[str, Any]) -> None:
+    md = render_markdown(context)
+    summary = context["summary"]
+    verdict = next(x for x in md.splitlines() if x.startswith("**Verdict:**"))
+    assert f"**{format_si(summary['total_duration_s'], 's')}** kernel time" in verdict
+    assert f"**{format_si(summary['recoverable_s'], 's')}** recoverable" in verdict
+    assert "13 kernels (44 launches)" in verdict
+    assert "4 findings (1 warning, 3 info)" in verdict
+    assert "gate" not in verdict
+    assert "| memory | 6 | 22 | 1.14 ms | 79.1% |" in md
+    assert "| compute | 1 | 1 | 225 µs | 15.6% |" in md
+    assert "communication" not in md.split("### Top")[0]  # empty classes are left out
+    findings = [x for x in md.splitlines() if x.startswith("- **")]
+    assert [x.split("**")[1] for x in findings] == ["warning", "info", "info", "info"]
+    assert "(excess-traffic): flash\\_fwd\\_splitkv\\_kernel moves 4.0x" in findings[0]
+    assert "<summary>All kernels (13)</summary>" in md
+    assert "<summary>Roofs</summary>" in md
+    assert (
+        "| `tensor_bf16` | compute | 861 TFLOP/s | profile: ncu peak metrics x measured clock |"
+        in md
+    )
+    assert "Full HTML report" not in md
+    assert len(re.findall(r"^\| \d+ \| `", md, re.MULTILINE)) == 10 + 13
+
+
+def test_markdown_gates_section_and_verdict(context: dict[str, Any]) -> None:
+    gemm = _gemm(context)
+    gates = [
+        {"rule": "regression>5%", "kernel": gemm["kernel"], "message": "225 µs, +7% vs base"},
+        {"rule": "warnings>0", "kernel": None, "message": "1 warning"},
+    ]
+    md = render_markdown(context, gates=gates)
+    assert "**2 gates tripped**" in md
+    section = md.split("### Gates\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert section == [
+        f"- **regression&gt;5%**, `{gemm['kernel_short']}`: 225 µs, +7% vs base",
+        "- **warnings&gt;0**, whole profile: 1 warning",
+    ]
+    clean = render_markdown(context, gates=[])
+    assert "no gate tripped" in clean
+    assert "### Gates" not in clean
+
+
+def test_markdown_escapes_hostile_names(context: dict[str, Any]) -> None:
+    ctx = _hostile(context)
+    gates = [{"rule": "<rule>|", "kernel": ctx["kernels"][0]["kernel"], "message": "</details>|"}]
+    md = render_markdown(ctx, gates=gates, html_url="javascript:alert(1)")
+    _assert_inert(md)
+    lines = md.splitlines()
+    assert lines.count("<details>") == lines.count("</details>") == 2
+    # Every row of the full table has its 13 cells and shows the name exactly.
+    start = next(i for i, x in enumerate(lines) if x.startswith("<summary>All kernels"))
+    table = lines[start : lines.index("</details>", start)]
+    rows = [x for x in table if x.startswith("| ") and not x.startswith("| -")][1:]
+    assert len(rows) == len(ctx["kernels"])
+    for row, k in zip(rows, ctx["kernels"], strict=True):
+        cells = _cells(row)
+        assert len(cells) == 13, row
+        assert _shown(cells[1]) == _CONTROLS.sub(" ", k["kernel_short"]), row
+    assert _plain(_cells(rows[0])[2]) == "<b>|(1, 1, 1)"
+    # A javascript: address is shown, never linked.
+    assert "](javascript" not in md
+    assert md.rstrip().endswith("Full HTML report: `javascript:alert(1)`")
+    # The message's newline cannot start a heading.
+    assert "\n## heading" not in md
+
+
+def test_markdown_escapes_titles_gates_and_roof_sources(context: dict[str, Any]) -> None:
+    ctx = _hostile(context)
+    gates = [{"rule": "<rule>", "kernel": "`x`</details>", "message": "<b>bold</b>"}]
+    md = render_markdown(ctx, gates=gates)
+    _assert_inert(md)
+    spans, _ = _split_code(md.splitlines()[0])
+    assert spans == ["<script>`x`|.csv"]
+    assert "&lt;/summary&gt;&lt;script&gt;y&lt;/script&gt;\\|" in md
+    assert "- **&lt;rule&gt;**, `` `x`</details> ``: &lt;b&gt;bold&lt;/b&gt;" in md
+
+
+def _many(ctx: dict[str, Any], n: int) -> dict[str, Any]:
+    """The sample context with n kernel groups with long names."""
+    base = ctx["kernels"][2]
+    kernels = []
+    for i in range(n):
+        k = copy.deepcopy(base)
+        k.update(
+            rank=i + 1,
+            kernel=f"void kernel_{i}<{'T' * 300}>(Params)",
+            kernel_short=f"kernel_{i}_{'y' * 80}",
+            recoverable_s=1e-3 / (i + 1),
+        )
+        kernels.append(k)
+    ctx["kernels"] = kernels
+    return ctx
+
+
+def test_markdown_fits_a_comment_with_5000_kernels(context: dict[str, Any]) -> None:
+    ctx = _many(context, 5000)
+    md = render_markdown(ctx, html_url="https://ci.example/r.html", top=10)
+    assert len(md) <= MAX_MARKDOWN_CHARS
+    # The details table keeps as many rows as fit, and says so.
+    match = re.search(r"<summary>All kernels \(([\d,]+) of 5,000, the rest do not fit", md)
+    assert match
+    shown = int(match.group(1).replace(",", ""))
+    assert 100 < shown < 5000
+    assert len(re.findall(r"^\| \d+ \| `kernel_", md, re.MULTILINE)) == 10 + shown
+    # The small roofs section stays: the full table gave up rows for it.
+    assert "<summary>Roofs</summary>" in md
+    assert "### Top 10 kernels by recoverable time" in md
+    assert md.rstrip().endswith("[Full HTML report](https://ci.example/r.html)")
+    _assert_inert(md)
+
+
+def test_markdown_shrinks_findings_gates_and_top_when_needed(context: dict[str, Any]) -> None:
+    ctx = _many(context, 5000)
+    ctx["findings"] = [
+        {"kind": "below-roof", "kernel": k["kernel"], "severity": "info", "message": "m " * 1500}
+        for k in ctx["kernels"][:400]
+    ]
+    gates = [
+        {"rule": "regression>5%", "kernel": k["kernel"], "message": "slower " * 400}
+        for k in ctx["kernels"][:300]
+    ]
+    md = render_markdown(ctx, gates=gates, top=500)
+    assert len(md) <= MAX_MARKDOWN_CHARS
+    assert "<details>" not in md
+    assert "**300 gates tripped**" in md
+    assert "more gate(s)" in md
+    assert "more finding(s) in the full report" in md
+    assert re.search(r"### Top (\d+) kernels", md)
+    _assert_inert(md)
+
+
+def test_markdown_with_missing_values() -> None:
+    ctx: dict[str, Any] = {
+        "summary": {"total_duration_s": None, "recoverable_s": None, "kernels": 1},
+        "kernels": [
+            {"rank": 1, "kernel": "k", "kernel_short": "k", "bound": "not placeable"},
+        ],
+        "findings": [],
+        "roofs": [],
+        "inputs": [],
+        "theory": None,
+    }
+    md = render_markdown(ctx)
+    assert "**n/a** kernel time" in md
+    assert "No kernel has a recoverable time" in md
+    assert "| 1 | `k` | ? | ? | n/a | not placeable | n/a |" in md
+
+
+# --- JUnit ----------------------------------------------------------------------
+
+
+def _suite(xml: bytes) -> Any:
+    assert xml.startswith(b"<?xml version='1.0' encoding='UTF-8'?>\n")
+    root = etree.fromstring(xml)
+    assert root.tag == "testsuites"
+    (suite,) = root.findall("testsuite")
+    return suite
+
+
+def test_junit_one_testcase_per_group(context: dict[str, Any]) -> None:
+    suite = _suite(render_junit(context))
+    cases = suite.findall("testcase")
+    assert len(cases) == len(context["kernels"]) == 13
+    assert suite.get("tests") == "13"
+    assert (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("0", "0", "0")
+    assert float(suite.get("time")) == pytest.approx(context["summary"]["total_duration_s"])
+    gemm = _gemm(context)
+    first = cases[0]
+    assert first.get("classname") == "ncu-roofline.simulated_llama3_8b_decode_h100.details"
+    assert first.get("name") == f"{gemm['kernel_short']} grid (16, 32, 1) block (384, 1, 1)"
+    assert float(first.get("time")) == pytest.approx(gemm["total_duration_s"])
+    out = first.findtext("system-out")
+    assert "bound: compute (intensity at or above the ridge point)" in out
+    assert "efficiency: 71.0% of its roof" in out
+    assert f"recoverable: {format_si(gemm['recoverable_s'], 's')}" in out
+    assert f"kernel: {gemm['kernel']}" in out
+    assert "e-" not in "".join(c.get("time") for c in cases)  # decimal, no exponent
+
+
+def test_junit_failures_attach_to_their_kernels(context: dict[str, Any]) -> None:
+    gemm = _gemm(context)
+    gemv = next(k for k in context["kernels"] if k["kernel_short"].startswith("gemvx"))
+    gates = [
+        {"rule": "regression>5%", "kernel": gemm["kernel"], "message": "slower by 7%"},
+        {"rule": "efficiency<50%", "kernel": gemm["kernel"], "message": "below half"},
+        {"rule": "regression>5%", "kernel": gemv["kernel"], "message": "gemv slower"},
+        {"rule": "warnings>0", "kernel": None, "message": "1 warning"},
+        {"rule": "regression>5%", "kernel": "gone_kernel", "message": "missing"},
+    ]
+    suite = _suite(render_junit(context, gates=gates, suite_name="perf"))
+    assert suite.get("name") == "perf"
+    cases = suite.findall("testcase")
+    assert suite.get("tests") == str(len(context["kernels"]) + 1)
+    by_name = {c.get("name"): c for c in cases}
+    gemm_case = by_name[f"{gemm['kernel_short']} grid {gemm['grid']} block {gemm['block']}"]
+    assert [(f.get("type"), f.get("message")) for f in gemm_case.findall("failure")] == [
+        ("regression>5%", "slower by 7%"),
+        ("efficiency<50%", "below half"),
+    ]
+    # One full name, four launch configurations: each group fails.
+    gemv_cases = [c for c in cases if c.get("name").startswith("gemvx")]
+    assert len(gemv_cases) == 4
+    assert all(len(c.findall("failure")) == 1 for c in gemv_cases)
+    profile = by_name["profile"]
+    assert [f.get("message") for f in profile.findall("failure")] == [
+        "1 warning",
+        "kernel not in the profile: gone_kernel: missing",
+    ]
+    assert suite.get("failures") == str(1 + 4 + 1)
+    failing = {c.get("name") for c in cases if c.find("failure") is not None}
+    assert len(failing) == 6
+
+
+def test_junit_skips_unplaceable_groups(context: dict[str, Any]) -> None:
+    context["kernels"][1].update(bound="not placeable", bound_reason="no DRAM bytes")
+    suite = _suite(render_junit(context))
+    skipped = [c for c in suite.findall("testcase") if c.find("skipped") is not None]
+    assert [c.find("skipped").get("message") for c in skipped] == ["no DRAM bytes"]
+    assert suite.get("skipped") == "1"
+
+
+def test_junit_strips_characters_xml_cannot_hold(context: dict[str, Any]) -> None:
+    k = context["kernels"][0]
+    k["kernel_short"] = "bad\x00name\x1b[31m</testcase>&"
+    k["kernel"] = "void bad\x00name\x1b[31m\ufffe(int)"
+    gates = [{"rule": "r\x07ule", "kernel": k["kernel"], "message": "m\x00sg\x1b"}]
+    xml = render_junit(context, gates=gates, suite_name="s\x0cuite")
+    suite = _suite(xml)
+    case = suite.findall("testcase")[0]
+    assert case.get("name").startswith("badname[31m</testcase>& grid ")
+    assert "kernel: void badname[31m(int)" in case.findtext("system-out")
+    failure = case.find("failure")
+    assert (failure.get("type"), failure.get("message")) == ("rule", "msg")
+    assert suite.get("name") == "suite"
+    assert b"\x00" not in xml and b"\x1b" not in xml
+
+
+# --- terminal summary -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("width", [80, 100, 60, 132])
+def test_summary_fits_the_width(context: dict[str, Any], width: int) -> None:
+    text = render_summary(context, width=width)
+    lines = text.splitlines()
+    assert all(len(x) <= width for x in lines), [x for x in lines if len(x) > width]
+    assert lines[0] == "ncu-roofline: simulated_llama3_8b_decode_h100.details.csv"
+    assert "\x1b" not in text
+    gemm_row = next(x for x in lines if x.lstrip().startswith("1 "))
+    assert "sm90_xmma_gemm" in gemm_row and "…" in gemm_row
+    assert "71.0%" in gemm_row
+    assert format_si(_gemm(context)["recoverable_s"], "s") in gemm_row
+    assert lines[-1] == "findings: 0 errors, 1 warning, 3 info"
+
+
+def test_summary_columns_and_finding_kinds(context: dict[str, Any]) -> None:
+    lines = render_summary(context, width=100, top=5).splitlines()
+    total = format_si(context["summary"]["total_duration_s"], "s")
+    assert lines[1].startswith(f"{total} kernel time, ")
+    assert lines[3].split() == [
+        "#",
+        "kernel",
+        "bound",
+        "roof%",
+        "time",
+        "share",
+        "recov.",
+        "findings",
+    ]
+    flash = next(x for x in lines if "flash_fwd_splitkv_kernel" in x)
+    assert flash.endswith("excess,below")
+    assert "… 8 more kernel group(s) not shown" in lines
+
+
+def test_summary_removes_control_characters_and_long_names(context: dict[str, Any]) -> None:
+    context["kernels"][0]["kernel_short"] = "evil\x1b[2J\x1b]0;title\x07" + "z" * 500
+    context["inputs"][0]["path"] = "/" + "d" * 300 + "/in\x1b[31m.csv"
+    for width in (80, 100, 40):
+        text = render_summary(context, width=width)
+        assert all(len(x) <= width for x in text.splitlines())
+        assert not re.search(r"[\x00-\x1f\x7f]", text.replace("\n", ""))
