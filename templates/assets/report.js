@@ -77,7 +77,8 @@
       var cls = bound.value;
       var shown = 0;
       Array.prototype.forEach.call(tbody.rows, function (row) {
-        var ok = (!text || row.getAttribute("data-name").toLowerCase().indexOf(text) >= 0) &&
+        // The row's text holds the short and the full kernel name.
+        var ok = (!text || row.textContent.toLowerCase().indexOf(text) >= 0) &&
           (!cls || row.getAttribute("data-bound") === cls);
         row.style.display = ok ? "" : "none";
         if (ok) { shown += 1; }
