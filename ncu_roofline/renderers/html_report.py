@@ -79,7 +79,10 @@ def render_theory_html(
         version=version,
         lines=table_text["lines"],
         totals=table_text["totals"],
-        charts=[{"id": c["id"], "title": c["title"]} for c in charts],
+        charts=[
+            {"id": c["id"], "title": c["title"], "not_plotted": c.get("not_plotted", [])}
+            for c in charts
+        ],
         data={"charts": {c["id"]: c["figure"] for c in charts}},
         css=Markup(_asset("report.css")),
         js=Markup(_asset("report.js")),
