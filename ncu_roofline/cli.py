@@ -26,7 +26,13 @@ from ncu_roofline.compare_charts import comparison_figures
 from ncu_roofline.config import load_config
 from ncu_roofline.context import build_context
 from ncu_roofline.errors import GATE_TRIPPED, NcuRooflineError, OutputError, UsageError
-from ncu_roofline.gates import evaluate_comparison, evaluate_report, parse_gates
+from ncu_roofline.gates import (
+    Gate,
+    evaluate_comparison,
+    evaluate_report,
+    parse_gates,
+    theory_gates_without_theory,
+)
 from ncu_roofline.hardware import builtin_gpus, find_gpu, load_roofs_file
 from ncu_roofline.inspection import inspect_profile
 from ncu_roofline.output import write_atomic
@@ -383,7 +389,7 @@ def report(
     clocks = settings.get("clocks", clocks)
     plotly_js = settings.get("plotly_js", plotly_js)
     excess_threshold = float(settings.get("excess_threshold", excess_threshold))
-    gates = parse_gates(list(fail_on) or settings.get("fail_on", []), comparison=False)
+    gates = _report_gates_from(fail_on, settings)
     out_format = _output_format(output, fmt)
     if fmt and output and output != "-":
         implied = next((n for n, sfx in FORMATS.items() if output.lower().endswith(sfx)), None)
@@ -404,6 +410,8 @@ def report(
     theory = _theory_config(
         theory_file, model, model_config, phase, batch, seq, dtype, kv_dtype, tp, excess_threshold
     )
+    for rule in theory_gates_without_theory(gates, theory is not None):
+        _warn(f"--fail-on {rule} can never trip without --theory or --model")
     profile = load(list(inputs), progress=_progress_flag(progress))
     analysis = analyze(profile, gpu=gpu, roofs=roofs, clocks=clocks, theory=theory)
     context = build_context(analysis)
@@ -421,12 +429,7 @@ def report(
         text = render_junit(context, gates=tripped)
     else:
         text = render_json(context)
-    for item in context["inputs"]:
-        for w in item["warnings"]:
-            _warn(f"{item['path']}: {w}")
-    for finding in context["findings"]:
-        if finding["severity"] in ("error", "warning") and finding["kind"] != "below-roof":
-            _warn(finding["message"])
+    _print_warnings(context)
     if output is None or output == "-":
         click.echo(text if isinstance(text, str) else text.decode("utf-8"), nl=False)
     else:
@@ -440,12 +443,39 @@ def report(
     _report_gates(ctx, tripped)
 
 
+def _print_warnings(context: dict[str, Any]) -> None:
+    """Input warnings and warning findings of one analysis, on stderr."""
+    for item in context["inputs"]:
+        for w in item["warnings"]:
+            _warn(f"{item['path']}: {w}")
+    for finding in context["findings"]:
+        if finding["severity"] in ("error", "warning") and finding["kind"] != "below-roof":
+            _warn(finding["message"])
+
+
+def _report_gates_from(fail_on: tuple[str, ...], settings: dict[str, Any]) -> list[Gate]:
+    """Gates for ``report``: the command line's, else the configured ones.
+
+    A configuration shared with ``compare`` may list comparison-only rules;
+    ``report`` skips those (a command-line rule of that kind is an error).
+    """
+    if fail_on:
+        return parse_gates(list(fail_on), comparison=False)
+    gates = parse_gates(settings.get("fail_on", []), comparison=True)
+    skipped = [g.text for g in gates if g.needs_comparison]
+    if skipped:
+        _warn(f"configured gates {', '.join(skipped)} apply to `compare` only; skipped")
+    return [g for g in gates if not g.needs_comparison]
+
+
 def _report_gates(ctx: click.Context, tripped: list[dict[str, Any]]) -> None:
     """Print tripped gates and exit 3; the output is already written."""
     if not tripped:
         return
-    for t in tripped:
+    for t in tripped[:20]:
         _warn(f"gate {t['rule']} tripped: {t['message']}")
+    if len(tripped) > 20:
+        _warn(f"... and {len(tripped) - 20} more tripped gates (see the output)")
     click.echo(f"{_PROG}: {len(tripped)} gate(s) tripped", err=True)
     ctx.exit(GATE_TRIPPED)
 
@@ -457,6 +487,8 @@ _CONFIGURABLE = {
     "plotly_js": "plotly_js",
     "excess_threshold": "excess_threshold",
     "fail_on": "fail_on",
+    "noise": "noise",
+    "top": "top",
 }
 
 
@@ -634,6 +666,7 @@ def theory(
 @click.option(
     "--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows of top tables."
 )
+@_theory_options
 @_gate_options
 @_progress_option
 @click.pass_context
@@ -651,6 +684,15 @@ def compare(
     noise: float,
     html_url: str | None,
     top: int,
+    theory_file: str | None,
+    model: str | None,
+    model_config: str | None,
+    phase: str,
+    batch: int,
+    seq: int,
+    dtype: str,
+    kv_dtype: str | None,
+    tp: int,
     fail_on: tuple[str, ...],
     config_file: str | None,
     progress: str,
@@ -665,7 +707,13 @@ def compare(
     \b
     Gates (--fail-on, repeatable): regression>5% (a group or the total got
     slower by more), new-kernel, efficiency<N, or a finding kind of the
-    candidate; exit 3 after writing the output when one trips.
+    candidate; exit 3 after writing the output when one trips.  Theory
+    (--theory, --model) applies to the candidate, for excess-traffic gates.
+
+    \b
+    Exit codes: 0 success, 1 internal error, 2 usage error, 3 the output was
+    written but a gate tripped, 4 unreadable input, 5 output exists or cannot
+    be written, 6 missing optional module, 7 missing input.
     """
     if pair and (base_files or candidate_files):
         raise UsageError("give BASE CANDIDATE or --base/--candidate, not both")
@@ -677,28 +725,44 @@ def compare(
         base_files, candidate_files = (pair[0],), (pair[1],)
     if not base_files or not candidate_files:
         raise UsageError("compare needs a base and a candidate input")
+    base_files = tuple(dict.fromkeys(base_files))
+    candidate_files = tuple(dict.fromkeys(candidate_files))
     settings = _settings(ctx, config_file)
     gpu = settings.get("gpu", gpu)
     clocks = settings.get("clocks", clocks)
     plotly_js = settings.get("plotly_js", plotly_js)
+    noise = float(settings.get("noise", noise))
+    top = int(settings.get("top", top))
     gates = parse_gates(list(fail_on) or settings.get("fail_on", []), comparison=True)
+    theory = _theory_config(
+        theory_file, model, model_config, phase, batch, seq, dtype, kv_dtype, tp
+    )
+    for rule in theory_gates_without_theory(gates, theory is not None):
+        _warn(f"--fail-on {rule} can never trip without --theory or --model")
     out_format = _output_format(output, fmt)
     if output is None and out_format in ("html", "junit"):
-        output = _default_output(candidate_files[0], "xml" if out_format == "junit" else out_format)
-        output = output.replace(".", ".diff.", 1) if output.count(".") == 1 else output
+        stem = _default_output(candidate_files[0], "x")[: -len(".x")]
+        output = f"{stem}.diff.{'xml' if out_format == 'junit' else out_format}"
     if output and output != "-" and not force and os.path.exists(output):
         raise OutputError(f"{output}: already exists (use --force to overwrite)")
     show = _progress_flag(progress)
     base = analyze(load(list(base_files), progress=show), gpu=gpu, clocks=clocks)
-    candidate = analyze(load(list(candidate_files), progress=show), gpu=gpu, clocks=clocks)
+    candidate = analyze(
+        load(list(candidate_files), progress=show), gpu=gpu, clocks=clocks, theory=theory
+    )
     result = compare_analyses(base, candidate, noise=noise)
     cmp = comparison_context(result)
     candidate_context = build_context(candidate)
+    base_context = build_context(base)
+    _print_warnings(base_context)
+    _print_warnings(candidate_context)
+    if cmp["totals"].get("matched", 1) == 0:
+        _warn("no kernel group matched between base and candidate: are these the same workload?")
     tripped = evaluate_comparison(gates, cmp, candidate_context)
     if gates:
         cmp["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
     if out_format == "html":
-        figures = untitled(comparison_figures(cmp, build_context(base), candidate_context))
+        figures = untitled(comparison_figures(cmp, base_context, candidate_context))
         text: str | bytes = render_compare_html(cmp, figures, plotly_js=plotly_js, gates=tripped)
     elif out_format == "md":
         text = render_compare_markdown(
@@ -735,8 +799,12 @@ def compare(
 @_progress_option
 def summary(inputs: tuple[str, ...], gpu: str | None, width: int, top: int, progress: str) -> None:
     """Print the kernels with the most recoverable time, in a terminal table."""
-    analysis = analyze(load(list(inputs), progress=_progress_flag(progress)), gpu=gpu)
-    click.echo(render_summary(build_context(analysis), width=width, top=top).rstrip("\n"))
+    analysis = analyze(
+        load(list(dict.fromkeys(inputs)), progress=_progress_flag(progress)), gpu=gpu
+    )
+    context = build_context(analysis)
+    _print_warnings(context)
+    click.echo(render_summary(context, width=width, top=top).rstrip("\n"))
 
 
 @cli.command()

@@ -23,6 +23,7 @@ KEYS: dict[str, type | tuple[type, ...]] = {
     "roofs": str,
     "plotly_js": str,
     "top": int,
+    "noise": (int, float),
 }
 
 

@@ -70,9 +70,18 @@ def parse_gate(text: str) -> Gate:
         expected = ">" if kind == "regression" else "<"
         if op != expected:
             raise UsageError(f"--fail-on {text}: write {kind}{expected}N")
-        value = float(number)
-        if pct or (kind == "regression" and value >= 1) or (kind == "efficiency" and value > 1):
+        try:
+            value = float(number)
+        except ValueError:
+            raise UsageError(f"--fail-on {text}: {number!r} is not a number") from None
+        if pct:
             value /= 100.0
+        elif value > 1:
+            # A bare number is a fraction; "regression>5" is ambiguous.
+            raise UsageError(
+                f"--fail-on {text}: write a fraction ({kind}{expected}{value / 100:g}) "
+                f"or a percentage ({kind}{expected}{value:g}%)"
+            )
         return Gate(text=text, kind=kind, threshold=value)
     if rule == "new-kernel":
         return Gate(text=text, kind="new-kernel")
@@ -96,8 +105,26 @@ def parse_gates(texts: list[str] | tuple[str, ...], comparison: bool) -> list[Ga
     return gates
 
 
-def _trip(gate: Gate, kernel: str | None, message: str) -> dict[str, Any]:
-    return {"rule": gate.text, "kernel": kernel, "message": message}
+#: Finding kinds that exist only when theory (--theory or --model) is given.
+THEORY_KINDS = ("excess-traffic", "theory-mismatch", "no-theory")
+
+
+def _trip(
+    gate: Gate, kernel: str | None, message: str, record: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A tripped gate; with the group's record, it names its launch configuration."""
+    out: dict[str, Any] = {"rule": gate.text, "kernel": kernel, "message": message}
+    if record is not None:
+        out["grid"] = record.get("grid") or record.get("candidate_grid")
+        out["block"] = record.get("block") or record.get("candidate_block")
+    return out
+
+
+def theory_gates_without_theory(gates: list[Gate], has_theory: bool) -> list[str]:
+    """Gates that can never trip because no theory was given."""
+    if has_theory:
+        return []
+    return [g.text for g in gates if g.kind == "finding" and g.text.strip().lower() in THEORY_KINDS]
 
 
 def _efficiency(gate: Gate, kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -112,8 +139,10 @@ def _efficiency(gate: Gate, kernels: list[dict[str, Any]]) -> list[dict[str, Any
                 _trip(
                     gate,
                     k["kernel"],
-                    f"{k['kernel_short']} runs at {100 * eff:.1f}% of its roof "
-                    f"({100 * share:.1f}% of the kernel time), under {100 * gate.threshold:g}%",
+                    f"{k['kernel_short']} (grid {k.get('grid') or '?'}) runs at {100 * eff:.1f}% "
+                    f"of its roof ({100 * share:.1f}% of the kernel time), under "
+                    f"{100 * gate.threshold:g}%",
+                    k,
                 )
             )
     return out
@@ -153,25 +182,33 @@ def evaluate_comparison(
                         f"total kernel time +{100 * pct:.1f}% (over {100 * gate.threshold:g}%)",
                     )
                 )
-            for k in cmp.get("regressions", []):
+            # Every matched group, not only those past --noise: a gate
+            # tighter than the noise threshold still applies.
+            for k in cmp.get("kernels", []):
                 kpct = k.get("delta_pct")
-                if kpct is not None and kpct > gate.threshold:
+                if k.get("status") in ("added", "removed") or kpct is None:
+                    continue
+                if kpct > gate.threshold:
                     tripped.append(
                         _trip(
                             gate,
                             k.get("kernel"),
-                            f"{k.get('kernel_short') or k.get('kernel')} +{100 * kpct:.1f}% kernel time",
+                            f"{k.get('kernel_short') or k.get('kernel')} (grid "
+                            f"{k.get('candidate_grid') or '?'}) +{100 * kpct:.1f}% kernel time",
+                            k,
                         )
                     )
         elif gate.kind == "new-kernel":
+            # A kernel the base never ran; a new launch configuration of a
+            # known kernel is not a new kernel.
+            base_names = {
+                k.get("kernel") for k in cmp.get("kernels", []) if k.get("status") != "added"
+            }
             for k in cmp.get("added", []):
-                tripped.append(
-                    _trip(
-                        gate,
-                        k.get("kernel"),
-                        f"new kernel {k.get('kernel_short') or k.get('kernel')}",
-                    )
-                )
+                if k.get("kernel") in base_names:
+                    continue
+                name = k.get("kernel_short") or k.get("kernel")
+                tripped.append(_trip(gate, k.get("kernel"), f"new kernel {name}", k))
         elif gate.kind == "efficiency":
             tripped += _efficiency(gate, candidate["kernels"])
         elif gate.kind == "finding":

@@ -22,7 +22,6 @@ SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
     [
         ("regression>5%", "regression", 0.05),
         ("regression>0.05", "regression", 0.05),
-        ("regression>5", "regression", 0.05),
         ("efficiency<0.3", "efficiency", 0.3),
         ("efficiency<30%", "efficiency", 0.3),
         ("new-kernel", "new-kernel", None),
@@ -36,7 +35,10 @@ def test_parse_gate(text: str, kind: str, threshold: float | None) -> None:
     assert gate.threshold == (pytest.approx(threshold) if threshold is not None else None)
 
 
-@pytest.mark.parametrize("text", ["regression<5%", "efficiency>0.3", "slow", "regression>x"])
+@pytest.mark.parametrize(
+    "text",
+    ["regression<5%", "efficiency>0.3", "slow", "regression>x", "regression>5", "regression>1.2.3"],
+)
 def test_bad_gates_are_usage_errors(text: str) -> None:
     with pytest.raises(UsageError):
         parse_gate(text)
@@ -128,3 +130,64 @@ def test_config_file_errors(tmp_path: Path) -> None:
     assert load_config(good) == {"excess_threshold": 3}
     proc = run("report", str(SAMPLE), "--config", str(tmp_path / "missing.toml"))
     assert proc.returncode == 7
+
+
+def test_configured_compare_gates_are_skipped_by_report(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ncu-roofline]\nfail-on = ["regression>5%", "new-kernel"]\n'
+    )
+    out = tmp_path / "r.json"
+    proc = run("report", str(SAMPLE), "-o", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "apply to `compare` only" in proc.stderr
+
+
+def test_theory_gate_without_theory_warns(tmp_path: Path) -> None:
+    proc = run("report", str(SAMPLE), "-o", str(tmp_path / "r.json"), "--fail-on", "excess-traffic")
+    assert proc.returncode == 0
+    assert "can never trip without --theory or --model" in proc.stderr
+
+
+def test_efficiency_gate_fails_only_its_launch_configuration(tmp_path: Path) -> None:
+    # gemvx runs with four grids; at 86% only the (1536, 1, 1) group (85.2%)
+    # is under the bar, so exactly one JUnit testcase fails.
+    from lxml import etree
+
+    out = tmp_path / "r.xml"
+    proc = run(
+        "report", str(SAMPLE), "--format", "junit", "-o", str(out), "--fail-on", "efficiency<0.86"
+    )
+    assert proc.returncode == 3, proc.stderr
+    failed = [
+        case.get("name")
+        for case in etree.parse(str(out)).getroot().iter("testcase")
+        if case.find("failure") is not None and "gemvx" in (case.get("name") or "")
+    ]
+    assert failed == ["gemvx::kernel<cublasGemvParamsEx> grid (1536, 1, 1) block (128, 1, 1)"]
+
+
+def test_comparison_gates_on_records() -> None:
+    from ncu_roofline.gates import evaluate_comparison
+
+    cmp = {
+        "totals": {"delta_pct": 0.01},
+        "kernels": [
+            {"status": "unchanged", "kernel": "a", "kernel_short": "a", "delta_pct": 0.03},
+            {"status": "added", "kernel": "b", "kernel_short": "b", "delta_pct": None},
+            {"status": "removed", "kernel": "b", "kernel_short": "b", "delta_pct": -1.0},
+            {"status": "added", "kernel": "c", "kernel_short": "c", "delta_pct": None},
+        ],
+        "added": [
+            {"kernel": "b", "kernel_short": "b"},
+            {"kernel": "c", "kernel_short": "c"},
+        ],
+    }
+    candidate = {"kernels": [], "findings": []}
+    gates = parse_gates(["regression>2%", "new-kernel"], comparison=True)
+    tripped = evaluate_comparison(gates, cmp, candidate)
+    # "a" is within --noise ("unchanged") but over the 2% gate; "b" only
+    # changed its launch configuration, "c" is new.
+    assert [(t["rule"], t["kernel"]) for t in tripped] == [
+        ("regression>2%", "a"),
+        ("new-kernel", "c"),
+    ]

@@ -132,7 +132,13 @@ def render_junit(
             name=xml_text(_case_name(k)),
             time=_seconds(k.get("total_duration_s")),
         )
-        own = by_kernel.get(str(k.get("kernel")), [])
+        # A gate that names the launch configuration fails only that group.
+        own = [
+            g
+            for g in by_kernel.get(str(k.get("kernel")), [])
+            if g.get("grid") is None
+            or (g.get("grid") == k.get("grid") and g.get("block") == k.get("block"))
+        ]
         for gate in own:
             _failure(case, gate)
         if own:
