@@ -64,3 +64,23 @@ def test_summary_fits_the_terminal() -> None:
     lines = proc.stdout.splitlines()
     assert all(len(line) <= 80 for line in lines)
     assert any("sm90_xmma_gemm" in line for line in lines)
+
+
+def test_compare_markdown_shows_every_change(tmp_path: Path) -> None:
+    cand = tmp_path / "cand.csv"
+    _slower_candidate(cand)
+    proc = run(
+        "compare", str(SAMPLE), str(cand), "--format", "md",
+        "--html-url", "https://ci.example/run 1/diff.html",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    md = proc.stdout
+    # Intensity is unchanged (same FLOPs and bytes), the achieved rate falls
+    # by the 1.5x longer time: 2.28 -> 1.52 TFLOP/s, 55% -> 37% of the roof.
+    row = next(line for line in md.splitlines() if line.startswith("| `flash_fwd_splitkv_kernel`"))
+    assert "+50.0%" in row and "1.24 → 1.24" in row and "2.28 TFLOP/s → 1.52 TFLOP/s" in row
+    assert "55% → 37%" in row
+    # Groups sharing a name are told apart by their grid.
+    assert "`gemvx::kernel<cublasGemvParamsEx>` grid (1024, 1, 1)" in md
+    assert "<details><summary>Every matched kernel group</summary>" in md
+    assert "[Full HTML comparison](https://ci.example/run%201/diff.html)" in md

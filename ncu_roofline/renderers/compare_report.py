@@ -7,6 +7,7 @@ Both read the plain-data comparison context from
 from __future__ import annotations
 
 import datetime as _dt
+from collections import Counter
 from typing import Any
 
 from markupsafe import Markup
@@ -18,7 +19,12 @@ from ncu_roofline.renderers.html_report import (
     _plotly_inline,
     plotly_cdn_url,
 )
-from ncu_roofline.renderers.markdown_report import MAX_MARKDOWN_CHARS, escape_code, escape_text
+from ncu_roofline.renderers.markdown_report import (
+    MAX_MARKDOWN_CHARS,
+    _html_link,
+    escape_code,
+    escape_text,
+)
 from ncu_roofline.resources import environment
 from ncu_roofline.units import format_si
 
@@ -40,29 +46,67 @@ def _pct(value: Any) -> str:
     return f"{100 * float(value):+.1f}%"
 
 
-def _names(records: list[dict[str, Any]]) -> list[str]:
-    return [str(r.get("kernel_short") or r.get("kernel") or "?") for r in records]
+def _grid(r: dict[str, Any]) -> Any:
+    return r.get("candidate_grid") or r.get("base_grid")
 
 
-def _rows(records: list[dict[str, Any]], limit: int) -> list[list[str]]:
+def _label(r: dict[str, Any], repeats: Counter[str], *, table: bool) -> str:
+    """Short name in code, with the grid when several groups share the name."""
+    short = str(r.get("kernel_short") or r.get("kernel") or "?")
+    text = escape_code(short, table=table)
+    if repeats[short] > 1:
+        text += f" grid {escape_text(_grid(r) or '?')}"
+    return text
+
+
+def _arrow(base: Any, cand: Any, fmt: Any) -> str:
+    return f"{fmt(base)} → {fmt(cand)}"
+
+
+def _rows(records: list[dict[str, Any]], limit: int, repeats: Counter[str]) -> list[list[str]]:
     rows = []
     for r in records[:limit]:
         rows.append(
             [
-                escape_code(r.get("kernel_short") or r.get("kernel"), table=True),
+                _label(r, repeats, table=True),
                 _si(r.get("base_total_duration_s"), "s"),
                 _si(r.get("candidate_total_duration_s"), "s"),
                 _signed_s(r.get("delta_s")),
                 _pct(r.get("delta_pct")),
+                f"{r.get('base_launches') or 0} → {r.get('candidate_launches') or 0}",
+                _arrow(r.get("base_ai_dram"), r.get("candidate_ai_dram"), _num),
+                _arrow(
+                    r.get("base_achieved_flops_per_s"),
+                    r.get("candidate_achieved_flops_per_s"),
+                    lambda v: _si(v, "FLOP/s"),
+                ),
+                _arrow(r.get("base_efficiency"), r.get("candidate_efficiency"), _pct_plain),
                 escape_text(r.get("candidate_bound") or r.get("base_bound") or "–"),
             ]
         )
     return rows
 
 
+def _num(value: Any) -> str:
+    return "–" if value is None else f"{float(value):.3g}"
+
+
+_HEAD = [
+    "Kernel",
+    "Base",
+    "Candidate",
+    "Δ time",
+    "Δ %",
+    "Launches",
+    "FLOP/B",
+    "Achieved",
+    "At roof",
+    "Bound",
+]
+
+
 def _table(rows: list[list[str]]) -> list[str]:
-    head = ["Kernel", "Base", "Candidate", "Δ time", "Δ %", "Bound"]
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out = ["| " + " | ".join(_HEAD) + " |", "|---|" + "---:|" * (len(_HEAD) - 2) + "---|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return out
 
@@ -86,6 +130,9 @@ def _compare_markdown(
     cmp: dict[str, Any], html_url: str | None, limit: int, gates: list[dict[str, Any]] | None
 ) -> str:
     t = cmp["totals"]
+    repeats: Counter[str] = Counter(
+        str(r.get("kernel_short") or r.get("kernel") or "?") for r in cmp["kernels"]
+    )
     lines = ["## Roofline comparison", ""]
     base = ", ".join(
         escape_code(i["path"].rsplit("/", 1)[-1], table=False) for i in cmp["base"]["inputs"]
@@ -113,20 +160,27 @@ def _compare_markdown(
         records = cmp[key]
         if records and limit:
             lines += [f"### {title}", ""]
-            lines += _table(_rows(records, limit))
+            lines += _table(_rows(records, limit, repeats))
             if len(records) > limit:
                 lines.append(f"\n… and {len(records) - limit} more")
             lines.append("")
     for title, key in (("New kernels", "added"), ("Removed kernels", "removed")):
         records = cmp[key]
         if records:
-            shown = ", ".join(escape_code(n, table=False) for n in _names(records)[: max(limit, 3)])
+            shown = ", ".join(_label(r, repeats, table=False) for r in records[: max(limit, 3)])
             more = (
                 f" and {len(records) - max(limit, 3)} more" if len(records) > max(limit, 3) else ""
             )
             lines += [f"**{title}:** {shown}{more}", ""]
-    if html_url and html_url.startswith(("http://", "https://")):
-        lines.append(f"[Full HTML comparison]({html_url.replace(')', '%29')})")
+    if limit:
+        every = [r for r in cmp["kernels"] if r.get("status") not in ("added", "removed")]
+        lines += ["<details><summary>Every matched kernel group</summary>", ""]
+        lines += _table(_rows(every, 4 * limit if limit < 10 else 400, repeats))
+        if len(every) > (4 * limit if limit < 10 else 400):
+            lines.append("\n… more in the JSON or HTML comparison")
+        lines += ["", "</details>", ""]
+    if html_url:
+        lines.append(_html_link(html_url).replace("Full HTML report", "Full HTML comparison"))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -136,7 +190,16 @@ def _html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "short": r.get("kernel_short") or r.get("kernel") or "?",
             "full": r.get("kernel") or "",
             "status": r.get("status"),
-            "match": r.get("match"),
+            "match": r.get("match") if r.get("match") != "exact" else None,
+            "grid": _grid(r) or "?",
+            "ai": _arrow(r.get("base_ai_dram"), r.get("candidate_ai_dram"), _num),
+            "achieved": _arrow(
+                r.get("base_achieved_flops_per_s"),
+                r.get("candidate_achieved_flops_per_s"),
+                lambda v: _si(v, "FLOP/s"),
+            ),
+            "sort_delta": "" if r.get("delta_s") is None else repr(float(r["delta_s"])),
+            "sort_pct": "" if r.get("delta_pct") is None else repr(float(r["delta_pct"])),
             "base": _si(r.get("base_total_duration_s"), "s"),
             "candidate": _si(r.get("candidate_total_duration_s"), "s"),
             "delta": _signed_s(r.get("delta_s")),
