@@ -648,6 +648,8 @@ def theory(
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @click.option("--gpu", metavar="NAME", help="Use this GPU's roofs for both sides.")
+@click.option("--base-gpu", metavar="NAME", help="The base side's GPU (profiles from two GPUs).")
+@click.option("--candidate-gpu", metavar="NAME", help="The candidate side's GPU.")
 @click.option(
     "--clocks",
     type=click.Choice(CLOCK_MODES),
@@ -680,6 +682,8 @@ def compare(
     plotly_js: str,
     force: bool,
     gpu: str | None,
+    base_gpu: str | None,
+    candidate_gpu: str | None,
     clocks: str,
     noise: float,
     html_url: str | None,
@@ -746,9 +750,12 @@ def compare(
     if output and output != "-" and not force and os.path.exists(output):
         raise OutputError(f"{output}: already exists (use --force to overwrite)")
     show = _progress_flag(progress)
-    base = analyze(load(list(base_files), progress=show), gpu=gpu, clocks=clocks)
+    base = analyze(load(list(base_files), progress=show), gpu=base_gpu or gpu, clocks=clocks)
     candidate = analyze(
-        load(list(candidate_files), progress=show), gpu=gpu, clocks=clocks, theory=theory
+        load(list(candidate_files), progress=show),
+        gpu=candidate_gpu or gpu,
+        clocks=clocks,
+        theory=theory,
     )
     result = compare_analyses(base, candidate, noise=noise)
     cmp = comparison_context(result)
@@ -758,6 +765,20 @@ def compare(
     _print_warnings(candidate_context)
     if cmp["totals"].get("matched", 1) == 0:
         _warn("no kernel group matched between base and candidate: are these the same workload?")
+    relaunched = [
+        r
+        for r in cmp["kernels"]
+        if r.get("status") not in ("added", "removed")
+        and r.get("base_launches") != r.get("candidate_launches")
+    ]
+    if relaunched:
+        _warn(
+            f"{len(relaunched)} matched kernel group(s) ran a different number of launches; "
+            "their total times are not like for like (per-launch changes: delta_duration_pct "
+            "in the JSON)"
+        )
+    if any(g.kind == "regression" for g in gates) and cmp["totals"].get("delta_pct") is None:
+        _warn("regression gates cannot be evaluated: the profiles carry no durations")
     tripped = evaluate_comparison(gates, cmp, candidate_context)
     if gates:
         cmp["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
@@ -769,7 +790,11 @@ def compare(
             cmp, html_url=html_url, top=top, gates=tripped if gates else None
         )
     elif out_format == "junit":
-        text = render_junit(candidate_context, gates=tripped, suite_name="ncu-roofline compare")
+        text = render_junit(
+            _comparison_junit_context(cmp, candidate_context),
+            gates=tripped,
+            suite_name="ncu-roofline compare",
+        )
     else:
         text = render_json(cmp)
     if output is None or output == "-":
@@ -785,6 +810,32 @@ def compare(
             err=True,
         )
     _report_gates(ctx, tripped)
+
+
+def _comparison_junit_context(cmp: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
+    """The comparison's groups (merged over inputs) as JUnit test cases."""
+    kernels = []
+    for r in cmp["kernels"]:
+        if r.get("status") == "removed":
+            continue
+        kernels.append(
+            {
+                "kernel": r.get("kernel"),
+                "kernel_short": r.get("kernel_short"),
+                "grid": r.get("candidate_grid"),
+                "block": r.get("candidate_block"),
+                "total_duration_s": r.get("candidate_total_duration_s"),
+                "efficiency": r.get("candidate_efficiency"),
+                "bound": r.get("candidate_bound"),
+                "bound_reason": f"{r.get('status')}: {_signed_pct(r.get('delta_pct'))} kernel time",
+                "recoverable_s": None,
+            }
+        )
+    return {"kernels": kernels, "inputs": candidate["inputs"], "summary": candidate["summary"]}
+
+
+def _signed_pct(value: Any) -> str:
+    return "n/a" if value is None else f"{100 * float(value):+.1f}%"
 
 
 @cli.command()

@@ -84,3 +84,24 @@ def test_compare_markdown_shows_every_change(tmp_path: Path) -> None:
     assert "`gemvx::kernel<cublasGemvParamsEx>` grid (1024, 1, 1)" in md
     assert "<details><summary>Every matched kernel group</summary>" in md
     assert "[Full HTML comparison](https://ci.example/run%201/diff.html)" in md
+
+
+def test_cross_gpu_compare_with_a_gpu_per_side(samples_dir: Path, tmp_path: Path) -> None:
+    # The same CUTLASS app profiled on a V100 and an A100: each side gets its
+    # own roofs; both InitializeMatrix launches got about 22% faster.
+    out = tmp_path / "d.json"
+    proc = run(
+        "compare",
+        str(samples_dir / "wangzy0327__cuda-roofline__src_output.csv"),
+        str(samples_dir / "wangzy0327__cuda-roofline__src_output_A100.csv"),
+        "--base-gpu", "v100_pcie_32gb", "--candidate-gpu", "a100_40gb_pcie", "-o", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    base_gpus = (
+        {d["gpu"]["key"] for d in data["base"]["roofs"]} if "roofs" in data["base"] else None
+    )
+    assert data["totals"]["delta_pct"] < -0.5
+    improved = [r for r in data["improvements"] if r["kernel_short"] == "InitializeMatrix_kernel"]
+    assert len(improved) == 2
+    assert all(r["delta_pct"] == pytest.approx(-0.22, abs=0.01) for r in improved)
