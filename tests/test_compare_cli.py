@@ -98,9 +98,6 @@ def test_cross_gpu_compare_with_a_gpu_per_side(samples_dir: Path, tmp_path: Path
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())
-    base_gpus = (
-        {d["gpu"]["key"] for d in data["base"]["roofs"]} if "roofs" in data["base"] else None
-    )
     assert data["totals"]["delta_pct"] < -0.5
     improved = [r for r in data["improvements"] if r["kernel_short"] == "InitializeMatrix_kernel"]
     assert len(improved) == 2
