@@ -847,15 +847,65 @@ def _signed_pct(value: Any) -> str:
 @click.option(
     "--top", type=click.IntRange(min=1), default=15, show_default=True, help="Kernel rows."
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "md", "json", "junit"]),
+    default="text",
+    show_default=True,
+    help="text: the terminal table; md, json, junit: as `report` writes them, to stdout.",
+)
+@_theory_options
+@_gate_options
 @_progress_option
-def summary(inputs: tuple[str, ...], gpu: str | None, width: int, top: int, progress: str) -> None:
-    """Print the kernels with the most recoverable time, in a terminal table."""
+@click.pass_context
+def summary(
+    ctx: click.Context,
+    inputs: tuple[str, ...],
+    gpu: str | None,
+    width: int,
+    top: int,
+    fmt: str,
+    theory_file: str | None,
+    model: str | None,
+    model_config: str | None,
+    phase: str,
+    batch: int,
+    seq: int,
+    dtype: str,
+    kv_dtype: str | None,
+    tp: int,
+    fail_on: tuple[str, ...],
+    config_file: str | None,
+    progress: str,
+) -> None:
+    """Print the kernels with the most recoverable time, in a terminal table.
+
+    The table fits in --width columns (default 100): rank, kernel, bound
+    class, efficiency (% of roof), time, share, recoverable time and the
+    kernel's findings.  --fail-on gates work as for `report` (exit 3).
+    """
+    settings = _settings(ctx, config_file)
+    gpu = settings.get("gpu", gpu)
+    gates = _report_gates_from(fail_on, settings)
+    theory = _theory_config(
+        theory_file, model, model_config, phase, batch, seq, dtype, kv_dtype, tp
+    )
     analysis = analyze(
-        load(list(dict.fromkeys(inputs)), progress=_progress_flag(progress)), gpu=gpu
+        load(list(dict.fromkeys(inputs)), progress=_progress_flag(progress)), gpu=gpu, theory=theory
     )
     context = build_context(analysis)
     _print_warnings(context)
-    click.echo(render_summary(context, width=width, top=top).rstrip("\n"))
+    tripped = evaluate_report(gates, context)
+    if fmt == "md":
+        click.echo(render_markdown(context, top=top, gates=tripped if gates else None), nl=False)
+    elif fmt == "json":
+        click.echo(render_json(context), nl=False)
+    elif fmt == "junit":
+        click.echo(render_junit(context, gates=tripped).decode("utf-8"), nl=False)
+    else:
+        click.echo(render_summary(context, width=width, top=top).rstrip("\n"))
+    _report_gates(ctx, tripped)
 
 
 @cli.command()

@@ -102,3 +102,14 @@ def test_cross_gpu_compare_with_a_gpu_per_side(samples_dir: Path, tmp_path: Path
     improved = [r for r in data["improvements"] if r["kernel_short"] == "InitializeMatrix_kernel"]
     assert len(improved) == 2
     assert all(r["delta_pct"] == pytest.approx(-0.22, abs=0.01) for r in improved)
+
+
+def test_summary_formats_and_gates() -> None:
+    proc = run("summary", str(SAMPLE), "--model", "llama-3-8b", "--fail-on", "excess-traffic")
+    assert proc.returncode == 3, proc.stderr
+    assert "excess" in proc.stdout  # the flash kernel's findings column
+    proc = run("summary", str(SAMPLE), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["kernels"] == 13
+    proc = run("summary", str(SAMPLE), "--format", "md")
+    assert proc.stdout.startswith("## ncu-roofline report")
