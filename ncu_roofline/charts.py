@@ -68,6 +68,18 @@ _COMPUTE_COLOURS: tuple[str, ...] = (
     "#AA7744",
 )
 _MEMORY_COLOURS: dict[str, str] = {"dram": "#8C8C8C", "l2": "#B07AA1", "l1": "#76B7B2"}
+#: One colour per compute ceiling, so a precision looks the same on every
+#: GPU's chart; unknown keys take the rest of the palette in order.
+_KEY_COLOURS: dict[str, str] = dict(
+    zip(
+        (
+            "tensor_fp8", "tensor_bf16", "tensor_fp16", "tensor_tf32", "fp16",
+            "fp32", "tensor_fp64", "fp64", "tensor_int8", "tensor_fp4",
+        ),
+        _COMPUTE_COLOURS,
+        strict=True,
+    )
+)  # fmt: skip
 _OTHER_MEMORY_COLOUR = "#A0A0A0"
 _NEUTRAL = "rgba(128,128,128,0.9)"
 _GRID = "rgba(128,128,128,0.25)"
@@ -511,7 +523,7 @@ def _device_figure(
                 xs_c,
                 np.full(_LINE_POINTS, c.value),
                 c.legend,
-                _COMPUTE_COLOURS[i % len(_COMPUTE_COLOURS)],
+                _KEY_COLOURS.get(c.key, _COMPUTE_COLOURS[i % len(_COMPUTE_COLOURS)]),
                 "compute roofs",
                 c.hover,
                 "dash" if c.uncertain else "solid",
@@ -668,7 +680,7 @@ def _device_figure(
     layout: dict[str, Any] = {
         "title": {"text": escape_markup(_device_title(device))},
         "xaxis": _axis("Arithmetic intensity at DRAM (FLOP/byte)", x_lo, x_hi),
-        "yaxis": _axis("Performance (FLOP/s)", y_lo, y_hi),
+        "yaxis": {**_axis("Performance (FLOP/s)", y_lo, y_hi), **_decade_ticks(y_lo, y_hi)},
         "hovermode": "closest",
         "showlegend": True,
         "legend": {
@@ -731,6 +743,15 @@ def _theory_customdata(p: _GroupPoint) -> list[str]:
         excess_text,
         _wrapped(str(k.get("theory_source") or "unknown")),
     ]
+
+
+def _decade_ticks(lo: float, hi: float) -> dict[str, Any]:
+    """One labelled tick per decade with SI prefixes (plotly stops at T)."""
+    decades = list(range(math.ceil(lo), math.floor(hi) + 1))
+    if not decades:
+        return {}
+    text = [format_si(10.0**e, "").replace(" ", "") for e in decades]
+    return {"tickmode": "array", "tickvals": [10.0**e for e in decades], "ticktext": text}
 
 
 def _axis(title: str, lo: float, hi: float) -> dict[str, Any]:

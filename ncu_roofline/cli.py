@@ -605,6 +605,11 @@ def theory(
     elif out_format == "html":
         text_ctx = theory_text_context(table)
         charts = untitled(roofline_figures(theory_chart_context(table)))
+        for chart in charts:
+            # The points are ops, not measured kernel groups.
+            for trace in chart["figure"]["data"]:
+                if trace.get("legendgroup") == "kernel groups":
+                    trace["legendgrouptitle"] = {"text": "ops (theory)"}
         title = "Theory: " + (text_ctx["title"] or ", ".join(r.name for r in rows[:3]))
         generated = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
         text = render_theory_html(text_ctx, charts, title, generated, __version__, plotly_js)

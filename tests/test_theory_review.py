@@ -144,3 +144,18 @@ def test_report_context_keeps_confidence_vocabulary() -> None:
     context = build_context(_analysis())
     values = {k["confidence"] for k in context["kernels"]}
     assert values <= {None, "low", "medium", "high", "user"}
+
+
+def test_rule_precision_overrides_the_ops(tmp_path: Path) -> None:
+    from ncu_roofline.theory.estimates import load_theory_file
+
+    rules = tmp_path / "r.toml"
+    rules.write_text(
+        '[[kernel]]\nmatch = "sgemm"\nop = "gemm"\nM = 64\nN = 64\nK = 64\ndtype = "fp32"\n'
+        'precision = "tensor_tf32"\n'
+    )
+    found = load_theory_file(rules).find("ampere_sgemm_32x32", None, None, None)
+    assert found is not None
+    rule, est = found
+    assert est.precision == "tensor_tf32"
+    assert est.flops == 2 * 64**3

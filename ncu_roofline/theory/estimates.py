@@ -41,6 +41,7 @@ measured metrics.  Every error names the file and line.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -193,9 +194,14 @@ class Rule:
                 else:
                     values[key] = value
             try:
-                return estimate(self.op, **values)
+                est = estimate(self.op, **values)
             except TheoryError as exc:
                 raise InputFormatError(f"{self.origin}: rule {self.label!r}: {exc}") from None
+            if self.precision is not None:
+                # The rule knows which roof the kernel runs against (e.g. an
+                # FP32 GEMM on TF32 tensor cores).
+                est = dataclasses.replace(est, precision=self.precision)
+            return est
         assert self.flops is not None and self.bytes is not None
         try:
             flops = self.flops.evaluate(full)
