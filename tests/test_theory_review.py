@@ -156,6 +156,6 @@ def test_rule_precision_overrides_the_ops(tmp_path: Path) -> None:
     )
     found = load_theory_file(rules).find("ampere_sgemm_32x32", None, None, None)
     assert found is not None
-    rule, est = found
+    _rule, est = found
     assert est.precision == "tensor_tf32"
     assert est.flops == 2 * 64**3
