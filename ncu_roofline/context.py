@@ -137,6 +137,8 @@ THEORY_FIELDS: tuple[str, ...] = (
     "byte_excess",
     "flop_excess",
     "excess_bytes",
+    "theory_floor_s",
+    "theory_efficiency",
     "theory_op",
     "theory_label",
     "theory_precision",

@@ -316,6 +316,8 @@ def build_page(
                     "flop_excess": _num(k.get("flop_excess")),
                     "confidence": k.get("confidence") or "",
                     "source": k.get("theory_source") or "",
+                    "floor": _si(k.get("theory_floor_s"), "s"),
+                    "theory_efficiency": _pct(k.get("theory_efficiency")),
                 }
             )
     inputs = context["inputs"]

@@ -159,3 +159,22 @@ def test_rule_precision_overrides_the_ops(tmp_path: Path) -> None:
     _rule, est = found
     assert est.precision == "tensor_tf32"
     assert est.flops == 2 * 64**3
+
+
+def test_theory_floor_places_kernels_without_counters(samples_dir: Path) -> None:
+    # The B200 FlashInfer decode export has durations only.  Llama-3-8B
+    # decode at batch 128, context 2048: minimal bytes per launch = KV
+    # 2 x 128 x 2048 x 8 x 128 x 2 = 1,073,741,824 + q and o
+    # 128 x 32 x 128 x (2 + 2) = 2,097,152 -> 1,075,838,976 B; at the B200's
+    # 7.7 TB/s that is a 139.7 us floor (the FLOP part is ~2 us).
+    path = samples_dir / (
+        "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode"
+        "__gqa_bf16_b128_ctx2k_p64.ncu.csv"
+    )
+    config = TheoryConfig(model=find_model("llama-3-8b"), batch=128, seq=2048)
+    a = ncu_roofline.analyze(ncu_roofline.load([str(path)]), theory=config)
+    (group,) = a.kernels.to_dict("records")
+    assert group["bound"] == "not placeable"
+    floor = 1_075_838_976 / 7.7e12
+    assert group["theory_floor_s"] == pytest.approx(floor * group["launches"], rel=0.02)
+    assert group["theory_efficiency"] == pytest.approx(floor / group["duration_s"], rel=0.02)

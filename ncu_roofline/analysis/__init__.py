@@ -223,3 +223,46 @@ def add_comparison(frame: pd.DataFrame) -> None:
     frame["excess_bytes"] = (
         frame["dram_bytes"].to_numpy(dtype=np.float64, na_value=np.nan) - t_bytes
     )
+    floor = theory_floor(frame, t_flops, t_bytes)
+    frame["theory_floor_s"] = floor
+    frame["theory_efficiency"] = ratio(
+        floor, frame["duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+    )
+
+
+def theory_floor(
+    frame: pd.DataFrame, t_flops: npt.NDArray[np.float64], t_bytes: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """The least time the theoretical work could take on each launch's roofs.
+
+    ``max(FLOPs / peak of the op's precision, minimal bytes / DRAM bandwidth)``;
+    it needs no FLOP or byte counters, so kernels the roofline cannot place
+    (a duration but no counters) still get a theory-based efficiency.
+    """
+    n = len(frame)
+    peak = np.full(n, np.nan)
+    if "theory_precision" in frame:
+        precision = frame["theory_precision"].to_numpy(dtype=object)
+        for key in pd.unique(precision[pd.notna(precision)]):
+            col = f"peak_{key}_flops_per_s"
+            if col in frame:
+                rows = precision == key
+                peak[rows] = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+    if "peak_flops_per_s" in frame:
+        peak = np.where(
+            np.isnan(peak),
+            frame["peak_flops_per_s"].to_numpy(dtype=np.float64, na_value=np.nan),
+            peak,
+        )
+    bw = (
+        frame["peak_dram_bytes_per_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+        if "peak_dram_bytes_per_s" in frame
+        else np.full(n, np.nan)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        compute = np.where(t_flops == 0, 0.0, t_flops / peak)
+        memory = np.where(t_bytes == 0, 0.0, t_bytes / bw)
+    floor = np.fmax(compute, memory)
+    # fmax ignores one NaN side: a floor needs both parts known.
+    floor[np.isnan(compute) | np.isnan(memory)] = np.nan
+    return np.asarray(floor, dtype=np.float64)

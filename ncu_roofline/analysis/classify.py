@@ -311,6 +311,7 @@ GROUP_KEYS: tuple[str, ...] = ("source", "device_name", "kernel", "grid", "block
 _SUMMED = (
     "theory_flops",
     "theory_bytes",
+    "theory_floor_s",
     "flops",
     "flops_fp64",
     "flops_fp32",
@@ -408,6 +409,8 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
         frame["excess_bytes"] = np.asarray(out["dram_bytes"], dtype=np.float64) - np.asarray(
             out["theory_bytes"], dtype=np.float64
         )
+        if "theory_floor_s" in out:
+            frame["theory_efficiency"] = ratio(out["theory_floor_s"], total)
     placed = place(frame, thresholds)
     for name, values in placed.items():
         frame[name] = values
