@@ -149,12 +149,13 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
                 )
             )
         short = k["kernel_short"] or k["kernel"]
-        if repeats[short] > 1:
-            # Several launch configurations of one kernel: say which.
-            short = f"{short} · grid {k['grid'] or '?'}"
+        # Several launch configurations of one kernel: say which, on a line
+        # of its own so a clipped long name cannot hide it.
+        hint = f"grid {k['grid'] or '?'}" if repeats[short] > 1 else ""
         rows.append(
             {
                 "short": short,
+                "hint": hint,
                 "full": k["kernel"],
                 "bound": k["bound"],
                 "bound_reason": k["bound_reason"] or "",
