@@ -654,6 +654,14 @@ def theory(
 @click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @click.option("--gpu", metavar="NAME", help="Use this GPU's roofs for both sides.")
 @click.option("--base-gpu", metavar="NAME", help="The base side's GPU (profiles from two GPUs).")
+@click.option(
+    "--basis",
+    type=click.Choice(["total", "per-launch"]),
+    default="total",
+    show_default=True,
+    help="Judge changes by total kernel time, or by mean time per launch (for profiles "
+    "that captured different numbers of launches).",
+)
 @click.option("--candidate-gpu", metavar="NAME", help="The candidate side's GPU.")
 @click.option(
     "--clocks",
@@ -688,6 +696,7 @@ def compare(
     force: bool,
     gpu: str | None,
     base_gpu: str | None,
+    basis: str,
     candidate_gpu: str | None,
     clocks: str,
     noise: float,
@@ -762,7 +771,7 @@ def compare(
         clocks=clocks,
         theory=theory,
     )
-    result = compare_analyses(base, candidate, noise=noise)
+    result = compare_analyses(base, candidate, noise=noise, basis=basis)
     cmp = comparison_context(result)
     candidate_context = build_context(candidate)
     base_context = build_context(base)
@@ -776,11 +785,10 @@ def compare(
         if r.get("status") not in ("added", "removed")
         and r.get("base_launches") != r.get("candidate_launches")
     ]
-    if relaunched:
+    if relaunched and basis == "total":
         _warn(
             f"{len(relaunched)} matched kernel group(s) ran a different number of launches; "
-            "their total times are not like for like (per-launch changes: delta_duration_pct "
-            "in the JSON)"
+            "their total times are not like for like (judge per launch with --basis per-launch)"
         )
     if any(g.kind == "regression" for g in gates) and cmp["totals"].get("delta_pct") is None:
         _warn("regression gates cannot be evaluated: the profiles carry no durations")

@@ -368,7 +368,12 @@ def _totals(
     }
 
 
-def compare(base: Analysis, candidate: Analysis, noise: float = DEFAULT_NOISE) -> Comparison:
+BASES = ("total", "per-launch")
+
+
+def compare(
+    base: Analysis, candidate: Analysis, noise: float = DEFAULT_NOISE, basis: str = "total"
+) -> Comparison:
     """Match the kernel groups of ``base`` and ``candidate`` and measure what changed.
 
     A matched group whose total time grew by more than ``noise`` (a fraction
@@ -378,6 +383,8 @@ def compare(base: Analysis, candidate: Analysis, noise: float = DEFAULT_NOISE) -
     """
     if not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be a finite fraction >= 0, not {noise!r}")
+    if basis not in BASES:
+        raise ValueError(f"basis must be one of {BASES}, not {basis!r}")
     base_agg = _aggregate(base.kernels)
     cand_agg = _aggregate(candidate.kernels)
     m = _match(base_agg, cand_agg)
@@ -393,7 +400,12 @@ def compare(base: Analysis, candidate: Analysis, noise: float = DEFAULT_NOISE) -
     cand_d = _floats(m, "candidate_duration_s")
 
     out = pd.DataFrame(index=m.index)
-    out["status"] = _status(matched, in_base, base_t, delta, noise)
+    if basis == "per-launch":
+        # Profiles that captured a different number of launches compare by
+        # mean time per launch, not by total time.
+        out["status"] = _status(matched, in_base, base_d, cand_d - base_d, noise)
+    else:
+        out["status"] = _status(matched, in_base, base_t, delta, noise)
     out["match"] = m["match"].astype(object).to_numpy(dtype=object)
     out["kernel"] = m["kernel"].astype(object).to_numpy(dtype=object)
     short = np.where(
@@ -452,6 +464,7 @@ def compare(base: Analysis, candidate: Analysis, noise: float = DEFAULT_NOISE) -
     out.insert(0, "rank", np.arange(1, len(out) + 1, dtype=np.int64))
     kernels = out[list(COMPARISON_FIELDS)]
     totals = _totals(base, candidate, kernels, len(base_agg), len(cand_agg), float(noise))
+    totals["basis"] = basis
     return Comparison(
         base=base, candidate=candidate, kernels=kernels, totals=totals, noise=float(noise)
     )

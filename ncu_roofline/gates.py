@@ -184,8 +184,9 @@ def evaluate_comparison(
                 )
             # Every matched group, not only those past --noise: a gate
             # tighter than the noise threshold still applies.
+            per_launch = total.get("basis") == "per-launch"
             for k in cmp.get("kernels", []):
-                kpct = k.get("delta_pct")
+                kpct = k.get("delta_duration_pct") if per_launch else k.get("delta_pct")
                 if k.get("status") in ("added", "removed") or kpct is None:
                     continue
                 if kpct > gate.threshold:
@@ -194,7 +195,8 @@ def evaluate_comparison(
                             gate,
                             k.get("kernel"),
                             f"{k.get('kernel_short') or k.get('kernel')} (grid "
-                            f"{k.get('candidate_grid') or '?'}) +{100 * kpct:.1f}% kernel time",
+                            f"{k.get('candidate_grid') or '?'}) +{100 * kpct:.1f}% "
+                            + ("time per launch" if per_launch else "kernel time"),
                             k,
                         )
                     )

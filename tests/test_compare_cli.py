@@ -113,3 +113,25 @@ def test_summary_formats_and_gates() -> None:
     assert json.loads(proc.stdout)["summary"]["kernels"] == 13
     proc = run("summary", str(SAMPLE), "--format", "md")
     assert proc.stdout.startswith("## ncu-roofline report")
+
+
+def test_per_launch_basis_for_different_launch_counts(tmp_path: Path) -> None:
+    # The candidate side is the sample twice (two files): every group ran
+    # twice as many launches at the same time per launch.
+    copy = tmp_path / "again.csv"
+    copy.write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "d.json"
+    args = ["compare", "--base", str(SAMPLE), "--candidate", str(SAMPLE), "--candidate", str(copy)]
+    proc = run(*args, "-o", str(out), "--fail-on", "regression>5%")
+    assert proc.returncode == 3  # by total time every group doubled
+    assert "--basis per-launch" in proc.stderr
+    assert len(json.loads(out.read_text())["regressions"]) == 13
+    proc = run(
+        *args, "-o", str(out), "--force", "--basis", "per-launch", "--fail-on", "regression>5%"
+    )
+    data = json.loads(out.read_text())
+    # The total still doubles (a profile-level regression), but no group got
+    # slower per launch.
+    assert data["regressions"] == []
+    assert proc.returncode == 3
+    assert [t["kernel"] for t in data["gates"]["tripped"]] == [None]
