@@ -11,7 +11,7 @@ of launches at a time, to a temporary name that is renamed when complete.
 Usage::
 
     .venv/bin/python bench/make_large_export.py                  # 500 MB, 50,000 launches
-    .venv/bin/python bench/make_large_export.py --size-mb 50 --launches 1000 -o /tmp/small.csv
+    .venv/bin/python bench/make_large_export.py --size-mb 50 --launches 1000 -o small.csv
 """
 
 from __future__ import annotations
