@@ -256,6 +256,59 @@ def _gate_options(func: F) -> F:
     return func
 
 
+def _output_options(output_help: str) -> Callable[[F], F]:
+    """-o, --format, --plotly-js, --force, --html-url and --top, as report and compare share them."""
+
+    def decorate(func: F) -> F:
+        options = [
+            click.option("-o", "--output", metavar="OUT", help=output_help),
+            click.option(
+                "--format",
+                "fmt",
+                type=click.Choice(sorted(FORMATS)),
+                help="Output format (default: from the output name, else html).",
+            ),
+            click.option(
+                "--plotly-js",
+                type=click.Choice(PLOTLY_MODES),
+                default="inline",
+                show_default=True,
+                help="Inline plotly.js (works offline) or load it from the Plotly CDN (small file).",
+            ),
+            click.option("--force", is_flag=True, help="Overwrite an existing output file."),
+            click.option(
+                "--html-url", metavar="URL", help="For --format md: link to the HTML version."
+            ),
+            click.option(
+                "--top",
+                type=click.IntRange(min=1),
+                default=10,
+                show_default=True,
+                help="Rows of top tables.",
+            ),
+        ]
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+def _refuse_existing(output: str | None, force: bool) -> None:
+    """Refuse an existing output before the (possibly long) analysis, not after."""
+    if output and output != "-" and not force and os.path.exists(output):
+        raise OutputError(f"{output}: already exists (use --force to overwrite)")
+
+
+def _emit(text: str | bytes, output: str | None, force: bool, description: str) -> None:
+    """Write to stdout (no output, or '-') or atomically to ``output``, saying where."""
+    if output is None or output == "-":
+        click.echo(text if isinstance(text, str) else text.decode("utf-8"), nl=False)
+        return
+    write_atomic(output, text, force=force)
+    click.echo(f"{_PROG}: wrote {output} {description}", err=True)
+
+
 def _output_format(output: str | None, fmt: str | None) -> str:
     """The report format: --format, else the output name's suffix, else HTML."""
     if fmt is not None:
@@ -290,27 +343,10 @@ def _default_output(first_input: str, out_format: str) -> str:
 
 @cli.command()
 @click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
-@click.option(
-    "-o",
-    "--output",
-    metavar="OUT",
-    help="Output file ('-': standard output; default: the first input's name with .html, "
-    "or standard output for --format json).",
+@_output_options(
+    "Output file ('-': standard output; default: the first input's name with .html, "
+    "or standard output for --format json)."
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(sorted(FORMATS)),
-    help="Output format (default: from the output name, else html).",
-)
-@click.option(
-    "--plotly-js",
-    type=click.Choice(PLOTLY_MODES),
-    default="inline",
-    show_default=True,
-    help="Inline plotly.js (works offline) or load it from the Plotly CDN (small file).",
-)
-@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @click.option("--gpu", metavar="NAME", help="Use this GPU's roofs (see `ncu-roofline gpus`).")
 @click.option(
     "--roofs",
@@ -332,10 +368,6 @@ def _default_output(first_input: str, out_format: str) -> str:
     default=2.0,
     show_default=True,
     help="Flag kernels moving at least this many times their minimal DRAM bytes.",
-)
-@click.option("--html-url", metavar="URL", help="For --format md: link to the full HTML report.")
-@click.option(
-    "--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows of top tables."
 )
 @_gate_options
 @_progress_option
@@ -397,9 +429,7 @@ def report(
             _warn(f"{output}: writing {fmt} into a file named like {implied}")
     if output is None and out_format in ("html", "junit"):
         output = _default_output(inputs[0], "xml" if out_format == "junit" else out_format)
-    if output and output != "-" and not force and os.path.exists(output):
-        # Refuse before the (possibly long) analysis, not after.
-        raise OutputError(f"{output}: already exists (use --force to overwrite)")
+    _refuse_existing(output, force)
     if gpu and roofs_file:
         raise UsageError("give either --gpu or --roofs, not both")
     unique = list(dict.fromkeys(inputs))
@@ -430,16 +460,14 @@ def report(
     else:
         text = render_json(context)
     _print_warnings(context)
-    if output is None or output == "-":
-        click.echo(text if isinstance(text, str) else text.decode("utf-8"), nl=False)
-    else:
-        write_atomic(output, text, force=force)
-        summary = context["summary"]
-        click.echo(
-            f"{_PROG}: wrote {output} ({out_format}): {summary['launches']:,} launches, "
-            f"{summary['kernels']:,} kernel groups, {len(context['findings'])} findings",
-            err=True,
-        )
+    summary = context["summary"]
+    _emit(
+        text,
+        output,
+        force,
+        f"({out_format}): {summary['launches']:,} launches, "
+        f"{summary['kernels']:,} kernel groups, {len(context['findings'])} findings",
+    )
     _report_gates(ctx, tripped)
 
 
@@ -615,14 +643,7 @@ def theory(
         text = render_theory_html(text_ctx, charts, title, generated, __version__, plotly_js)
     else:
         text = render("theory.txt.j2", **theory_text_context(table)).rstrip("\n") + "\n"
-    if output is None or output == "-":
-        click.echo(text, nl=False)
-        return
-    write_atomic(output, text, force=force)
-    click.echo(
-        f"{_PROG}: wrote {output} ({out_format}): {len(table['ops'])} ops on {len(gpus)} GPU(s)",
-        err=True,
-    )
+    _emit(text, output, force, f"({out_format}): {len(table['ops'])} ops on {len(gpus)} GPU(s)")
 
 
 @cli.command()
@@ -637,21 +658,10 @@ def theory(
     metavar="FILE",
     help="A candidate input (repeatable).",
 )
-@click.option("-o", "--output", metavar="OUT", help="Output file ('-': standard output).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(sorted(FORMATS)),
-    help="Output format (default: from the name, else html).",
+@_output_options(
+    "Output file ('-': standard output; default: the candidate's name with .diff.html, "
+    "or standard output for --format json)."
 )
-@click.option(
-    "--plotly-js",
-    type=click.Choice(PLOTLY_MODES),
-    default="inline",
-    show_default=True,
-    help="Inline plotly.js or load it from the CDN.",
-)
-@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
 @click.option("--gpu", metavar="NAME", help="Use this GPU's roofs for both sides.")
 @click.option("--base-gpu", metavar="NAME", help="The base side's GPU (profiles from two GPUs).")
 @click.option(
@@ -676,10 +686,6 @@ def theory(
     default=0.02,
     show_default=True,
     help="Changes below this fraction count as unchanged.",
-)
-@click.option("--html-url", metavar="URL", help="For --format md: link to the HTML comparison.")
-@click.option(
-    "--top", type=click.IntRange(min=1), default=10, show_default=True, help="Rows of top tables."
 )
 @_theory_options
 @_gate_options
@@ -761,8 +767,7 @@ def compare(
     if output is None and out_format in ("html", "junit"):
         stem = _default_output(candidate_files[0], "x")[: -len(".x")]
         output = f"{stem}.diff.{'xml' if out_format == 'junit' else out_format}"
-    if output and output != "-" and not force and os.path.exists(output):
-        raise OutputError(f"{output}: already exists (use --force to overwrite)")
+    _refuse_existing(output, force)
     show = _progress_flag(progress)
     base = analyze(load(list(base_files), progress=show), gpu=base_gpu or gpu, clocks=clocks)
     candidate = analyze(
@@ -810,18 +815,15 @@ def compare(
         )
     else:
         text = render_json(cmp)
-    if output is None or output == "-":
-        click.echo(text if isinstance(text, str) else text.decode("utf-8"), nl=False)
-    else:
-        write_atomic(output, text, force=force)
-        t = cmp["totals"]
-        pct = t.get("delta_pct")
-        change = f"{100 * pct:+.1f}%" if pct is not None else "n/a"
-        click.echo(
-            f"{_PROG}: wrote {output} ({out_format}): kernel time {change}, "
-            f"{len(cmp['regressions'])} regression(s), {len(cmp['improvements'])} improvement(s)",
-            err=True,
-        )
+    pct = cmp["totals"].get("delta_pct")
+    change = f"{100 * pct:+.1f}%" if pct is not None else "n/a"
+    _emit(
+        text,
+        output,
+        force,
+        f"({out_format}): kernel time {change}, {len(cmp['regressions'])} regression(s), "
+        f"{len(cmp['improvements'])} improvement(s)",
+    )
     _report_gates(ctx, tripped)
 
 

@@ -34,8 +34,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ncu_roofline.errors import InputFormatError, InputNotFoundError, UsageError
+from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.tomlcompat import tomllib
+from ncu_roofline.userfiles import read_user_text
 
 __all__ = [
     "COMPUTE_KEYS",
@@ -501,17 +502,9 @@ def load_roofs_file(path: str | os.PathLike[str]) -> list[GpuSpec]:
     wrong.
     """
     label = os.fspath(path)
+    text = read_user_text(path, "roofs file")
     try:
-        with open(path, "rb") as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-    except FileNotFoundError as exc:
-        raise InputNotFoundError(f"{label}: no such roofs file") from exc
-    except IsADirectoryError as exc:
-        raise InputNotFoundError(f"{label}: is a directory, expected a roofs file") from exc
-    except PermissionError as exc:
-        raise InputNotFoundError(f"{label}: cannot be read (permission denied)") from exc
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"{label}: not a UTF-8 text file") from exc
+        data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputFormatError(f"{label}: not valid TOML: {exc}") from exc
 

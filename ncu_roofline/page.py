@@ -16,7 +16,7 @@ from typing import Any
 from ncu_roofline import __version__
 from ncu_roofline.analysis import BOUND_CLASSES
 from ncu_roofline.charts import BOUND_COLOURS, roofline_figures
-from ncu_roofline.units import format_si
+from ncu_roofline.units import pct_or, si_or
 
 #: What each bound class means, in one line, for the summary.
 BOUND_MEANING: dict[str, str] = {
@@ -92,15 +92,11 @@ _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 def _si(value: Any, unit: str = "") -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "–"
-    return format_si(float(value), unit)
+    return si_or(value, unit, missing="–")
 
 
 def _pct(value: Any) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "–"
-    return f"{100 * float(value):.1f}%"
+    return pct_or(value, missing="–")
 
 
 def _num(value: Any, digits: int = 3) -> str:

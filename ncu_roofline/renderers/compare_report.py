@@ -26,11 +26,11 @@ from ncu_roofline.renderers.markdown_report import (
     escape_text,
 )
 from ncu_roofline.resources import environment
-from ncu_roofline.units import format_si
+from ncu_roofline.units import format_si, pct_or, si_or
 
 
 def _si(value: Any, unit: str) -> str:
-    return "–" if value is None else format_si(float(value), unit)
+    return si_or(value, unit, missing="–")
 
 
 def _signed_s(value: Any) -> str:
@@ -41,9 +41,7 @@ def _signed_s(value: Any) -> str:
 
 
 def _pct(value: Any) -> str:
-    if value is None:
-        return "–"
-    return f"{100 * float(value):+.1f}%"
+    return pct_or(value, missing="–", sign=True)
 
 
 def _grid(r: dict[str, Any]) -> Any:
@@ -213,7 +211,7 @@ def _html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _pct_plain(value: Any) -> str:
-    return "–" if value is None else f"{100 * float(value):.0f}%"
+    return pct_or(value, missing="–", digits=0)
 
 
 def render_compare_html(

@@ -20,7 +20,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ncu_roofline.units import format_si
+from ncu_roofline.units import pct_or, si_or
 
 # lxml ships no type information and the project's mypy settings do not
 # exempt it; imported by name, it is simply untyped here.
@@ -47,15 +47,11 @@ def _seconds(value: Any) -> str:
 
 
 def _si(value: Any, unit: str) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
-    return format_si(float(value), unit)
+    return si_or(value, unit)
 
 
 def _pct(value: Any) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
-    return f"{100 * float(value):.1f}%"
+    return pct_or(value)
 
 
 def _stem(path: Any) -> str:

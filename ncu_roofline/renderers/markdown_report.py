@@ -27,7 +27,7 @@ from urllib.parse import quote
 
 from ncu_roofline.analysis import BOUND_CLASSES
 from ncu_roofline.resources import render
-from ncu_roofline.units import format_si
+from ncu_roofline.units import pct_or, si_or
 
 #: GitHub's limit on the body of an issue or pull-request comment.
 MAX_MARKDOWN_CHARS = 65_536
@@ -108,15 +108,11 @@ def _html_link(url: str) -> str:
 
 
 def _si(value: Any, unit: str) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
-    return format_si(float(value), unit)
+    return si_or(value, unit)
 
 
 def _pct(value: Any) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
-    return f"{100 * float(value):.1f}%"
+    return pct_or(value)
 
 
 def _ratio(value: Any) -> str:

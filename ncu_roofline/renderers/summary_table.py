@@ -9,12 +9,11 @@ removed so that nothing in a profile can drive the terminal.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from typing import Any
 
-from ncu_roofline.units import format_si
+from ncu_roofline.units import pct_or, si_or
 
 #: Abbreviations of finding kinds in the ``findings`` column.
 KIND_ABBREVIATIONS: dict[str, str] = {
@@ -56,15 +55,11 @@ def _clip(text: str, width: int) -> str:
 
 
 def _si(value: Any, unit: str) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
-    return format_si(float(value), unit)
+    return si_or(value, unit)
 
 
 def _pct(value: Any) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
-    return f"{100 * float(value):.1f}%"
+    return pct_or(value)
 
 
 def _basename(path: Any) -> str:

@@ -29,9 +29,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ncu_roofline.errors import InputFormatError, InputNotFoundError, UsageError
+from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.theory.ops import OpEstimate, canonical_dtype, estimate
 from ncu_roofline.tomlcompat import tomllib
+from ncu_roofline.userfiles import read_user_text
 
 __all__ = [
     "PHASES",
@@ -325,16 +326,9 @@ def load_model_config(path: str | os.PathLike[str]) -> ModelConfig:
     if file.is_dir() and (file / "config.json").is_file():
         file = file / "config.json"
     label = os.fspath(file)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputNotFoundError(f"{label}: no such model config file") from exc
-    except IsADirectoryError as exc:
-        raise InputNotFoundError(f"{label}: is a directory without a config.json") from exc
-    except PermissionError as exc:
-        raise InputNotFoundError(f"{label}: cannot be read (permission denied)") from exc
-    except UnicodeDecodeError as exc:
-        raise InputFormatError(f"{label}: not a UTF-8 text file") from exc
+    text = read_user_text(
+        file, "model config file", directory="is a directory without a config.json"
+    )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
