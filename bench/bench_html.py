@@ -265,10 +265,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     import ncu_roofline
-    from ncu_roofline.context import build_context
-    from ncu_roofline.output import write_atomic
-    from ncu_roofline.page import build_page
-    from ncu_roofline.renderers.html_report import render_html
+    from ncu_roofline.render.html_report import render_html
+    from ncu_roofline.render.output import write_atomic
+    from ncu_roofline.render.page import build_page
+    from ncu_roofline.report.context import build_context
 
     stem = f"{args.launches}" + (f"_x{args.variants}" if args.variants > 1 else "")
     source = args.input or OUT / f"html_details_{stem}.csv"

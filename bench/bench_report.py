@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 import ncu_roofline
-from ncu_roofline.context import build_context
-from ncu_roofline.renderers import render_json
+from ncu_roofline.render import render_json
+from ncu_roofline.report.context import build_context
 
 DEFAULT_INPUT = Path(__file__).resolve().parent / "out" / "large_details.csv"
 GOAL_RATIO = 0.5

@@ -40,10 +40,10 @@ def _simulated() -> object:
 def reports() -> dict[str, str]:
     """The JSON and HTML reports of the sample, as text (deterministic)."""
     from ncu_roofline import analyze, load
-    from ncu_roofline.context import build_context
-    from ncu_roofline.page import build_page
-    from ncu_roofline.renderers import render_json
-    from ncu_roofline.renderers.html_report import render_html
+    from ncu_roofline.render import render_json
+    from ncu_roofline.render.html_report import render_html
+    from ncu_roofline.render.page import build_page
+    from ncu_roofline.report.context import build_context
     from ncu_roofline.theory.assign import TheoryConfig
     from ncu_roofline.theory.models import find_model
 
@@ -102,9 +102,9 @@ def main() -> int:
         print(f"wrote {name}")
     # The screenshot needs plotly.js, so it is taken from a self-contained copy.
     from ncu_roofline import analyze, load
-    from ncu_roofline.context import build_context
-    from ncu_roofline.page import build_page
-    from ncu_roofline.renderers.html_report import render_html
+    from ncu_roofline.render.html_report import render_html
+    from ncu_roofline.render.page import build_page
+    from ncu_roofline.report.context import build_context
     from ncu_roofline.theory.assign import TheoryConfig
     from ncu_roofline.theory.models import find_model
 

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ncu_roofline import analyze, load
-from ncu_roofline.charts import (
+from ncu_roofline.render.charts import (
     BOUND_COLOURS,
     DEFAULT_X_RANGE,
     MAX_MARKER_PX,
@@ -32,7 +32,7 @@ from ncu_roofline.charts import (
     escape_markup,
     roofline_figures,
 )
-from ncu_roofline.context import build_context
+from ncu_roofline.report.context import build_context
 from ncu_roofline.theory import find_model
 from ncu_roofline.theory.assign import TheoryConfig
 from tests.test_engine_synthetic import fp32, profile, spec

@@ -9,8 +9,8 @@ import pytest
 
 import ncu_roofline
 from ncu_roofline.analysis.measures import name_mma_flops
-from ncu_roofline.context import build_context
-from ncu_roofline.model import Profile, SourceInfo, empty_launches
+from ncu_roofline.core.model import Profile, SourceInfo, empty_launches
+from ncu_roofline.report.context import build_context
 from tests.test_engine_synthetic import col, fp32, num, profile, run, spec
 
 

@@ -1,7 +1,7 @@
 """The analysis engine on synthetic launch frames, with values worked out by hand.
 
 Every profile here is built in the test from metric dictionaries (no files),
-through :func:`ncu_roofline.model.finalize_launches` as the readers do.  The
+through :func:`ncu_roofline.core.model.finalize_launches` as the readers do.  The
 expected numbers are computed by hand in the comments from the formulas of
 docs/ncu-format.md sections 4 and 5:
 
@@ -31,8 +31,8 @@ import pytest
 
 from ncu_roofline import analyze
 from ncu_roofline.analysis import Analysis
-from ncu_roofline.hardware import GpuSpec
-from ncu_roofline.model import Profile, SourceInfo, finalize_launches
+from ncu_roofline.core.hardware import GpuSpec
+from ncu_roofline.core.model import Profile, SourceInfo, finalize_launches
 
 REL = 1e-12  # products and quotients of exact inputs: only float rounding
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ncu_roofline.config import load_config
+from ncu_roofline.cli.config import load_config
 from ncu_roofline.errors import GATE_TRIPPED, InputFormatError, UsageError
-from ncu_roofline.gates import evaluate_report, parse_gate, parse_gates
+from ncu_roofline.report.gates import evaluate_report, parse_gate, parse_gates
 from tests.conftest import REPO
 
 SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
@@ -167,7 +167,7 @@ def test_efficiency_gate_fails_only_its_launch_configuration(tmp_path: Path) -> 
 
 
 def test_comparison_gates_on_records() -> None:
-    from ncu_roofline.gates import evaluate_comparison
+    from ncu_roofline.report.gates import evaluate_comparison
 
     cmp = {
         "totals": {"delta_pct": 0.01},

@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ncu_roofline.errors import InputFormatError, InputNotFoundError, UsageError
-from ncu_roofline.hardware import (
+from ncu_roofline.core.hardware import (
     COMPUTE_KEYS,
     MEMORY_KEYS,
     GpuSpec,
@@ -23,6 +22,7 @@ from ncu_roofline.hardware import (
     match_device,
     rates_for_cc,
 )
+from ncu_roofline.errors import InputFormatError, InputNotFoundError, UsageError
 
 REQUIRED_KEYS = (
     "v100_sxm2_16gb",
@@ -680,7 +680,7 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_builtin_file_is_package_data() -> None:
     import ncu_roofline
 
-    data = Path(ncu_roofline.__file__).parent / "data" / "gpus.toml"
+    data = Path(ncu_roofline.__file__).parent / "core" / "data" / "gpus.toml"
     assert data.is_file()
     assert "[gpu.h100_sxm5]" in data.read_text(encoding="utf-8")
 

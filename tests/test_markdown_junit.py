@@ -11,13 +11,13 @@ import pytest
 from lxml import etree
 
 import ncu_roofline
-from ncu_roofline.context import build_context
-from ncu_roofline.renderers.junit_report import render_junit
-from ncu_roofline.renderers.markdown_report import MAX_MARKDOWN_CHARS, render_markdown
-from ncu_roofline.renderers.summary_table import render_summary
+from ncu_roofline.core.units import format_si
+from ncu_roofline.render.junit_report import render_junit
+from ncu_roofline.render.markdown_report import MAX_MARKDOWN_CHARS, render_markdown
+from ncu_roofline.render.terminal import render_summary
+from ncu_roofline.report.context import build_context
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.models import find_model
-from ncu_roofline.units import format_si
 from tests.conftest import REPO
 
 SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ncu_roofline.resources import templates_dir
+from ncu_roofline.render.templates import templates_dir
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ def test_wheel_installs_and_runs_in_fresh_venv(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheels[0]).namelist()
     assert "ncu_roofline/templates/inspect.txt.j2" in names
     assert "ncu_roofline/templates/gpus.txt.j2" in names
-    assert "ncu_roofline/data/gpus.toml" in names
+    assert "ncu_roofline/core/data/gpus.toml" in names
     assert not any(n.startswith("tests/") for n in names)
 
     env_dir = tmp_path / "venv"
@@ -80,7 +80,7 @@ def test_wheel_installs_and_runs_in_fresh_venv(tmp_path: Path) -> None:
     )
     assert "h100_sxm5" in gpus.stdout
     located = subprocess.run(
-        [str(py), "-c", "import ncu_roofline.resources as r; print(r.templates_dir())"],
+        [str(py), "-c", "import ncu_roofline.render.templates as r; print(r.templates_dir())"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

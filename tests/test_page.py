@@ -6,10 +6,10 @@ import json
 import re
 
 import ncu_roofline
-from ncu_roofline.context import build_context
-from ncu_roofline.page import build_page
-from ncu_roofline.renderers.html_report import render_html
-from ncu_roofline.resources import _autoescape
+from ncu_roofline.render.html_report import render_html
+from ncu_roofline.render.page import build_page
+from ncu_roofline.render.templates import _autoescape
+from ncu_roofline.report.context import build_context
 from tests.test_engine_synthetic import fp32, profile, spec
 
 HOSTILE = '</script><img src=x onerror="alert(1)">'

@@ -23,9 +23,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from ncu_roofline.core.units import detect_decimal
 from ncu_roofline.errors import InputFormatError, InputNotFoundError
 from ncu_roofline.readers import load, read_source
-from ncu_roofline.units import detect_decimal
 
 DATA = Path(__file__).resolve().parent / "data"
 REL = 1e-12  # parsed from text: only float rounding separates value and expectation

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from ncu_roofline import analyze
 from ncu_roofline.analysis import roofline
-from ncu_roofline.hardware import GpuSpec
-from ncu_roofline.model import Profile, SourceInfo, finalize_launches
+from ncu_roofline.core.hardware import GpuSpec
+from ncu_roofline.core.model import Profile, SourceInfo, finalize_launches
 
 SLACK = 1e-12  # relative float slack for min(peak, ai x bw) comparisons
 

@@ -23,8 +23,8 @@ import pandas as pd
 import pytest
 
 from ncu_roofline import load
+from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.errors import InputFormatError
-from ncu_roofline.model import SourceInfo
 from ncu_roofline.readers import read_source
 
 SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-samples"

@@ -21,9 +21,9 @@ import pytest
 
 from ncu_roofline import analyze
 from ncu_roofline.analysis import Analysis, TheoryConfig
+from ncu_roofline.core.hardware import GpuSpec
+from ncu_roofline.core.model import Profile, SourceInfo, finalize_launches
 from ncu_roofline.errors import InputFormatError, InputNotFoundError
-from ncu_roofline.hardware import GpuSpec
-from ncu_roofline.model import Profile, SourceInfo, finalize_launches
 from ncu_roofline.theory.estimates import TheoryFile, load_theory_file
 from ncu_roofline.theory.families import FAMILIES
 from ncu_roofline.theory.ops import OpEstimate
@@ -697,8 +697,8 @@ def test_missing_or_unreadable_file(tmp_path: Path) -> None:
     missing = tmp_path / "nosuch.toml"
     with pytest.raises(InputNotFoundError) as info:
         load_theory_file(missing)
-    assert str(info.value) == f"{missing}: no such file"
-    with pytest.raises(InputNotFoundError, match="cannot read"):
+    assert str(info.value) == f"{missing}: no such estimates file"
+    with pytest.raises(InputNotFoundError, match="is a directory"):
         load_theory_file(tmp_path)  # a directory
     bad = tmp_path / "latin1.toml"
     bad.write_bytes(b'[[kernel]]\nmatch = "\xe9"\n')

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ncu_roofline.core.hardware import COMPUTE_KEYS
 from ncu_roofline.errors import UsageError
-from ncu_roofline.hardware import COMPUTE_KEYS
 from ncu_roofline.theory.ops import (
     DTYPE_BYTES,
     OPS,

@@ -357,7 +357,7 @@ def test_bad_theory_file_exit_4_with_file_and_line(tmp_path: Path) -> None:
 def test_missing_theory_file_exit_3(tmp_path: Path) -> None:
     proc = run("report", str(SAMPLE), "--theory", str(tmp_path / "nosuch.toml"), "-o", "-")
     assert proc.returncode == 7, proc.stderr
-    assert "nosuch.toml: no such file" in proc.stderr
+    assert "nosuch.toml: no such estimates file" in proc.stderr
 
 
 def test_model_and_model_config_together_is_a_usage_error(tmp_path: Path) -> None:

@@ -25,8 +25,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ncu_roofline.core.units import detect_decimal, parse_number, parse_numbers, parse_unit
 from ncu_roofline.readers import read_source
-from ncu_roofline.units import detect_decimal, parse_number, parse_numbers, parse_unit
 
 MAX_EXACT = 2**53  # integers above this are not all representable as float64
 

@@ -1,4 +1,4 @@
-"""The roofline engine: from a :class:`~ncu_roofline.model.Profile` to an
+"""The roofline engine: from a :class:`~ncu_roofline.core.model.Profile` to an
 :class:`Analysis` with measured work and traffic, roofs, bound classes,
 recoverable time and findings, for every launch and every kernel group.
 """
@@ -19,9 +19,10 @@ from ncu_roofline.analysis.findings import Finding, collect_findings
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.analysis.roofs import ALL_COMPUTE_KEYS, DeviceRoofs, assign_roofs, peak_column
+from ncu_roofline.core.frame import floats
+from ncu_roofline.core.hardware import MEMORY_KEYS, GpuSpec, find_gpu, load_roofs_file, match_device
+from ncu_roofline.core.model import Profile
 from ncu_roofline.errors import UsageError
-from ncu_roofline.hardware import MEMORY_KEYS, GpuSpec, find_gpu, load_roofs_file, match_device
-from ncu_roofline.model import Profile
 from ncu_roofline.theory.assign import TheoryConfig, apply_theory
 
 __all__ = ["BOUND_CLASSES", "Analysis", "Finding", "TheoryConfig", "Thresholds", "analyze"]
@@ -146,7 +147,7 @@ def analyze(
     frame = pd.DataFrame({c: src[c] for c in _IDENTITY if c in src}, index=src.index)
     frame["cc"] = cc
     inv = src["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
-    frame["total_duration_s"] = src["duration_s"].to_numpy(dtype=np.float64, na_value=np.nan) * inv
+    frame["total_duration_s"] = floats(src["duration_s"]) * inv
     for col, values in measured.columns.items():
         frame[col] = values
 
@@ -162,7 +163,7 @@ def analyze(
             frame[peak_column(key)] = values
     for col in _SOL:
         if col in src:
-            frame[col] = src[col].to_numpy(dtype=np.float64, na_value=np.nan)
+            frame[col] = floats(src[col])
 
     placed = place(frame, thresholds)
     for col, values in placed.items():
@@ -211,23 +212,15 @@ def analyze(
 
 def add_comparison(frame: pd.DataFrame) -> None:
     """Theoretical intensity and the measured-over-theory ratios, in place."""
-    t_flops = frame["theory_flops"].to_numpy(dtype=np.float64, na_value=np.nan)
-    t_bytes = frame["theory_bytes"].to_numpy(dtype=np.float64, na_value=np.nan)
+    t_flops = floats(frame["theory_flops"])
+    t_bytes = floats(frame["theory_bytes"])
     frame["theory_ai"] = ratio(t_flops, t_bytes)
-    frame["byte_excess"] = ratio(
-        frame["dram_bytes"].to_numpy(dtype=np.float64, na_value=np.nan), t_bytes
-    )
-    frame["flop_excess"] = ratio(
-        frame["flops"].to_numpy(dtype=np.float64, na_value=np.nan), t_flops
-    )
-    frame["excess_bytes"] = (
-        frame["dram_bytes"].to_numpy(dtype=np.float64, na_value=np.nan) - t_bytes
-    )
+    frame["byte_excess"] = ratio(floats(frame["dram_bytes"]), t_bytes)
+    frame["flop_excess"] = ratio(floats(frame["flops"]), t_flops)
+    frame["excess_bytes"] = floats(frame["dram_bytes"]) - t_bytes
     floor = theory_floor(frame, t_flops, t_bytes)
     frame["theory_floor_s"] = floor
-    frame["theory_efficiency"] = ratio(
-        floor, frame["duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
-    )
+    frame["theory_efficiency"] = ratio(floor, floats(frame["duration_s"]))
 
 
 def theory_floor(
@@ -247,15 +240,15 @@ def theory_floor(
             col = f"peak_{key}_flops_per_s"
             if col in frame:
                 rows = precision == key
-                peak[rows] = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+                peak[rows] = floats(frame[col])[rows]
     if "peak_flops_per_s" in frame:
         peak = np.where(
             np.isnan(peak),
-            frame["peak_flops_per_s"].to_numpy(dtype=np.float64, na_value=np.nan),
+            floats(frame["peak_flops_per_s"]),
             peak,
         )
     bw = (
-        frame["peak_dram_bytes_per_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+        floats(frame["peak_dram_bytes_per_s"])
         if "peak_dram_bytes_per_s" in frame
         else np.full(n, np.nan)
     )

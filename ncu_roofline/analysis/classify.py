@@ -28,6 +28,7 @@ import pandas as pd
 
 from ncu_roofline.analysis.roofline import attainable, ratio, recoverable, ridge_point, side
 from ncu_roofline.analysis.roofs import peak_column
+from ncu_roofline.core.frame import floats
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -64,7 +65,7 @@ def dominant_precision(frame: pd.DataFrame) -> ObjArray:
     for p in ("fp64", "fp32", "fp16"):
         if f"flops_{p}" in frame:
             keys.append(p)
-            arrays.append(frame[f"flops_{p}"].to_numpy(dtype=np.float64, na_value=np.nan))
+            arrays.append(floats(frame[f"flops_{p}"]))
     dtype_cols = [
         c
         for c in frame.columns
@@ -72,14 +73,14 @@ def dominant_precision(frame: pd.DataFrame) -> ObjArray:
     ]
     for c in dtype_cols:
         keys.append("tensor_" + str(c)[len("flops_tensor_") :])
-        arrays.append(frame[c].to_numpy(dtype=np.float64, na_value=np.nan))
+        arrays.append(floats(frame[c]))
     if "flops_tensor" in frame:
         # Instruction-count estimates carry no datatype; FP16 is the one
         # every tensor-core generation supports, so its roof is used.  Only
         # launches without per-datatype counts take this path.
-        estimate = frame["flops_tensor"].to_numpy(dtype=np.float64, na_value=np.nan).copy()
+        estimate = floats(frame["flops_tensor"]).copy()
         for c in dtype_cols:
-            estimate[~np.isnan(frame[c].to_numpy(dtype=np.float64, na_value=np.nan))] = np.nan
+            estimate[~np.isnan(floats(frame[c]))] = np.nan
         keys.append("tensor_fp16")
         arrays.append(estimate)
     n = len(frame)
@@ -101,14 +102,14 @@ def _gather_peak(frame: pd.DataFrame, precision: ObjArray) -> FloatArray:
         col = peak_column(str(key))
         if col in frame:
             rows = precision == key
-            out[rows] = frame[col].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+            out[rows] = floats(frame[col])[rows]
     return out
 
 
 def _f(frame: pd.DataFrame, col: str) -> FloatArray:
     if col not in frame:
         return np.full(len(frame), np.nan)
-    return frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+    return floats(frame[col])
 
 
 def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[np.generic]]:
@@ -500,10 +501,10 @@ def _join_theory_labels(
             )
         frame[col] = joined
     conf = launches["confidence"].astype(object).map(_CONFIDENCE_RANK)
-    rank = pd.Series(conf.to_numpy(dtype=np.float64, na_value=np.nan)).groupby(gid).min()
+    rank = pd.Series(floats(conf)).groupby(gid).min()
     names = {v: k for k, v in _CONFIDENCE_RANK.items()}
     lowest: npt.NDArray[np.object_] = np.full(n_groups, None, dtype=object)
-    for g, r in rank.items():
+    for g, r in zip(rank.index.to_numpy(), rank.to_numpy(), strict=True):
         if r == r:  # not NaN
             lowest[int(g)] = names[int(r)]
     frame["confidence"] = lowest

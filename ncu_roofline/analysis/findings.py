@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis.roofs import DeviceRoofs
-from ncu_roofline.names import short_name
+from ncu_roofline.core.frame import floats
+from ncu_roofline.core.names import short_name
+from ncu_roofline.core.units import format_si
 from ncu_roofline.theory.assign import TheoryConfig, causes_for
-from ncu_roofline.units import format_si
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -81,9 +82,7 @@ def collect_findings(
     found: list[Finding] = []
     if theory is not None:
         found.extend(_theory_findings(kernels, theory, unmatched or []))
-    grand = float(
-        np.nansum(launches["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan))
-    )
+    grand = float(np.nansum(floats(launches["total_duration_s"])))
 
     for dev in devices:
         if not any(c.kind == "compute" for c in dev.ceilings) or not any(

@@ -34,6 +34,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ncu_roofline.core.frame import floats
+
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
 
@@ -112,7 +114,7 @@ class Measures:
 def _col(df: pd.DataFrame, name: str) -> FloatArray | None:
     if name not in df.columns:
         return None
-    return df[name].to_numpy(dtype=np.float64, na_value=np.nan)
+    return floats(df[name])
 
 
 def _sum_cols(
@@ -349,7 +351,7 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
     if "kernel" in df:
         names = df["kernel"].astype(object).fillna("")
         lookup = {u: name_mma_flops(str(u)) for u in pd.unique(names)}
-        from_name = names.map(lookup).to_numpy(dtype=np.float64, na_value=np.nan)
+        from_name = floats(names.map(lookup))
         rows = ~np.isnan(from_name) & ~np.isnan(count) & ~zero
         flops[rows] = count[rows] * from_name[rows]
         for factor in pd.unique(from_name[rows]):
@@ -371,11 +373,7 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
     lack it when the user names the GPU).
     """
     n = len(df)
-    duration = (
-        df["duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
-        if "duration_s" in df
-        else np.full(n, np.nan)
-    )
+    duration = floats(df["duration_s"]) if "duration_s" in df else np.full(n, np.nan)
     if cc is None:
         cc = df["cc"].to_numpy(dtype=object) if "cc" in df else np.full(n, None, dtype=object)
     out: dict[str, npt.NDArray[np.generic]] = {}

@@ -30,7 +30,14 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis.measures import SECTOR_BYTES, TENSOR_DTYPES, tensor_dtype
-from ncu_roofline.hardware import COMPUTE_KEYS, MEMORY_KEYS, GpuSpec, match_device, rates_for_cc
+from ncu_roofline.core.frame import floats
+from ncu_roofline.core.hardware import (
+    COMPUTE_KEYS,
+    MEMORY_KEYS,
+    GpuSpec,
+    match_device,
+    rates_for_cc,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -118,7 +125,7 @@ class DeviceRoofs:
 def _col(df: pd.DataFrame, name: str) -> FloatArray | None:
     if name not in df.columns:
         return None
-    return df[name].to_numpy(dtype=np.float64, na_value=np.nan)
+    return floats(df[name])
 
 
 def _first(n: int, *candidates: FloatArray | None) -> FloatArray:

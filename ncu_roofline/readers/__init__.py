@@ -12,9 +12,9 @@ from typing import Any
 
 import pandas as pd
 
+from ncu_roofline.core.model import Profile, SourceInfo, empty_launches
+from ncu_roofline.core.progress import make_progress
 from ncu_roofline.errors import InputFormatError
-from ncu_roofline.model import Profile, SourceInfo, empty_launches
-from ncu_roofline.progress import make_progress
 from ncu_roofline.readers.csv_pages import detect_layout, read_long, read_raw
 from ncu_roofline.readers.locate import RawInput, is_ncu_rep, locate_table, open_input
 from ncu_roofline.readers.ncurep import read_ncu_rep

@@ -17,8 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ncu_roofline.errors import InputFormatError
-from ncu_roofline.metrics import (
+from ncu_roofline.core.metrics import (
     KHZ_METRICS,
     STRING_METRICS,
     canonical_metric,
@@ -27,7 +26,9 @@ from ncu_roofline.metrics import (
     metric_for_label,
     unit_for,
 )
-from ncu_roofline.model import SourceInfo, finalize_launches
+from ncu_roofline.core.model import SourceInfo, finalize_launches
+from ncu_roofline.core.units import detect_decimal, parse_numbers, parse_unit
+from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.locate import (
     Located,
     ProgressCallback,
@@ -35,7 +36,6 @@ from ncu_roofline.readers.locate import (
     sample_rows,
 )
 from ncu_roofline.readers.table import dict_codes, read_table
-from ncu_roofline.units import detect_decimal, parse_numbers, parse_unit
 
 #: ncu header -> canonical identity column.
 IDENTITY_HEADERS: dict[str, str] = {

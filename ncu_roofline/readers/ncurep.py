@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from ncu_roofline.core.metrics import STRING_METRICS, canonical_metric, is_relevant, unit_for
+from ncu_roofline.core.model import SourceInfo, finalize_launches
+from ncu_roofline.core.units import parse_unit
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
-from ncu_roofline.metrics import STRING_METRICS, canonical_metric, is_relevant, unit_for
-from ncu_roofline.model import SourceInfo, finalize_launches
 from ncu_roofline.readers.locate import RawInput
-from ncu_roofline.units import parse_unit
 
 _INSTALL_HINT = "pip install 'ncu-roofline[ncu-rep]'"
 

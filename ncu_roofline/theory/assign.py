@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ncu_roofline.core.frame import floats
 from ncu_roofline.theory.estimates import TheoryFile
 from ncu_roofline.theory.models import ModelConfig, ModelOp, expand_model
 from ncu_roofline.theory.ops import OpEstimate
@@ -186,7 +187,7 @@ def apply_theory(
     def per_launch(col: str) -> FloatArray:
         if col not in launches:
             return np.full(n_groups, np.nan)
-        v = launches[col].to_numpy(dtype=np.float64, na_value=np.nan) * inv
+        v = floats(launches[col]) * inv
         total = np.bincount(gid, weights=np.nan_to_num(v), minlength=n_groups)
         count = np.bincount(gid, weights=inv, minlength=n_groups)
         bad = np.bincount(gid, weights=np.isnan(v).astype(np.float64), minlength=n_groups) > 0
@@ -256,7 +257,7 @@ def apply_theory(
     if "dram_bytes" in launches:
         # A launch moving under half its minimal bytes contradicts its theory
         # (wrong phase, batch or sequence length, or an L2-resident input).
-        measured = launches["dram_bytes"].to_numpy(dtype=np.float64, na_value=np.nan)
+        measured = floats(launches["dram_bytes"])
         with np.errstate(divide="ignore", invalid="ignore"):
             low = (measured / np.asarray(cols["theory_bytes"], dtype=np.float64)) < 0.5
         cols["confidence"][low & (cols["confidence"] != "user")] = "low"
@@ -305,7 +306,7 @@ def _fill_gemm_launches(
     def distances(column: str, theory: list[float]) -> FloatArray:
         if column not in launches:
             return np.full((rows.size, len(theory)), np.inf)
-        measured = launches[column].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+        measured = floats(launches[column])[rows]
         t = np.asarray(theory, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             d = np.abs(np.log(measured[:, None] / t[None, :]))
@@ -318,13 +319,9 @@ def _fill_gemm_launches(
     # padding counts) but not fall far below it.
     th_f = np.asarray([e.flops for e in gemm.estimates], dtype=np.float64)
     th_b = np.asarray([e.bytes for e in gemm.estimates], dtype=np.float64)
-    meas_f = (
-        launches["flops"].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
-        if "flops" in launches
-        else np.full(rows.size, np.nan)
-    )
+    meas_f = floats(launches["flops"])[rows] if "flops" in launches else np.full(rows.size, np.nan)
     meas_b = (
-        launches["dram_bytes"].to_numpy(dtype=np.float64, na_value=np.nan)[rows]
+        floats(launches["dram_bytes"])[rows]
         if "dram_bytes" in launches
         else np.full(rows.size, np.nan)
     )

@@ -47,14 +47,13 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from ncu_roofline.errors import InputFormatError, InputNotFoundError
-from ncu_roofline.hardware import COMPUTE_KEYS
+from ncu_roofline.core.files import parse_toml, read_user_text
+from ncu_roofline.core.hardware import COMPUTE_KEYS
+from ncu_roofline.errors import InputFormatError
 from ncu_roofline.theory.expr import Expr, ExprError, compile_expr
 from ncu_roofline.theory.ops import OPS, OpEstimate, TheoryError, estimate
-from ncu_roofline.tomlcompat import tomllib
 
 #: Launch fields an expression may use.
 LAUNCH_FIELDS: tuple[str, ...] = (
@@ -309,18 +308,9 @@ def _compile(value: Any, where: str) -> Expr:
 
 def load_theory_file(path: str | os.PathLike[str]) -> TheoryFile:
     """Read and check an estimates file; errors name the file and line."""
-    p = Path(path)
     label = str(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputNotFoundError(f"{label}: no such file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-        raise InputNotFoundError(f"{label}: cannot read ({exc})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputFormatError(f"{label}: not valid TOML: {exc}") from None
+    text = read_user_text(path, "estimates file")
+    data = parse_toml(text, label)
     lines = _Lines(text)
     for key in data:
         if key not in _TOP_KEYS:

@@ -25,14 +25,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ncu_roofline.core.files import load_builtin_toml, read_user_text
 from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.theory.ops import OpEstimate, canonical_dtype, estimate
-from ncu_roofline.tomlcompat import tomllib
-from ncu_roofline.userfiles import read_user_text
 
 __all__ = [
     "PHASES",
@@ -233,12 +231,7 @@ _UNMODELLED: dict[str, str] = {
 
 @lru_cache(maxsize=1)
 def _builtin_table() -> tuple[tuple[ModelConfig, tuple[str, ...]], ...]:
-    label = "models.toml (built-in)"
-    resource = resources.files("ncu_roofline") / "data" / "models.toml"
-    try:
-        data: dict[str, Any] = tomllib.loads(resource.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputFormatError(f"{label}: not valid TOML: {exc}") from exc
+    data, label = load_builtin_toml("ncu_roofline.theory", "models.toml")
     entries = []
     for key, body in data.get("model", {}).items():
         where = f"{label}: [model.{key}]"

@@ -123,7 +123,7 @@ _DTYPE_ALIASES: dict[str, str] = {
 DTYPE_BYTES.update({alias: DTYPE_BYTES[name] for alias, name in _DTYPE_ALIASES.items()})
 
 # Ceiling for matrix math (tensor cores) and for vector math, per canonical
-# dtype, in the vocabulary of ncu_roofline.hardware.COMPUTE_KEYS.
+# dtype, in the vocabulary of ncu_roofline.core.hardware.COMPUTE_KEYS.
 _TENSOR_KEY: dict[str, str] = {
     "fp64": "tensor_fp64",
     "fp32": "fp32",
@@ -196,7 +196,7 @@ class OpEstimate:
     """Theoretical FLOPs and minimal DRAM bytes of one operation.
 
     ``bytes == reads + writes``.  ``precision`` names the compute ceiling
-    (a key of ``ncu_roofline.hardware.COMPUTE_KEYS``) to judge the op against.
+    (a key of ``ncu_roofline.core.hardware.COMPUTE_KEYS``) to judge the op against.
     ``params`` holds every parameter after defaults were applied.
     """
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ncu_roofline.resources import environment, templates_dir
+from ncu_roofline.render.templates import environment, templates_dir
 
 PLOTLY_MODES = ("inline", "cdn")
 
@@ -43,7 +43,7 @@ def _asset(name: str) -> str:
 
 
 def render_html(page: dict[str, Any]) -> str:
-    """Render the report page from :func:`ncu_roofline.page.build_page` output."""
+    """Render the report page from :func:`ncu_roofline.render.page.build_page` output."""
     mode = page.get("plotly_js", "inline")
     if mode not in PLOTLY_MODES:
         raise ValueError(f"plotly_js must be one of {PLOTLY_MODES}, not {mode!r}")

@@ -13,10 +13,10 @@ import math
 from collections import Counter
 from typing import Any
 
-from ncu_roofline import __version__
 from ncu_roofline.analysis import BOUND_CLASSES
-from ncu_roofline.charts import BOUND_COLOURS, roofline_figures
-from ncu_roofline.units import pct_or, si_or
+from ncu_roofline.core.units import pct_or, si_or
+from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
+from ncu_roofline.version import __version__
 
 #: What each bound class means, in one line, for the summary.
 BOUND_MEANING: dict[str, str] = {

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ncu_roofline.units import pct_or, si_or
+from ncu_roofline.core.units import pct_or, si_or
 
 #: Abbreviations of finding kinds in the ``findings`` column.
 KIND_ABBREVIATIONS: dict[str, str] = {

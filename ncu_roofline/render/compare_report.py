@@ -1,7 +1,7 @@
 """Renderers of a comparison: Markdown for the PR comment, HTML for the artifact.
 
 Both read the plain-data comparison context from
-:func:`ncu_roofline.compare.comparison_context`.
+:func:`ncu_roofline.report.compare.comparison_context`.
 """
 
 from __future__ import annotations
@@ -12,21 +12,21 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ncu_roofline import __version__
-from ncu_roofline.renderers.html_report import (
+from ncu_roofline.core.units import format_si, pct_or, si_or
+from ncu_roofline.render.html_report import (
     PLOTLY_MODES,
     _asset,
     _plotly_inline,
     plotly_cdn_url,
 )
-from ncu_roofline.renderers.markdown_report import (
+from ncu_roofline.render.markdown_report import (
     MAX_MARKDOWN_CHARS,
     _html_link,
     escape_code,
     escape_text,
 )
-from ncu_roofline.resources import environment
-from ncu_roofline.units import format_si, pct_or, si_or
+from ncu_roofline.render.templates import environment
+from ncu_roofline.version import __version__
 
 
 def _si(value: Any, unit: str) -> str:

@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ncu_roofline.errors import InputFormatError, InputNotFoundError
-from ncu_roofline.tomlcompat import tomllib
+from ncu_roofline.core.files import parse_toml, read_user_text
+from ncu_roofline.errors import InputFormatError
 
 KEYS: dict[str, type | tuple[type, ...]] = {
     "fail_on": list,
@@ -64,14 +64,7 @@ def load_config(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     if target is None:
         return {}
     label = str(target)
-    try:
-        data = tomllib.loads(target.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputNotFoundError(f"{label}: no such file") from None
-    except OSError as exc:
-        raise InputNotFoundError(f"{label}: cannot read ({exc.strerror})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputFormatError(f"{label}: not valid TOML: {exc}") from None
+    data = parse_toml(read_user_text(target, "config file"), label)
     section = data.get("tool", {}).get("ncu-roofline")
     if section is None:
         if not explicit:

@@ -20,7 +20,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ncu_roofline.units import pct_or, si_or
+from ncu_roofline.core.units import pct_or, si_or
 
 # lxml ships no type information and the project's mypy settings do not
 # exempt it; imported by name, it is simply untyped here.

@@ -4,7 +4,7 @@
 :class:`~ncu_roofline.analysis.Analysis` and reports, per group, the change
 in total and per-launch time, intensity, achieved FLOP/s, efficiency and
 bound class; :func:`comparison_context` turns the result into plain data
-for renderers, like :func:`ncu_roofline.context.build_context` does for one
+for renderers (see :mod:`ncu_roofline.report.compare`), like :func:`ncu_roofline.report.context.build_context` does for one
 analysis.
 
 Matching
@@ -37,17 +37,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline import __version__
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.roofline import ratio
-from ncu_roofline.context import SCHEMA_VERSION, _records, _summary
+from ncu_roofline.core.frame import floats
 
 __all__ = [
     "COMPARISON_FIELDS",
     "STATUSES",
     "Comparison",
     "compare",
-    "comparison_context",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -166,7 +164,7 @@ class Comparison:
 def _floats(frame: pd.DataFrame, col: str) -> FloatArray:
     if col not in frame:
         return np.full(len(frame), np.nan)
-    return frame[col].to_numpy(dtype=np.float64, na_value=np.nan)
+    return floats(frame[col])
 
 
 def _objects(frame: pd.DataFrame, col: str) -> npt.NDArray[np.object_]:
@@ -468,38 +466,3 @@ def compare(
     return Comparison(
         base=base, candidate=candidate, kernels=kernels, totals=totals, noise=float(noise)
     )
-
-
-def _side_context(analysis: Analysis) -> dict[str, Any]:
-    return {
-        "inputs": [s.to_dict() for s in analysis.profile.sources],
-        "options": dict(analysis.options),
-        "summary": _summary(analysis),
-    }
-
-
-def comparison_context(cmp: Comparison) -> dict[str, Any]:
-    """The plain-data report of a comparison (JSON-safe: ``None`` for missing, never NaN).
-
-    ``kernels`` holds every row (fields of :data:`COMPARISON_FIELDS`);
-    ``regressions``, ``improvements``, ``added`` and ``removed`` the rows of
-    that status, largest ``|delta_s|`` first.
-    """
-    records = _records(cmp.kernels, COMPARISON_FIELDS)
-    by_status: dict[str, list[dict[str, Any]]] = {s: [] for s in STATUSES}
-    for r in records:
-        by_status[str(r["status"])].append(r)
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "kind": "comparison",
-        "generator": {"name": "ncu-roofline", "version": __version__},
-        "options": {"noise": cmp.noise},
-        "base": _side_context(cmp.base),
-        "candidate": _side_context(cmp.candidate),
-        "totals": dict(cmp.totals),
-        "kernels": records,
-        "regressions": by_status["regression"],
-        "improvements": by_status["improvement"],
-        "added": by_status["added"],
-        "removed": by_status["removed"],
-    }

@@ -17,46 +17,46 @@ from typing import Any, TypeVar
 
 import click
 
-from ncu_roofline import __version__
 from ncu_roofline.analysis import CLOCK_MODES, analyze
-from ncu_roofline.charts import roofline_figures
-from ncu_roofline.compare import compare as compare_analyses
-from ncu_roofline.compare import comparison_context
-from ncu_roofline.compare_charts import comparison_figures
-from ncu_roofline.config import load_config
-from ncu_roofline.context import build_context
-from ncu_roofline.errors import GATE_TRIPPED, NcuRooflineError, OutputError, UsageError
-from ncu_roofline.gates import (
-    Gate,
-    evaluate_comparison,
-    evaluate_report,
-    parse_gates,
-    theory_gates_without_theory,
-)
-from ncu_roofline.hardware import builtin_gpus, find_gpu, load_roofs_file
-from ncu_roofline.inspection import inspect_profile
-from ncu_roofline.output import write_atomic
-from ncu_roofline.page import build_page, untitled
-from ncu_roofline.readers import load
-from ncu_roofline.renderers import FORMATS, render_json
-from ncu_roofline.renderers.compare_report import render_compare_html, render_compare_markdown
-from ncu_roofline.renderers.html_report import PLOTLY_MODES, render_html, render_theory_html
-from ncu_roofline.renderers.junit_report import render_junit
-from ncu_roofline.renderers.markdown_report import render_markdown
-from ncu_roofline.renderers.summary_table import render_summary
-from ncu_roofline.resources import render
-from ncu_roofline.theory.assign import TheoryConfig
-from ncu_roofline.theory.estimates import load_theory_file
-from ncu_roofline.theory.models import builtin_models, find_model, load_model_config
-from ncu_roofline.theory.ops import OPS, parse_op_spec
-from ncu_roofline.theory.table import (
+from ncu_roofline.analysis.compare import compare as compare_analyses
+from ncu_roofline.analysis.theory_table import (
     TheoryRow,
     build_theory_table,
     rows_from_model,
     theory_chart_context,
     theory_text_context,
 )
-from ncu_roofline.units import format_si
+from ncu_roofline.cli.config import load_config
+from ncu_roofline.core.hardware import builtin_gpus, find_gpu, load_roofs_file
+from ncu_roofline.core.units import format_si
+from ncu_roofline.errors import GATE_TRIPPED, NcuRooflineError, OutputError, UsageError
+from ncu_roofline.readers import load
+from ncu_roofline.render import FORMATS, render_json
+from ncu_roofline.render.charts import roofline_figures
+from ncu_roofline.render.compare_charts import comparison_figures
+from ncu_roofline.render.compare_report import render_compare_html, render_compare_markdown
+from ncu_roofline.render.html_report import PLOTLY_MODES, render_html, render_theory_html
+from ncu_roofline.render.junit_report import render_junit
+from ncu_roofline.render.markdown_report import render_markdown
+from ncu_roofline.render.output import write_atomic
+from ncu_roofline.render.page import build_page, untitled
+from ncu_roofline.render.templates import render
+from ncu_roofline.render.terminal import render_summary
+from ncu_roofline.report.compare import comparison_context
+from ncu_roofline.report.context import build_context
+from ncu_roofline.report.gates import (
+    Gate,
+    evaluate_comparison,
+    evaluate_report,
+    parse_gates,
+    theory_gates_without_theory,
+)
+from ncu_roofline.report.inspect import inspect_profile
+from ncu_roofline.theory.assign import TheoryConfig
+from ncu_roofline.theory.estimates import load_theory_file
+from ncu_roofline.theory.models import builtin_models, find_model, load_model_config
+from ncu_roofline.theory.ops import OPS, parse_op_spec
+from ncu_roofline.version import __version__
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ncu_roofline import __version__
 from ncu_roofline.analysis import BOUND_CLASSES, Analysis
+from ncu_roofline.core.frame import floats
+from ncu_roofline.version import __version__
 
 #: Version of the JSON report layout; bumped when a field changes meaning
 #: or disappears (added fields do not bump it).
@@ -148,7 +149,7 @@ THEORY_FIELDS: tuple[str, ...] = (
 )
 
 
-def _records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+def records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
     """Rows as dicts of plain Python values, NaN/NA as None."""
     cols = {}
     n = len(frame)
@@ -158,7 +159,7 @@ def _records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any
             continue
         s = frame[f]
         if pd.api.types.is_float_dtype(s.dtype):
-            arr = s.to_numpy(dtype=np.float64, na_value=np.nan)
+            arr = floats(s)
             cols[f] = [None if not math.isfinite(v) else v for v in arr.tolist()]
         elif pd.api.types.is_integer_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
             cols[f] = [None if v is pd.NA else v for v in s.astype(object).tolist()]
@@ -179,17 +180,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _summary(analysis: Analysis) -> dict[str, Any]:
+def summary_context(analysis: Analysis) -> dict[str, Any]:
     k = analysis.kernels
     launches = analysis.launches
-    durations = launches["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+    durations = floats(launches["total_duration_s"])
     timed = bool((~np.isnan(durations)).any())
     total = float(np.nansum(durations)) if timed else None
-    rec = launches["recoverable_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+    rec = floats(launches["recoverable_s"])
     by_bound = {}
     for b in BOUND_CLASSES:
         rows = k[k["bound"] == b]
-        group_t = rows["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+        group_t = floats(rows["total_duration_s"])
         by_bound[b] = {
             "kernels": len(rows),
             "launches": int(rows["launches"].sum()) if len(rows) else 0,
@@ -253,10 +254,10 @@ def build_context(analysis: Analysis) -> dict[str, Any]:
         "generator": {"name": "ncu-roofline", "version": __version__},
         "options": dict(analysis.options),
         "inputs": [s.to_dict() for s in analysis.profile.sources],
-        "summary": _summary(analysis),
+        "summary": summary_context(analysis),
         "roofs": [d.to_dict() for d in analysis.roofs],
         "theory": _theory(analysis),
-        "launches": _records(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
-        "kernels": _records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
+        "launches": records(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
+        "kernels": records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
         "findings": [f.to_dict() for f in analysis.findings],
     }

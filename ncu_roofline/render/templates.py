@@ -13,7 +13,8 @@ from typing import Any
 
 import jinja2
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+#: The package root (``ncu_roofline/``), one level above this stage.
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
 def templates_dir() -> Path:

@@ -1,6 +1,6 @@
 """Peak compute and memory roofs of NVIDIA GPUs: the built-in table and user files.
 
-The built-in table (``ncu_roofline/data/gpus.toml``) lists datasheet peaks for
+The built-in table (``ncu_roofline/core/data/gpus.toml``) lists datasheet peaks for
 common GPUs.  It is the fallback when an export lacks the metrics Nsight
 Compute derives its own roofs from, and a cross-check when it has them.  Users
 can supply their own roofs in a TOML file with the same schema.
@@ -30,13 +30,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ncu_roofline.core.files import load_builtin_toml, parse_toml, read_user_text
 from ncu_roofline.errors import InputFormatError, UsageError
-from ncu_roofline.tomlcompat import tomllib
-from ncu_roofline.userfiles import read_user_text
 
 __all__ = [
     "COMPUTE_KEYS",
@@ -459,12 +457,7 @@ def _parse_arch(key: str, table: _Table) -> ArchRates:
 
 @lru_cache(maxsize=1)
 def _builtin_tables() -> tuple[tuple[GpuSpec, ...], tuple[ArchRates, ...]]:
-    label = "gpus.toml (built-in)"
-    resource = resources.files("ncu_roofline") / "data" / "gpus.toml"
-    try:
-        data: dict[str, Any] = tomllib.loads(resource.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise InputFormatError(f"{label}: not valid TOML: {exc}") from exc
+    data, label = load_builtin_toml("ncu_roofline.core", "gpus.toml")
     gpus = _parse_gpu_tables(data, label, BUILTIN_ORIGIN)
     arch_tables = data.get("arch", {})
     if not isinstance(arch_tables, dict):
@@ -503,10 +496,7 @@ def load_roofs_file(path: str | os.PathLike[str]) -> list[GpuSpec]:
     """
     label = os.fspath(path)
     text = read_user_text(path, "roofs file")
-    try:
-        data: dict[str, Any] = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputFormatError(f"{label}: not valid TOML: {exc}") from exc
+    data = parse_toml(text, label)
 
     if not data:
         raise InputFormatError(f"{label}: empty file; expected [gpu.<key>] tables of roofs")

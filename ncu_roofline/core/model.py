@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ncu_roofline.names import short_name
+from ncu_roofline.core.frame import floats
+from ncu_roofline.core.names import short_name
 
 #: Identity columns, in order, with their meaning.
 IDENTITY_COLUMNS: dict[str, str] = {
@@ -229,7 +230,7 @@ def _fill_duration(df: pd.DataFrame) -> None:
     duration = np.full(n, np.nan)
     basis = np.full(n, None, dtype=object)
     if "gpu__time_duration.sum" in df:
-        d = df["gpu__time_duration.sum"].to_numpy(dtype=np.float64, na_value=np.nan)
+        d = floats(df["gpu__time_duration.sum"])
         ok = ~np.isnan(d)
         duration[ok] = d[ok]
         basis[ok] = "gpu__time_duration"
@@ -239,9 +240,7 @@ def _fill_duration(df: pd.DataFrame) -> None:
             cyc = "gpc__cycles_elapsed.max"
         if cyc in df and rate in df:
             with np.errstate(divide="ignore", invalid="ignore"):
-                d = df[cyc].to_numpy(dtype=np.float64, na_value=np.nan) / df[rate].to_numpy(
-                    dtype=np.float64, na_value=np.nan
-                )
+                d = floats(df[cyc]) / df[rate].to_numpy(dtype=np.float64, na_value=np.nan)
             ok = np.isnan(duration) & np.isfinite(d) & (d > 0)
             duration[ok] = d[ok]
             basis[ok] = "cycles/clock"

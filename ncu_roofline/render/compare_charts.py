@@ -2,14 +2,14 @@
 
 :func:`comparison_figures` draws, for every device of the candidate profile
 that has ceilings, the candidate's roofline (ceilings and ridge points as in
-:func:`ncu_roofline.charts.roofline_figures`), each kernel group's base
+:func:`ncu_roofline.render.charts.roofline_figures`), each kernel group's base
 position as a hollow marker, its candidate position as a filled marker
 coloured by status (red regression, green improvement, grey unchanged,
 blue added), and an arrow from the base position to the candidate one.
 
 Figures are plain plotly.js dicts (``{"data": [...], "layout": {...}}``)
 with no NaN, and every profile-derived string passes through
-:func:`~ncu_roofline.charts.escape_markup`, as in :mod:`ncu_roofline.charts`.
+:func:`~ncu_roofline.render.charts.escape_markup`, as in :mod:`ncu_roofline.render.charts`.
 On log axes plotly places annotations in log10 units: an arrow's head
 (``x``, ``y``) and tail (``ax``, ``ay``, with ``axref``/``ayref`` set to the
 axes) are log10 of intensity and FLOP/s.
@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 
-from ncu_roofline.charts import (
+from ncu_roofline.core.units import format_si
+from ncu_roofline.render.charts import (
     MIN_ARROW_DECADES,
     PLOTTED_BOUNDS,
     _DeviceIndex,
@@ -33,7 +34,6 @@ from ncu_roofline.charts import (
     escape_markup,
     roofline_figures,
 )
-from ncu_roofline.units import format_si
 
 __all__ = ["STATUS_COLOURS", "comparison_figures"]
 
@@ -319,17 +319,17 @@ def comparison_figures(
 ) -> list[dict[str, Any]]:
     """One comparison roofline per device of the candidate profile that has ceilings.
 
-    ``cmp_context`` is :func:`ncu_roofline.compare.comparison_context`;
+    ``cmp_context`` is :func:`ncu_roofline.report.compare.comparison_context`;
     ``base_context`` and ``candidate_context`` are the
-    :func:`~ncu_roofline.context.build_context` of the two analyses (the
+    :func:`~ncu_roofline.report.context.build_context` of the two analyses (the
     ceilings drawn are the candidate's).  Each entry has the shape of a
-    :func:`~ncu_roofline.charts.roofline_figures` entry: ``{"id":
+    :func:`~ncu_roofline.render.charts.roofline_figures` entry: ``{"id":
     "comparison-<i>", "title", "figure", "groups_plotted",
     "launches_plotted"`` (always 0: no launch view) ``, "not_plotted"}``.
 
     A matched group gets an arrow from its base to its candidate position
     when both have a point and it moved at least
-    :data:`~ncu_roofline.charts.MIN_ARROW_DECADES` decades; a shorter arrow
+    :data:`~ncu_roofline.render.charts.MIN_ARROW_DECADES` decades; a shorter arrow
     would be hidden under the marker.
     """
     roofs: list[dict[str, Any]] = list(candidate_context.get("roofs") or [])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ncu_roofline.metrics import ncu_options_for, requirement_status
-from ncu_roofline.model import Profile
+from ncu_roofline.core.metrics import ncu_options_for, requirement_status
+from ncu_roofline.core.model import Profile
 
 
 def inspect_profile(profile: Profile) -> dict[str, Any]:

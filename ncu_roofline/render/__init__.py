@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ncu_roofline.renderers.json_report import render_json
+from ncu_roofline.render.json_report import render_json
 
 #: Output formats and the file suffixes that imply them.
 FORMATS: dict[str, tuple[str, ...]] = {

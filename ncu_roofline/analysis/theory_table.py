@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ncu_roofline.hardware import GpuSpec
+from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.theory.models import ModelOp
 from ncu_roofline.theory.ops import OpEstimate
 
@@ -170,7 +170,7 @@ def build_theory_table(
 
 
 def _fmt_count(x: float | None, unit: str = "") -> str:
-    from ncu_roofline.units import format_si
+    from ncu_roofline.core.units import format_si
 
     return format_si(x, unit) if x is not None else "n/a"
 

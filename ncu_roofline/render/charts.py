@@ -1,7 +1,7 @@
 """Roofline charts as plain plotly.js figures, built from the report context.
 
 :func:`roofline_figures` turns the plain-data report context
-(:func:`ncu_roofline.context.build_context`) into one figure per device: the
+(:func:`ncu_roofline.report.context.build_context`) into one figure per device: the
 ceilings of that device, one marker per kernel group, every launch as a
 hidden alternative view, and arrows from the theoretical (minimal-bytes)
 intensity to the measured one.
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ncu_roofline.units import format_si
+from ncu_roofline.core.units import format_si
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ncu_roofline.analysis import BOUND_CLASSES
-from ncu_roofline.resources import render
-from ncu_roofline.units import pct_or, si_or
+from ncu_roofline.core.units import pct_or, si_or
+from ncu_roofline.render.templates import render
 
 #: GitHub's limit on the body of an issue or pull-request comment.
 MAX_MARKDOWN_CHARS = 65_536

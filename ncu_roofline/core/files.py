@@ -1,0 +1,63 @@
+"""Reading the TOML and text files the tool is given or ships.
+
+One place turns the ways a read can fail into the documented errors: a
+missing, unreadable or directory path is InputNotFoundError, a file that is
+not UTF-8 text or not valid TOML is InputFormatError.  The built-in tables
+(``core/data/gpus.toml``, ``theory/data/models.toml``) are read through the
+same loader as users' files, so both fail the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ncu_roofline.errors import InputFormatError, InputNotFoundError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    # tomli is installed only on Python < 3.11, so mypy (which checks this
+    # branch for python_version 3.10) may not find it in a newer environment.
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+__all__ = ["load_builtin_toml", "parse_toml", "read_user_text", "tomllib"]
+
+
+def read_user_text(path: str | os.PathLike[str], what: str, directory: str | None = None) -> str:
+    """The UTF-8 text of ``path``; ``what`` names the file in messages.
+
+    ``directory`` replaces the message for a path that is a directory.
+    """
+    label = os.fspath(path)
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise InputNotFoundError(f"{label}: no such {what}") from exc
+    except IsADirectoryError as exc:
+        raise InputNotFoundError(
+            f"{label}: {directory or f'is a directory, expected a {what}'}"
+        ) from exc
+    except PermissionError as exc:
+        raise InputNotFoundError(f"{label}: cannot be read (permission denied)") from exc
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{label}: not a UTF-8 text file") from exc
+
+
+def parse_toml(text: str, label: str) -> dict[str, Any]:
+    """``text`` parsed as TOML; ``label`` names the file in the error."""
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputFormatError(f"{label}: not valid TOML: {exc}") from exc
+    return data
+
+
+def load_builtin_toml(package: str, name: str) -> tuple[dict[str, Any], str]:
+    """A TOML table shipped in ``package``'s ``data/`` folder, and its label."""
+    label = f"{name} (built-in)"
+    resource = resources.files(package) / "data" / name
+    return parse_toml(resource.read_text(encoding="utf-8"), label), label

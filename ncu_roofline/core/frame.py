@@ -1,0 +1,31 @@
+"""Frame helpers: pandas columns to numpy arrays with missing kept missing.
+
+Every stage reads float columns the same way: nullable and object columns
+become float64 with NaN for ``pd.NA``/``None``, never 0, and a column a frame
+lacks reads as all-NaN rather than raising.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+FloatArray = npt.NDArray[np.float64]
+
+__all__ = ["FloatArray", "column", "floats"]
+
+
+def floats(values: Any) -> FloatArray:
+    """A Series, Index or array as float64, missing values as NaN."""
+    out: FloatArray = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    return out
+
+
+def column(frame: pd.DataFrame, name: str) -> FloatArray:
+    """Column ``name`` of ``frame`` as float64; all NaN when the frame lacks it."""
+    if name not in frame:
+        return np.full(len(frame), np.nan)
+    return floats(frame[name])

@@ -1,0 +1,52 @@
+"""The plain-data report of a comparison: the JSON schema of ``compare``.
+
+:func:`comparison_context` turns a :class:`~ncu_roofline.analysis.compare.Comparison`
+into JSON-safe values (``None`` for missing, never NaN), with the same
+per-side summary as a single report's context.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ncu_roofline.analysis import Analysis
+from ncu_roofline.analysis.compare import COMPARISON_FIELDS, STATUSES, Comparison
+from ncu_roofline.report.context import SCHEMA_VERSION, records, summary_context
+from ncu_roofline.version import __version__
+
+__all__ = ["comparison_context"]
+
+
+def _side_context(analysis: Analysis) -> dict[str, Any]:
+    return {
+        "inputs": [s.to_dict() for s in analysis.profile.sources],
+        "options": dict(analysis.options),
+        "summary": summary_context(analysis),
+    }
+
+
+def comparison_context(cmp: Comparison) -> dict[str, Any]:
+    """The plain-data report of a comparison (JSON-safe: ``None`` for missing, never NaN).
+
+    ``kernels`` holds every row (fields of :data:`COMPARISON_FIELDS`);
+    ``regressions``, ``improvements``, ``added`` and ``removed`` the rows of
+    that status, largest ``|delta_s|`` first.
+    """
+    rows = records(cmp.kernels, COMPARISON_FIELDS)
+    by_status: dict[str, list[dict[str, Any]]] = {s: [] for s in STATUSES}
+    for r in rows:
+        by_status[str(r["status"])].append(r)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "comparison",
+        "generator": {"name": "ncu-roofline", "version": __version__},
+        "options": {"noise": cmp.noise},
+        "base": _side_context(cmp.base),
+        "candidate": _side_context(cmp.candidate),
+        "totals": dict(cmp.totals),
+        "kernels": rows,
+        "regressions": by_status["regression"],
+        "improvements": by_status["improvement"],
+        "added": by_status["added"],
+        "removed": by_status["removed"],
+    }
