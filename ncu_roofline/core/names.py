@@ -54,19 +54,19 @@ _PRIMITIVE = frozenset(
 
 def _informative_arg(template_args: str) -> str:
     """The first template argument that names something (not a number or scalar type)."""
-    for arg in _split_top_level(template_args):
+    for arg in split_top_level(template_args):
         a = arg.strip()
         if not re.search(r"[A-Za-z_]", a) or re.fullmatch(r"\(\w+\)\s*-?\d+|true|false", a):
             continue
-        stem = _last_scope(_strip_balanced_suffix(a, "<", ">")).strip()
+        stem = _last_scope(strip_balanced_suffix(a, "<", ">")).strip()
         if not stem or stem in _PRIMITIVE or stem.endswith("*") or "lambda" in stem:
             continue
         return stem
     return ""
 
 
-def _strip_balanced_suffix(text: str, open_ch: str, close_ch: str) -> str:
-    """Remove a trailing balanced ``(...)`` or ``<...>`` group."""
+def strip_balanced_suffix(text: str, open_ch: str, close_ch: str) -> str:
+    """``text`` without its trailing balanced ``(...)`` or ``<...>`` group."""
     if not text.endswith(close_ch):
         return text
     depth = 0
@@ -81,22 +81,45 @@ def _strip_balanced_suffix(text: str, open_ch: str, close_ch: str) -> str:
     return text
 
 
-def _split_top_level(text: str, sep: str = ",") -> list[str]:
+def closing_bracket(text: str, start: int, open_ch: str, close_ch: str) -> int:
+    """Index of the bracket closing the one at ``start`` (``len(text)`` when unclosed)."""
+    depth = 0
+    for i in range(start, len(text)):
+        ch = text[i]
+        if ch == open_ch:
+            depth += 1
+        elif ch == close_ch:
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(text)
+
+
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """``text`` split at ``sep`` outside any bracket, each part stripped.
+
+    Closers without an opener are ignored: ncu's renaming can leave
+    unbalanced brackets (``<unnamed>::f``).
+    """
     parts: list[str] = []
     depth = 0
-    cur: list[str] = []
-    for ch in text:
+    start = 0
+    for i, ch in enumerate(text):
         if ch in "<([{":
             depth += 1
         elif ch in ">)]}":
-            depth -= 1
-        if ch == sep and depth == 0:
-            parts.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur).strip())
+            depth = max(0, depth - 1)
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + len(sep)
+    parts.append(text[start:].strip())
     return parts
+
+
+def template_args_at(text: str, open_idx: int) -> list[str]:
+    """Top-level arguments of the template whose ``<`` is at ``open_idx``."""
+    end = closing_bracket(text, open_idx, "<", ">")
+    return split_top_level(text[open_idx + 1 : end])
 
 
 def _last_scope(name: str) -> str:
@@ -131,12 +154,12 @@ def short_name(full: str) -> str:
         return name
     if name.startswith("void "):
         name = name[5:]
-    name = _strip_balanced_suffix(name, "(", ")")
+    name = strip_balanced_suffix(name, "(", ")")
     # A trailing " const" or return-type prefix rarely appears in ncu output;
     # keep the text after the last top-level space as the function.
     base = _last_scope(name)
     template_args = ""
-    stem = _strip_balanced_suffix(base, "<", ">")
+    stem = strip_balanced_suffix(base, "<", ">")
     if stem != base:
         template_args = base[len(stem) + 1 : -1]
     stem = stem.split(" ")[-1] or stem
@@ -144,7 +167,7 @@ def short_name(full: str) -> str:
     if _GENERIC.match(stem):
         # "gemvx::kernel" says more than "kernel".
         scope = _last_scope(name[: max(len(name) - len(base) - 2, 0)]) if name != base else ""
-        scope = _strip_balanced_suffix(scope, "<", ">").split(" ")[-1]
+        scope = strip_balanced_suffix(scope, "<", ">").split(" ")[-1]
         if scope and scope not in {"cutlass", "native", "at", "cub", "thrust", "detail"}:
             stem = f"{scope}::{stem}"
             result = stem
