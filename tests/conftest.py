@@ -1,4 +1,4 @@
-"""Shared test helpers."""
+"""Fixtures shared by the test modules (plain helpers live in ``tests/helpers.py``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLES = REPO.parent / "shared" / "ncu-samples"
-DATA = Path(__file__).resolve().parent / "data"
+from tests.helpers import SAMPLES
 
 
 @pytest.fixture
