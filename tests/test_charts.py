@@ -12,13 +12,9 @@ import dataclasses
 import html
 import json
 import math
-import re
-from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-import plotly.graph_objects as go
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -35,24 +31,12 @@ from ncu_roofline.render.charts import (
 from ncu_roofline.report.context import build_context
 from ncu_roofline.theory import find_model
 from ncu_roofline.theory.assign import TheoryConfig
-from tests.test_engine_synthetic import fp32, profile, spec
+from tests.helpers import OWN_TAGS, SAMPLE, XSS, check_figure, fp32, profile, spec, strings
 
-SAMPLE = (
-    Path(__file__).resolve().parents[1]
-    / "sample_reports"
-    / "simulated_llama3_8b_decode_h100.details.csv"
-)
-
-XSS = "</script><img src=x onerror=alert(1)>"
 TEMPLATE = "{{7*7}}"
 CPP = "void k<float, 4>(float*)"
 HOSTILE = (XSS, TEMPLATE, CPP)
 PLOTTED = {"memory", "compute", "latency"}
-
-# Tags the module itself writes into hover templates; nothing else may look
-# like markup.
-_OWN_TAGS = re.compile(r"</?(?:b|br|extra)>")
-_ENTITY = re.compile(r"&(?:amp|lt|gt|#34|#39);")
 
 
 @cache
@@ -109,42 +93,6 @@ def synthetic_context() -> dict[str, Any]:
 # --- helpers -----------------------------------------------------------------------
 
 
-def strings(obj: Any) -> Iterator[str]:
-    """Every string anywhere in a JSON-like value, dict keys included."""
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from strings(k)
-            yield from strings(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from strings(v)
-
-
-def assert_plain(obj: Any, where: str = "figure") -> None:
-    """Only JSON's own Python types (no numpy scalars, no tuples), no NaN/inf."""
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            assert type(k) is str, where
-            assert_plain(v, f"{where}.{k}")
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            assert_plain(v, f"{where}[{i}]")
-    elif isinstance(obj, float):
-        assert type(obj) is float and math.isfinite(obj), where
-    else:
-        assert obj is None or type(obj) in (str, int, bool), f"{where}: {type(obj)}"
-
-
-def assert_no_markup_injection(figure: dict[str, Any]) -> None:
-    """Outside the module's own tags, no string holds ``<``, ``>`` or a bare ``&``."""
-    for s in strings(figure):
-        bare = _OWN_TAGS.sub("", s)
-        assert "<" not in bare and ">" not in bare, s
-        assert "&" not in _ENTITY.sub("", bare), s
-
-
 def group_traces(fig: dict[str, Any]) -> list[dict[str, Any]]:
     """The kernel-group marker traces (one per bound class)."""
     return [
@@ -178,15 +126,6 @@ def plottable(context: dict[str, Any], device: dict[str, Any]) -> list[dict[str,
         and ok(k["ai_dram"])
         and ok(k["achieved_flops_per_s"])
     ]
-
-
-def check_figure(entry: dict[str, Any]) -> None:
-    """Valid for plotly, JSON-serialisable without NaN, plain types, no injected markup."""
-    fig = entry["figure"]
-    go.Figure(fig)  # plotly's own validator: raises on any unknown property
-    json.dumps(fig, allow_nan=False)
-    assert_plain(fig)
-    assert_no_markup_injection(fig)
 
 
 # --- the shipped sample ----------------------------------------------------------
@@ -650,7 +589,7 @@ def test_arbitrary_names_never_appear_unescaped(name: str, short: str, other: st
     for raw in (name, short, other):
         if any(ch in raw for ch in "<>\"'"):
             # The module's own tags (<br>, <b>, <extra>) may contain a short raw name.
-            assert not any(raw in _OWN_TAGS.sub("", s) for s in strings(fig)), raw
+            assert not any(raw in OWN_TAGS.sub("", s) for s in strings(fig)), raw
     points = [
         cd for t in group_traces(fig) for cd in t["customdata"] if cd[1] == escape_markup(short)
     ]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import re
 import shutil
@@ -14,9 +12,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from tests.conftest import REPO
-
-SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+from tests.helpers import REPO, SAMPLE, slower_candidate
 
 
 def _report_step() -> list[str]:
@@ -30,25 +26,11 @@ def _report_step() -> list[str]:
     ]
 
 
-def _slower_candidate(path: Path) -> None:
-    """The sample with flash_fwd_splitkv_kernel 50% slower."""
-    out = io.StringIO()
-    for line in SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True):
-        if "flash_fwd_splitkv_kernel" in line and '"gpu__time_duration.sum"' in line:
-            row = next(csv.reader([line]))
-            i = row.index("gpu__time_duration.sum")
-            row[i + 2] = repr(float(row[i + 2].replace(",", "")) * 1.5)
-            csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(row)
-        else:
-            out.write(line)
-    path.write_text(out.getvalue(), encoding="utf-8")
-
-
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_report_step_runs_on_the_samples(tmp_path: Path) -> None:
     commands = _report_step()
     assert len(commands) == 4
-    _slower_candidate(tmp_path / "candidate.csv")
+    slower_candidate(tmp_path / "candidate.csv")
     env = {
         **os.environ,
         "BASE": str(SAMPLE),

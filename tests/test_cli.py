@@ -10,13 +10,11 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parent / "data"
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import DATA, run
 
 INSPECT_KEYS = {
     "path",
@@ -41,23 +39,6 @@ REQUIREMENT_KEYS = {
     "peak_dram",
     "sol_pct",
 }
-
-
-def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", *args],
-        input=stdin if stdin is not None else b"",
-        capture_output=True,
-        cwd=REPO,
-        timeout=120,
-        check=False,
-    )
-    return subprocess.CompletedProcess(
-        proc.args,
-        proc.returncode,
-        proc.stdout.decode("utf-8", errors="replace"),
-        proc.stderr.decode("utf-8", errors="replace"),
-    )
 
 
 def data(name: str) -> str:

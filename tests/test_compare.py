@@ -28,14 +28,7 @@ from ncu_roofline.render.charts import MIN_ARROW_DECADES, escape_markup
 from ncu_roofline.render.compare_charts import STATUS_COLOURS, comparison_figures
 from ncu_roofline.report.compare import comparison_context
 from ncu_roofline.report.context import build_context
-from tests.test_charts import XSS, assert_plain, check_figure
-from tests.test_engine_synthetic import fp32, profile, spec
-
-SAMPLE = (
-    Path(__file__).resolve().parents[1]
-    / "sample_reports"
-    / "simulated_llama3_8b_decode_h100.details.csv"
-)
+from tests.helpers import SAMPLE, XSS, analyse_rows, assert_plain, check_figure, fp32
 
 #: ncu's duration metric in a details export: the raw metric name when
 #: collected with --metrics, the section label "Duration" otherwise.
@@ -405,19 +398,15 @@ def test_sample_comparison_figure(sample_cmp: Comparison) -> None:
 # --- synthetic profiles ------------------------------------------------------------------------
 
 
-def run(rows: list[dict[str, float]], **identity: Any) -> Analysis:
-    return analyze(profile(rows, **identity), gpu=spec(), clocks="datasheet")
-
-
 ROW_A = {**fp32(1e8), "dram__bytes.sum": 2e7, "gpu__time_duration.sum": 1e-3}
 ROW_B = {**fp32(2e8), "dram__bytes.sum": 2e7, "gpu__time_duration.sum": 3e-3}
 
 
 def test_several_inputs_aggregate_before_matching() -> None:
     # Base: kernel k in a.csv (2 launches like ROW_A) and b.csv (1 launch ROW_B).
-    base = run([ROW_A, ROW_A, ROW_B], source=["a.csv", "a.csv", "b.csv"])
+    base = analyse_rows([ROW_A, ROW_A, ROW_B], source=["a.csv", "a.csv", "b.csv"])
     assert len(base.kernels) == 2
-    cand = run([ROW_A, ROW_A], source="c.csv")
+    cand = analyse_rows([ROW_A, ROW_A], source="c.csv")
     cmp = compare(base, cand)
     (r,) = cmp.kernels.to_dict("records")
     assert r["match"] == "exact" and r["base_groups"] == 2 and r["candidate_groups"] == 1
@@ -439,9 +428,11 @@ def test_several_inputs_aggregate_before_matching() -> None:
 
 def test_name_only_needs_one_unmatched_group_per_side() -> None:
     grids = ["(1, 1, 1)", "(2, 1, 1)", "(8, 1, 1)"]
-    base = run([ROW_A] * 3, kernel=["k", "k", "j"], grid=grids)
+    base = analyse_rows([ROW_A] * 3, kernel=["k", "k", "j"], grid=grids)
     # Both "k" groups change grid: two unmatched of that name on each side.
-    cand = run([ROW_A] * 3, kernel=["k", "k", "j"], grid=["(3, 1, 1)", "(4, 1, 1)", "(9, 1, 1)"])
+    cand = analyse_rows(
+        [ROW_A] * 3, kernel=["k", "k", "j"], grid=["(3, 1, 1)", "(4, 1, 1)", "(9, 1, 1)"]
+    )
     t = compare(base, cand).totals
     assert (t["matched"], t["matched_name_only"], t["added"], t["removed"]) == (1, 1, 2, 2)
     k = compare(base, cand).kernels
@@ -450,8 +441,8 @@ def test_name_only_needs_one_unmatched_group_per_side() -> None:
 
 
 def test_noise_threshold() -> None:
-    base = run([ROW_A], kernel="k")
-    slower = run([{**ROW_A, "gpu__time_duration.sum": 1.01e-3}], kernel="k")
+    base = analyse_rows([ROW_A], kernel="k")
+    slower = analyse_rows([{**ROW_A, "gpu__time_duration.sum": 1.01e-3}], kernel="k")
     assert compare(base, slower).kernels["status"].item() == "unchanged"
     assert compare(base, slower, noise=0.005).kernels["status"].item() == "regression"
     assert compare(slower, base, noise=0.005).kernels["status"].item() == "improvement"
@@ -462,9 +453,9 @@ def test_noise_threshold() -> None:
 
 
 def test_untimed_group_is_not_comparable() -> None:
-    base = run([ROW_A], kernel="k")
+    base = analyse_rows([ROW_A], kernel="k")
     untimed = {k: v for k, v in ROW_A.items() if k != "gpu__time_duration.sum"}
-    cand = run([untimed], kernel="k")
+    cand = analyse_rows([untimed], kernel="k")
     cmp = compare(base, cand)
     assert cmp.kernels["status"].item() == "not comparable"
     ctx = comparison_context(cmp)
@@ -476,8 +467,8 @@ def test_untimed_group_is_not_comparable() -> None:
 
 
 def test_empty_sides() -> None:
-    base = run([ROW_A], kernel="k")
-    empty = run([], kernel="k")
+    base = analyse_rows([ROW_A], kernel="k")
+    empty = analyse_rows([], kernel="k")
     cmp = compare(base, empty)
     assert list(cmp.kernels["status"]) == ["removed"]
     assert compare(empty, empty).kernels.empty
@@ -499,8 +490,8 @@ def test_synthetic_figure_one_arrow_per_matched_plottable_group() -> None:
         ROW_A,  # a new kernel "new" takes this one's place
         {**ROW_A, "gpu__time_duration.sum": 2e-3},  # half the FLOP/s, new grid
     ]
-    base = run(base_rows, kernel=names)
-    cand = run(
+    base = analyse_rows(base_rows, kernel=names)
+    cand = analyse_rows(
         cand_rows,
         kernel=[XSS, "k<float, 4>", "new", "same & grid"],
         grid=["(1, 1, 1)", "(1, 1, 1)", "(1, 1, 1)", "(5, 1, 1)"],
@@ -537,8 +528,8 @@ def test_synthetic_figure_one_arrow_per_matched_plottable_group() -> None:
 
 def test_figure_for_each_candidate_device_and_unplaceable_rows() -> None:
     rows = [ROW_A, ROW_A, {**fp32(1e8), "gpu__time_duration.sum": 1e-3}]
-    base = run(rows, kernel=["a", "b", "nobytes"])
-    cand = run(
+    base = analyse_rows(rows, kernel=["a", "b", "nobytes"])
+    cand = analyse_rows(
         [{**r, "gpu__time_duration.sum": 2e-3} for r in rows],
         kernel=["a", "b", "nobytes"],
         device_name=["GPU A", "GPU B", "GPU A"],

@@ -3,31 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
-from tests.test_ci_recipe import _slower_candidate
-
-SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=180,
-    )
+from tests.helpers import SAMPLE, run, slower_candidate
 
 
 def test_compare_json_and_gates(tmp_path: Path) -> None:
     cand = tmp_path / "cand.csv"
-    _slower_candidate(cand)
+    slower_candidate(cand)
     out = tmp_path / "d.json"
     proc = run("compare", str(SAMPLE), str(cand), "-o", str(out), "--fail-on", "regression>5%")
     assert proc.returncode == 3, proc.stderr
@@ -49,7 +34,7 @@ def test_compare_json_and_gates(tmp_path: Path) -> None:
 
 def test_compare_html_default_name_and_usage(tmp_path: Path) -> None:
     cand = tmp_path / "cand.csv"
-    _slower_candidate(cand)
+    slower_candidate(cand)
     proc = run("compare", str(SAMPLE), str(cand), "--plotly-js", "cdn", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     html = (tmp_path / "cand.diff.html").read_text(encoding="utf-8")
@@ -68,7 +53,7 @@ def test_summary_fits_the_terminal() -> None:
 
 def test_compare_markdown_shows_every_change(tmp_path: Path) -> None:
     cand = tmp_path / "cand.csv"
-    _slower_candidate(cand)
+    slower_candidate(cand)
     proc = run(
         "compare", str(SAMPLE), str(cand), "--format", "md",
         "--html-url", "https://ci.example/run 1/diff.html",

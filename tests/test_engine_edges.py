@@ -11,7 +11,7 @@ import ncu_roofline
 from ncu_roofline.analysis.measures import name_mma_flops
 from ncu_roofline.core.model import Profile, SourceInfo, empty_launches
 from ncu_roofline.report.context import build_context
-from tests.test_engine_synthetic import col, fp32, num, profile, run, spec
+from tests.helpers import analyse_rows, col, fp32, num, profile, spec
 
 
 def test_empty_profile_gives_empty_frames_and_null_totals() -> None:
@@ -34,7 +34,7 @@ def test_concatenated_launch_frames_with_repeated_labels() -> None:
 def test_work_without_dram_bytes_sits_right_of_the_ridge() -> None:
     # 1e9 FLOPs, 0 DRAM bytes (L2-resident): infinitely far right, judged
     # against the compute roof 1e12: achieved 1e9 / 1e-3 s = 1e12 -> efficiency 1.0.
-    a = run([{**fp32(1e9), "dram__bytes.sum": 0.0, "gpu__time_duration.sum": 1e-3}])
+    a = analyse_rows([{**fp32(1e9), "dram__bytes.sum": 0.0, "gpu__time_duration.sum": 1e-3}])
     assert math.isinf(num(a, "ai_dram"))
     assert col(a, "side") == ["compute"]
     assert col(a, "bound") == ["compute"]
@@ -45,7 +45,7 @@ def test_work_without_dram_bytes_sits_right_of_the_ridge() -> None:
 
 def test_collectives_matched_on_the_function_name_only() -> None:
     rows = [{**fp32(1e6), "dram__bytes.sum": 1e6, "gpu__time_duration.sum": 1e-3}] * 2
-    a = run(
+    a = analyse_rows(
         rows,
         kernel=[
             "void softmax<WarpAllReduce<float>>(float *)",
@@ -65,7 +65,7 @@ def test_uncountable_tensor_work_is_not_placeable() -> None:
         "dram__bytes.sum": 1e6,
         "gpu__time_duration.sum": 1e-3,
     }
-    a = run([row], cc="9.0")
+    a = analyse_rows([row], cc="9.0")
     assert col(a, "bound") == ["not placeable"]
     assert "not countable" in col(a, "bound_reason")[0]
     assert math.isnan(num(a, "flops"))
@@ -95,7 +95,9 @@ def test_name_shape_beats_the_architecture_default() -> None:
         "dram__bytes.sum": 1e6,
         "gpu__time_duration.sum": 1e-3,
     }
-    a = run([row], cc="8.0", kernel="ampere_bf16_s1688gemm_bf16_128x128_ldg8_f2f_stages_32x1_nn")
+    a = analyse_rows(
+        [row], cc="8.0", kernel="ampere_bf16_s1688gemm_bf16_128x128_ldg8_f2f_stages_32x1_nn"
+    )
     assert num(a, "flops_tensor") == pytest.approx(2.048e9)
     assert "kernel name" in col(a, "flops_tensor_basis")[0]
 
@@ -113,7 +115,7 @@ def test_explicit_gpu_that_does_not_match_warns() -> None:
 def test_above_roof_lists_every_roof_it_breaks() -> None:
     # 2e12 FLOP/s against a 1e12 roof, and 2e11 B/s against a 1e11 roof.
     row = {**fp32(2e9), "dram__bytes.sum": 2e8, "gpu__time_duration.sum": 1e-3}
-    a = run([row])
+    a = analyse_rows([row])
     assert col(a, "above_roof") == ["compute, DRAM bandwidth"]
     kinds = [f.message for f in a.findings if f.kind == "above-roof"]
     assert len(kinds) == 2

@@ -30,94 +30,9 @@ import pandas as pd
 import pytest
 
 from ncu_roofline import analyze
-from ncu_roofline.analysis import Analysis
-from ncu_roofline.core.hardware import GpuSpec
-from ncu_roofline.core.model import Profile, SourceInfo, finalize_launches
+from tests.helpers import FP, analyse_rows, col, counts, fp32, num, profile, sass, spec
 
 REL = 1e-12  # products and quotients of exact inputs: only float rounding
-
-FP = {"fp64": "d", "fp32": "f", "fp16": "h"}
-
-
-def sass(op: str, prefix: str = "sm") -> str:
-    """``sass("ffma")`` -> ``sm__sass_thread_inst_executed_op_ffma_pred_on.sum``."""
-    return f"{prefix}__sass_thread_inst_executed_op_{op}_pred_on.sum"
-
-
-def counts(
-    precision: str, add: float, mul: float, fma: float, prefix: str = "sm"
-) -> dict[str, float]:
-    letter = FP[precision]
-    return {
-        sass(f"{letter}add", prefix): add,
-        sass(f"{letter}mul", prefix): mul,
-        sass(f"{letter}fma", prefix): fma,
-    }
-
-
-def fp32(flops: float) -> dict[str, float]:
-    """``flops`` FP32 FLOPs as FADD instructions (1 FLOP each)."""
-    return counts("fp32", flops, 0.0, 0.0)
-
-
-def profile(rows: list[dict[str, float]], **identity: Any) -> Profile:
-    """A profile with one launch per row; identity values are scalars or lists."""
-    n = len(rows)
-    names = list(dict.fromkeys(k for r in rows for k in r))
-    metrics = {k: [float(r.get(k, math.nan)) for r in rows] for k in names}
-    ident: dict[str, Any] = {
-        "source": "synthetic.csv",
-        "id": list(range(n)),
-        "kernel": "k",
-        "grid": "(1, 1, 1)",
-        "block": "(128, 1, 1)",
-    }
-    ident.update(identity)
-    ident = {k: v if isinstance(v, list) else [v] * n for k, v in ident.items()}
-    return Profile(
-        launches=finalize_launches(ident, metrics, n),
-        sources=[SourceInfo(path="synthetic.csv", layout="details")],
-    )
-
-
-def spec(
-    compute: dict[str, float] | None = None,
-    dram: float = 1e11,
-    name: str = "Synthetic GPU",
-    boost_hz: float | None = None,
-) -> GpuSpec:
-    return GpuSpec(
-        key="synthetic",
-        name=name,
-        arch=None,
-        cc="8.0",
-        sms=None,
-        boost_hz=boost_hz,
-        base_hz=None,
-        tensor_hz=None,
-        compute={"fp32": 1e12} if compute is None else compute,
-        memory={"dram": dram},
-        match=(),
-        source="test",
-        notes="",
-        unsure=(),
-        derived=(),
-        disputed=(),
-        origin="test",
-    )
-
-
-def run(rows: list[dict[str, float]], gpu: GpuSpec | None = None, **identity: Any) -> Analysis:
-    return analyze(profile(rows, **identity), gpu=gpu or spec(), clocks="datasheet")
-
-
-def col(a: Analysis, name: str) -> list[Any]:
-    assert name in a.launches.columns, f"{name} missing; columns: {list(a.launches.columns)}"
-    return list(a.launches[name])
-
-
-def num(a: Analysis, name: str, i: int = 0) -> float:
-    return float(col(a, name)[i])
 
 
 def approx(x: float, rel: float = REL) -> Any:
@@ -138,7 +53,7 @@ def test_flop_weights_per_precision() -> None:
         "dram__bytes.sum": 1e7,
         "gpu__time_duration.sum": 1e-3,
     }
-    a = run([row])
+    a = analyse_rows([row])
     assert num(a, "flops_fp64") == 9e6
     assert num(a, "flops_fp32") == 21e6
     assert num(a, "flops_fp16") == 66e6
@@ -156,7 +71,9 @@ def test_flop_weights_per_precision() -> None:
 def test_smsp_prefix_counts_like_sm() -> None:
     # smsp__ sums over all sub-partitions: the same device-wide count.
     # FP32: 4e6 + 5e6 + 2 x 6e6 = 21e6.
-    a = run([{**counts("fp32", 4e6, 5e6, 6e6, prefix="smsp"), "gpu__time_duration.sum": 1e-3}])
+    a = analyse_rows(
+        [{**counts("fp32", 4e6, 5e6, 6e6, prefix="smsp"), "gpu__time_duration.sum": 1e-3}]
+    )
     assert num(a, "flops_fp32") == 21e6
     assert col(a, "flops_fp32_basis") == ["smsp__sass counts"]
 
@@ -168,7 +85,7 @@ def test_sm_prefix_preferred_over_smsp() -> None:
         **counts("fp32", 2e6, 2e6, 2e6, prefix="smsp"),
         "gpu__time_duration.sum": 1e-3,
     }
-    a = run([row])
+    a = analyse_rows([row])
     assert num(a, "flops_fp32") == 4e6
     assert col(a, "flops_fp32_basis") == ["sm__sass counts"]
 
@@ -191,7 +108,7 @@ def test_per_cycle_rate_form() -> None:
     with_cycles = {**_rate_row("fp32", 10, 20, 30), **clock, "smsp__cycles_elapsed.avg": 3e6}
     # Without elapsed cycles, FLOPs = 90 x 1.5e9 x 2.1e-3 = 2.835e8.
     without_cycles = {**_rate_row("fp32", 10, 20, 30), **clock}
-    a = run([with_cycles, without_cycles])
+    a = analyse_rows([with_cycles, without_cycles])
     assert num(a, "achieved_flops_per_s", 0) == approx(1.35e11)
     assert num(a, "flops_fp32", 0) == approx(2.7e8)
     assert num(a, "achieved_flops_per_s", 1) == approx(1.35e11)
@@ -216,7 +133,7 @@ def test_per_cycle_rate_form_fp16_and_derived_fma() -> None:
         "smsp__cycles_elapsed.avg": 3e6,
         "gpu__time_duration.sum": 2e-3,
     }
-    a = run([row])
+    a = analyse_rows([row])
     assert num(a, "flops_fp16") == approx(5.4e8)
     assert num(a, "flops_fp32") == approx(2.7e8)
     assert num(a, "flops") == approx(8.1e8)
@@ -237,7 +154,7 @@ def test_tensor_hopper_both_families_counted_once() -> None:
         "dram__bytes.sum": 1e8,
         "gpu__time_duration.sum": 1e-3,
     }
-    a = run([row], gpu=spec({"fp32": 1e12, "tensor_bf16": 1e15}), cc="9.0")
+    a = analyse_rows([row], gpu=spec({"fp32": 1e12, "tensor_bf16": 1e15}), cc="9.0")
     assert num(a, "flops_tensor") == 8e9
     assert num(a, "flops_tensor_bf16") == 8e9
     assert col(a, "flops_tensor_basis") == ["sm__ops_path_tensor_src_*"]
@@ -255,7 +172,7 @@ def test_tensor_op_family_when_no_aggregates() -> None:
         f"{OPS}op_hmma_src_fp16_dst_fp32_sparsity_off.sum": 1e9,
         "gpu__time_duration.sum": 1e-3,
     }
-    a = run([row], cc="9.0")
+    a = analyse_rows([row], cc="9.0")
     assert num(a, "flops_tensor_bf16") == 8e9
     assert num(a, "flops_tensor_fp16") == 1e9
     assert num(a, "flops_tensor") == 9e9
@@ -279,7 +196,7 @@ def test_tensor_per_dtype_columns_and_nan_variant() -> None:
             "gpu__time_duration.sum": 1e-3,
         },
     ]
-    a = run(rows, cc="8.0")
+    a = analyse_rows(rows, cc="8.0")
     assert col(a, "flops_tensor_bf16") == [3e9, 3e9]
     assert col(a, "flops_tensor_fp16") == [3e9, 2e9]
     assert col(a, "flops_tensor") == [6e9, 5e9]
@@ -301,7 +218,7 @@ def test_tensor_family_chosen_per_launch() -> None:
             "gpu__time_duration.sum": 1e-3,
         },
     ]
-    a = run(rows, cc="9.0", source=["a.csv", "b.csv"])
+    a = analyse_rows(rows, cc="9.0", source=["a.csv", "b.csv"])
     assert col(a, "flops_tensor_bf16") == [8e9, 5e9]
     assert col(a, "flops_tensor") == [8e9, 5e9]
     assert col(a, "flops") == [8e9, 5e9]
@@ -315,7 +232,7 @@ def test_tensor_rate_form() -> None:
         "sm__cycles_elapsed.avg": 3e6,
         "gpu__time_duration.sum": 2e-3,
     }
-    a = run([row], cc="8.0")
+    a = analyse_rows([row], cc="8.0")
     assert num(a, "flops_tensor_bf16") == approx(3e9)
     assert num(a, "achieved_flops_per_s") == approx(1.5e12)
 
@@ -335,7 +252,7 @@ def test_tensor_instruction_factors() -> None:
     ]
     for r in rows:
         r.update({**fp32(1e6), "gpu__time_duration.sum": 1e-3})
-    a = run(rows, cc=["7.0", "7.5", "8.0", "9.0", "8.0"])
+    a = analyse_rows(rows, cc=["7.0", "7.5", "8.0", "9.0", "8.0"])
     t = col(a, "flops_tensor")
     basis = col(a, "flops_tensor_basis")
     assert t[0] == 512_000.0
@@ -362,7 +279,7 @@ def test_tensor_instructions_that_are_hfma2_mma() -> None:
         **counts("fp16", 0.0, 0.0, 3200.0),
         "gpu__time_duration.sum": 1e-3,
     }
-    a = run([row], cc="8.0")
+    a = analyse_rows([row], cc="8.0")
     assert num(a, "flops_tensor") == 0.0
     assert "HFMA2.MMA" in col(a, "flops_tensor_basis")[0]
     assert num(a, "flops_fp16") == 12_800.0
@@ -377,7 +294,7 @@ def test_tensor_instructions_of_a_gemm_with_hfma_epilogue() -> None:
         **counts("fp16", 0.0, 0.0, 32_000.0),
         "gpu__time_duration.sum": 1e-3,
     }
-    a = run([row], cc="8.0")
+    a = analyse_rows([row], cc="8.0")
     assert num(a, "flops_tensor") == 4_091_904_000.0
 
 
@@ -389,7 +306,7 @@ def test_instruction_fallback_per_launch_next_to_ops_path() -> None:
         {TENSOR_INST: 1000.0, **fp32(1e6), "gpu__time_duration.sum": 1e-3},
         {f"{OPS}src_fp16_dst_fp32.sum": 1e9, **fp32(1e6), "gpu__time_duration.sum": 1e-3},
     ]
-    a = run(rows, cc=["7.0", "8.0"], source=["volta.csv", "ampere.csv"])
+    a = analyse_rows(rows, cc=["7.0", "8.0"], source=["volta.csv", "ampere.csv"])
     assert col(a, "flops_tensor") == [512_000.0, 1e9]
     basis = col(a, "flops_tensor_basis")
     assert "approximate" in basis[0]
@@ -405,13 +322,13 @@ def test_instruction_estimate_sets_precision_next_to_ops_path() -> None:
         {TENSOR_INST: 1000.0, **fp32(1e5), "gpu__time_duration.sum": 1e-3},
         {f"{OPS}src_fp16_dst_fp32.sum": 1e9, **fp32(1e5), "gpu__time_duration.sum": 1e-3},
     ]
-    a = run(rows, cc=["7.0", "8.0"], source=["volta.csv", "ampere.csv"])
+    a = analyse_rows(rows, cc=["7.0", "8.0"], source=["volta.csv", "ampere.csv"])
     assert col(a, "precision") == ["tensor_fp16", "tensor_fp16"]
 
 
 def test_approximate_tensor_alone_does_not_place() -> None:
     # No SASS counters: approximate tensor estimates are not a FLOP total.
-    a = run(
+    a = analyse_rows(
         [{TENSOR_INST: 1000.0, "dram__bytes.sum": 1e6, "gpu__time_duration.sum": 1e-3}], cc="7.0"
     )
     assert num(a, "flops_tensor") == 512_000.0
@@ -453,7 +370,7 @@ def test_byte_sources() -> None:
             "gpu__time_duration.sum": 1.5e-3,
         },
     ]
-    a = run(rows)
+    a = analyse_rows(rows)
     assert col(a, "dram_bytes")[:2] == [4e6, 48_000.0]
     assert num(a, "dram_bytes", 2) == approx(3e6)
     assert col(a, "dram_bytes_basis") == ["dram__bytes"] * 3
@@ -555,7 +472,7 @@ def test_memory_compute_and_zero_flop_placement() -> None:
         # roof: memory-bound, efficiency 0.5, recoverable 0.5 ms.
         {**fp32(0.0), "dram__bytes.sum": 5e7, "gpu__time_duration.sum": 1e-3},
     ]
-    a = run(rows, kernel=["mem", "ridge", "below", "copy"])
+    a = analyse_rows(rows, kernel=["mem", "ridge", "below", "copy"])
     assert col(a, "ai_dram")[:2] == [5.0, 10.0]
     assert col(a, "ridge_dram")[:3] == [10.0, 10.0, 10.0]
     assert col(a, "side")[:3] == ["memory", "compute", "memory"]
@@ -575,7 +492,7 @@ def test_memory_compute_and_zero_flop_placement() -> None:
 def test_recoverable_is_duration_times_inefficiency() -> None:
     # ai = 2e8 / 4e7 = 5 -> attainable 5e11; achieved 2e8 / 2e-3 = 1e11 -> 0.2;
     # recoverable = 2 ms x (1 - 0.2) = 1.6 ms.
-    a = run([{**fp32(2e8), "dram__bytes.sum": 4e7, "gpu__time_duration.sum": 2e-3}])
+    a = analyse_rows([{**fp32(2e8), "dram__bytes.sum": 4e7, "gpu__time_duration.sum": 2e-3}])
     assert num(a, "efficiency") == approx(0.2)
     assert num(a, "recoverable_s") == approx(1.6e-3)
     assert num(a, "recoverable_s") == approx(num(a, "duration_s") * (1 - num(a, "efficiency")))
@@ -583,7 +500,7 @@ def test_recoverable_is_duration_times_inefficiency() -> None:
 
 def test_no_flop_counters_not_placeable_but_bandwidth_known() -> None:
     # 5e7 bytes / 1 ms = 5e10 B/s = 0.5 of the DRAM roof.
-    a = run([{"dram__bytes.sum": 5e7, "gpu__time_duration.sum": 1e-3}])
+    a = analyse_rows([{"dram__bytes.sum": 5e7, "gpu__time_duration.sum": 1e-3}])
     assert col(a, "bound") == ["not placeable"]
     assert "FLOP" in col(a, "bound_reason")[0]
     assert math.isnan(num(a, "flops"))
@@ -609,7 +526,9 @@ def test_unknown_gpu_without_peaks() -> None:
 
 def test_nccl_kernel_is_communication() -> None:
     nccl = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096>)"
-    a = run([{**fp32(1e8), "dram__bytes.sum": 2e7, "gpu__time_duration.sum": 1e-3}], kernel=nccl)
+    a = analyse_rows(
+        [{**fp32(1e8), "dram__bytes.sum": 2e7, "gpu__time_duration.sum": 1e-3}], kernel=nccl
+    )
     assert col(a, "bound") == ["communication"]
     assert math.isnan(num(a, "efficiency"))
     assert math.isnan(num(a, "recoverable_s"))
@@ -622,7 +541,7 @@ def test_short_launch_is_latency() -> None:
     # 2 us: ai = 2e5 / 4e4 = 5 -> attainable 5e11; achieved 2e5 / 2e-6 = 1e11 -> 0.2
     # (DRAM at 4e4 / 2e-6 = 2e10 B/s = 20 %, so not "far under every roof").
     # 0.2 < 0.5 and 2 us < 5 us -> latency; recoverable 2 us x 0.8 = 1.6 us.
-    a = run([{**fp32(2e5), "dram__bytes.sum": 4e4, "gpu__time_duration.sum": 2e-6}])
+    a = analyse_rows([{**fp32(2e5), "dram__bytes.sum": 4e4, "gpu__time_duration.sum": 2e-6}])
     assert num(a, "efficiency") == approx(0.2)
     assert col(a, "bound") == ["latency"]
     assert "launch overhead" in col(a, "bound_reason")[0]
@@ -637,7 +556,7 @@ def test_far_under_every_roof_is_latency_unless_sol_is_high() -> None:
     row = {**fp32(1e6), "dram__bytes.sum": 1e6, "gpu__time_duration.sum": 1e-3}
     idle = {**row, "sm__throughput.avg.pct_of_peak_sustained_elapsed": 5.0}
     busy = {**row, "sm__throughput.avg.pct_of_peak_sustained_elapsed": 50.0}
-    a = run([idle, busy, row], kernel=["idle", "busy", "unknown"])
+    a = analyse_rows([idle, busy, row], kernel=["idle", "busy", "unknown"])
     assert col(a, "efficiency") == [approx(0.01)] * 3
     assert col(a, "bound") == ["latency", "memory", "memory"]
     assert "far under" in col(a, "bound_reason")[0]
@@ -661,7 +580,7 @@ def test_kernel_groups() -> None:
         # other: 5 ms, ai 5e8/1e8 = 5 -> att 5e11, ach 1e11 -> 0.2, memory; rec 4 ms.
         {**fp32(5e8), "dram__bytes.sum": 1e8, "gpu__time_duration.sum": 5e-3},
     ]
-    a = run(
+    a = analyse_rows(
         rows,
         kernel=["gemm", "gemm", "gemm", "gemm", "other"],
         grid=["(8, 1, 1)", "(8, 1, 1)", "(8, 1, 1)", "(2, 1, 1)", "(8, 1, 1)"],
@@ -697,7 +616,9 @@ def test_summary_rows_stand_for_several_launches() -> None:
     # One --print-summary row: 4 launches averaging 1 ms, 1e8 FLOPs, 2e7 bytes.
     # ai 5 -> attainable 5e11, achieved 1e11 -> efficiency 0.2;
     # total 4 ms, recoverable 4 ms x 0.8 = 3.2 ms; group sums 4e8 FLOPs, 8e7 bytes.
-    a = run([{**fp32(1e8), "dram__bytes.sum": 2e7, "gpu__time_duration.sum": 1e-3}], invocations=4)
+    a = analyse_rows(
+        [{**fp32(1e8), "dram__bytes.sum": 2e7, "gpu__time_duration.sum": 1e-3}], invocations=4
+    )
     assert num(a, "total_duration_s") == approx(4e-3)
     assert num(a, "efficiency") == approx(0.2)
     assert num(a, "recoverable_s") == approx(3.2e-3)
@@ -720,7 +641,7 @@ def test_missing_dram_bytes_are_nan() -> None:
         {**fp32(1e8), "dram__bytes.sum": 2e7, "gpu__time_duration.sum": 1e-3},
         {**fp32(1e8), "gpu__time_duration.sum": 1e-3},
     ]
-    a = run(rows)
+    a = analyse_rows(rows)
     assert math.isnan(num(a, "dram_bytes", 1))
     assert pd.isna(col(a, "dram_bytes_basis")[1])
     assert math.isnan(num(a, "dram_bytes_per_s", 1))
@@ -743,7 +664,7 @@ def test_missing_counter_is_not_a_partial_sum() -> None:
         {**counts("fp32", 1e6, 1e6, 1e6), "gpu__time_duration.sum": 1e-3},
         {sass("fadd"): 1e6, sass("fmul"): 1e6, "gpu__time_duration.sum": 1e-3},
     ]
-    a = run(rows)
+    a = analyse_rows(rows)
     assert num(a, "flops_fp32", 0) == 4e6
     assert math.isnan(num(a, "flops_fp32", 1))
     assert math.isnan(num(a, "flops", 1))
@@ -752,7 +673,7 @@ def test_missing_counter_is_not_a_partial_sum() -> None:
 
 
 def test_missing_duration_is_nan() -> None:
-    a = run([{**fp32(1e8), "dram__bytes.sum": 2e7}])
+    a = analyse_rows([{**fp32(1e8), "dram__bytes.sum": 2e7}])
     assert math.isnan(num(a, "duration_s"))
     assert num(a, "flops") == 1e8  # the count itself is known
     assert math.isnan(num(a, "dram_bytes_per_s"))
@@ -765,6 +686,6 @@ def test_missing_duration_is_nan() -> None:
 def test_missing_duration_gives_nan_flop_rate() -> None:
     # 1e8 FLOPs over an unknown time: the rate is unknown, not 0 FLOP/s
     # (and the compute utilisation is unknown, not 0 %).
-    a = run([{**fp32(1e8), "dram__bytes.sum": 2e7}])
+    a = analyse_rows([{**fp32(1e8), "dram__bytes.sum": 2e7}])
     assert math.isnan(num(a, "achieved_flops_per_s"))
     assert math.isnan(num(a, "compute_utilization"))

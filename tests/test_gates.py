@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,9 +10,7 @@ import pytest
 from ncu_roofline.cli.config import load_config
 from ncu_roofline.errors import GATE_TRIPPED, InputFormatError, UsageError
 from ncu_roofline.report.gates import evaluate_report, parse_gate, parse_gates
-from tests.conftest import REPO
-
-SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+from tests.helpers import SAMPLE, run
 
 
 @pytest.mark.parametrize(
@@ -63,16 +59,6 @@ def test_efficiency_gate_skips_tiny_kernels() -> None:
     tripped = evaluate_report(parse_gates(["efficiency<0.3"], comparison=False), context)
     assert [t["kernel"] for t in tripped] == ["a"]
     assert "10.0% of its roof" in tripped[0]["message"]
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def test_tripped_gate_writes_the_output_and_exits_3(tmp_path: Path) -> None:

@@ -18,9 +18,7 @@ from ncu_roofline.render.terminal import render_summary
 from ncu_roofline.report.context import build_context
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.models import find_model
-from tests.conftest import REPO
-
-SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+from tests.helpers import SAMPLE
 
 HOSTILE = [
     "</details><script>x</script>",

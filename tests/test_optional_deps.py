@@ -10,9 +10,7 @@ import pytest
 
 from ncu_roofline.errors import MissingDependencyError
 from ncu_roofline.readers import read_source
-
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+from tests.helpers import SAMPLE, run
 
 
 def test_ncu_rep_without_module_names_the_extra(
@@ -42,19 +40,11 @@ def test_cli_missing_module_exit_code(tmp_path: Path) -> None:
 
 
 def test_progress_bar_only_when_asked_or_on_a_terminal() -> None:
-    forced = subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", "inspect", "--progress", "always", str(SAMPLE)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    forced = run("inspect", "--progress", "always", str(SAMPLE))
+    assert forced.returncode == 0, forced.stderr
     assert "reading" in forced.stderr and "100.0%" in forced.stderr
     # stderr is a pipe here, so the default shows nothing.
-    auto = subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", "inspect", str(SAMPLE)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    auto = run("inspect", str(SAMPLE))
+    assert auto.returncode == 0, auto.stderr
     assert "reading" not in auto.stderr
     assert forced.stdout == auto.stdout

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from ncu_roofline.render.templates import templates_dir
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO
 
 
 def _readme_test_command() -> str:

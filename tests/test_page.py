@@ -10,7 +10,7 @@ from ncu_roofline.render.html_report import render_html
 from ncu_roofline.render.page import build_page
 from ncu_roofline.render.templates import _autoescape
 from ncu_roofline.report.context import build_context
-from tests.test_engine_synthetic import fp32, profile, spec
+from tests.helpers import fp32, profile, spec
 
 HOSTILE = '</script><img src=x onerror="alert(1)">'
 

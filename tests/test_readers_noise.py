@@ -26,8 +26,8 @@ import pytest
 from ncu_roofline.core.units import detect_decimal
 from ncu_roofline.errors import InputFormatError, InputNotFoundError
 from ncu_roofline.readers import load, read_source
+from tests.helpers import DATA
 
-DATA = Path(__file__).resolve().parent / "data"
 REL = 1e-12  # parsed from text: only float rounding separates value and expectation
 
 

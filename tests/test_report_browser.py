@@ -24,7 +24,6 @@ import math
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +32,8 @@ from typing import Any
 import lxml.html
 import pytest
 
-from tests.conftest import REPO
+from tests.helpers import SAMPLE, run
 
-SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
 NBODY = "Lakoc__Nbody_CUDA__profile_1.out"
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 TIMEOUT = 120
@@ -72,13 +70,7 @@ def browser() -> str:
 
 def cli_report(*args: str) -> subprocess.CompletedProcess[str]:
     """``ncu-roofline report ARGS --force``; fails the test on a non-zero exit."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", "report", *args, "--force"],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=TIMEOUT,
-    )
+    proc = run("report", *args, "--force", timeout=TIMEOUT)
     assert proc.returncode == 0, f"report {' '.join(args)} failed:\n{proc.stderr}"
     return proc
 

@@ -9,15 +9,11 @@ exit codes of bad usage and bad roofs files.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
-
-SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+from tests.helpers import SAMPLE, run
 
 #: Fields every launch record must carry (the documented minimum).
 LAUNCH_REQUIRED = {
@@ -41,16 +37,6 @@ LAUNCH_REQUIRED = {
     "recoverable_s",
 }
 FINDING_REQUIRED = {"kind", "kernel", "severity", "message"}
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 from ncu_roofline import load
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO
 
 
 def _module():  # type: ignore[no-untyped-def]

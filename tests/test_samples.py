@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib.util
 import math
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -26,8 +25,7 @@ from ncu_roofline import load
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers import read_source
-
-SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "ncu-samples"
+from tests.helpers import SAMPLES
 
 pytestmark = pytest.mark.skipif(
     not SAMPLES.is_dir(),

@@ -28,8 +28,7 @@ from ncu_roofline.theory.families import (
     classify,
     classify_names,
 )
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO
 
 FA2_FWD = (
     "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, "

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.helpers import SAMPLE, run
 
-SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
 MODEL_ARGS = ("--model", "llama-3-8b", "--phase", "decode", "--batch", "1", "--seq", "2048")
 LABEL = "model llama-3-8b decode b=1 seq=2048"
 
@@ -67,16 +65,6 @@ ATTN_THEORY_FLOPS = 33_554_432.0 + 327_680.0  # 33,882,112
 # partials) = 262,144; together 33,824,768.
 ATTN_MEASURED_NOMINAL = 4 * 8_388_608.0 + 8192.0 + 262_144.0
 ATTN_EXCESS_NOMINAL = ATTN_MEASURED_NOMINAL / ATTN_THEORY_BYTES  # 4.0244
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=120,
-    )
 
 
 def report(tmp_path: Path, *args: str) -> tuple[dict[str, Any], subprocess.CompletedProcess[str]]:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,9 +15,7 @@ from ncu_roofline.report.context import build_context
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.models import expand_model, find_model, load_model_config
 from ncu_roofline.theory.ops import estimate
-from tests.conftest import REPO
-
-SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+from tests.helpers import SAMPLE, run
 
 
 def _analysis(**theory: object) -> ncu_roofline.Analysis:
@@ -127,11 +123,9 @@ def test_compute_bound_excess_traffic_promises_no_time(tmp_path: Path) -> None:
         'dtype = "bf16"\n'
     )
     out = tmp_path / "r.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", "report", str(SAMPLE), "--theory", str(rules),
-         "--excess-threshold", "1.2", "-o", str(out)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = run(
+        "report", str(SAMPLE), "--theory", str(rules), "--excess-threshold", "1.2", "-o", str(out)
+    )
     assert proc.returncode == 0, proc.stderr
     found = [f for f in json.loads(out.read_text())["findings"] if f["kind"] == "excess-traffic"]
     gemm = [f for f in found if "sm90_xmma_gemm" in f["kernel"]]

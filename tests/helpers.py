@@ -1,0 +1,241 @@
+"""What several test modules share: paths, the CLI runner, synthetic profiles, figure checks.
+
+Test modules import from here (or use the fixtures of ``conftest.py``) and
+never from one another, so a test module can be moved, split or deleted
+without breaking the others.
+
+* Paths: the checkout, its test data, the shipped simulated sample and the
+  folder of real ncu exports that lives beside the checkout.
+* :func:`run`: the command line exactly as a user runs it, in a subprocess.
+* :func:`slower_candidate`: the shipped sample with one kernel 50% slower,
+  the candidate side of the comparison tests.
+* Synthetic profiles: launch frames built from metric dictionaries through
+  :func:`ncu_roofline.core.model.finalize_launches`, as the readers build
+  them, analysed against :func:`spec`'s GPU (1 TFLOP/s FP32, 100 GB/s DRAM,
+  ridge 10 FLOP/byte).
+* Figure checks: a Plotly figure is valid, plain JSON, and carries no markup
+  but the chart module's own tags.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ncu_roofline import analyze
+from ncu_roofline.analysis import Analysis
+from ncu_roofline.core.hardware import GpuSpec
+from ncu_roofline.core.model import Profile, SourceInfo, finalize_launches
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "tests" / "data"
+#: The real ncu exports; they live outside the repository, beside the checkout.
+SAMPLES = REPO.parent / "shared" / "ncu-samples"
+#: The shipped simulated export (sample_reports/make_simulated.py).
+SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
+
+#: Seconds one command-line run may take on a busy machine.
+CLI_TIMEOUT = 180
+
+
+# --- the command line ----------------------------------------------------------------
+
+
+def run(
+    *args: str,
+    cwd: Path | None = None,
+    stdin: bytes | None = None,
+    timeout: float = CLI_TIMEOUT,
+) -> subprocess.CompletedProcess[str]:
+    """``ncu-roofline ARGS`` in a subprocess, from ``cwd`` (default: the checkout).
+
+    stdin is empty unless given, so a command that reads ``-`` never waits on
+    the terminal; output is decoded as UTF-8 with replacement, so a test can
+    assert on any bytes the command printed.
+    """
+    proc = subprocess.run(
+        [sys.executable, "-m", "ncu_roofline", *args],
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        cwd=cwd or REPO,
+        timeout=timeout,
+        check=False,
+    )
+    return subprocess.CompletedProcess(
+        proc.args,
+        proc.returncode,
+        proc.stdout.decode("utf-8", errors="replace"),
+        proc.stderr.decode("utf-8", errors="replace"),
+    )
+
+
+def slower_candidate(path: Path) -> None:
+    """Write the shipped sample with flash_fwd_splitkv_kernel 50% slower to ``path``."""
+    out = io.StringIO()
+    for line in SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True):
+        if "flash_fwd_splitkv_kernel" in line and '"gpu__time_duration.sum"' in line:
+            row = next(csv.reader([line]))
+            i = row.index("gpu__time_duration.sum")
+            row[i + 2] = repr(float(row[i + 2].replace(",", "")) * 1.5)
+            csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n").writerow(row)
+        else:
+            out.write(line)
+    path.write_text(out.getvalue(), encoding="utf-8")
+
+
+# --- synthetic profiles --------------------------------------------------------------
+
+FP = {"fp64": "d", "fp32": "f", "fp16": "h"}
+
+
+def sass(op: str, prefix: str = "sm") -> str:
+    """``sass("ffma")`` -> ``sm__sass_thread_inst_executed_op_ffma_pred_on.sum``."""
+    return f"{prefix}__sass_thread_inst_executed_op_{op}_pred_on.sum"
+
+
+def counts(
+    precision: str, add: float, mul: float, fma: float, prefix: str = "sm"
+) -> dict[str, float]:
+    """The add, mul and fma instruction counters of one precision."""
+    letter = FP[precision]
+    return {
+        sass(f"{letter}add", prefix): add,
+        sass(f"{letter}mul", prefix): mul,
+        sass(f"{letter}fma", prefix): fma,
+    }
+
+
+def fp32(flops: float) -> dict[str, float]:
+    """``flops`` FP32 FLOPs as FADD instructions (1 FLOP each)."""
+    return counts("fp32", flops, 0.0, 0.0)
+
+
+def profile(rows: list[dict[str, float]], **identity: Any) -> Profile:
+    """A profile with one launch per row; identity values are scalars or lists."""
+    n = len(rows)
+    names = list(dict.fromkeys(k for r in rows for k in r))
+    metrics = {k: [float(r.get(k, math.nan)) for r in rows] for k in names}
+    ident: dict[str, Any] = {
+        "source": "synthetic.csv",
+        "id": list(range(n)),
+        "kernel": "k",
+        "grid": "(1, 1, 1)",
+        "block": "(128, 1, 1)",
+    }
+    ident.update(identity)
+    ident = {k: v if isinstance(v, list) else [v] * n for k, v in ident.items()}
+    return Profile(
+        launches=finalize_launches(ident, metrics, n),
+        sources=[SourceInfo(path="synthetic.csv", layout="details")],
+    )
+
+
+def spec(
+    compute: dict[str, float] | None = None,
+    dram: float = 1e11,
+    name: str = "Synthetic GPU",
+    boost_hz: float | None = None,
+) -> GpuSpec:
+    """The synthetic GPU: 1 TFLOP/s FP32 and 100 GB/s DRAM unless told otherwise."""
+    return GpuSpec(
+        key="synthetic",
+        name=name,
+        arch=None,
+        cc="8.0",
+        sms=None,
+        boost_hz=boost_hz,
+        base_hz=None,
+        tensor_hz=None,
+        compute={"fp32": 1e12} if compute is None else compute,
+        memory={"dram": dram},
+        match=(),
+        source="test",
+        notes="",
+        unsure=(),
+        derived=(),
+        disputed=(),
+        origin="test",
+    )
+
+
+def analyse_rows(
+    rows: list[dict[str, float]], gpu: GpuSpec | None = None, **identity: Any
+) -> Analysis:
+    """The analysis of a synthetic profile on ``gpu`` (default: :func:`spec`)."""
+    return analyze(profile(rows, **identity), gpu=gpu or spec(), clocks="datasheet")
+
+
+def col(a: Analysis, name: str) -> list[Any]:
+    """One column of the launch frame, failing clearly when it is missing."""
+    assert name in a.launches.columns, f"{name} missing; columns: {list(a.launches.columns)}"
+    return list(a.launches[name])
+
+
+def num(a: Analysis, name: str, i: int = 0) -> float:
+    """One launch's value of a column, as a float."""
+    return float(col(a, name)[i])
+
+
+# --- figure checks -------------------------------------------------------------------
+
+XSS = "</script><img src=x onerror=alert(1)>"
+
+# Tags the chart module itself writes into hover templates; nothing else may
+# look like markup.
+OWN_TAGS = re.compile(r"</?(?:b|br|extra)>")
+_ENTITY = re.compile(r"&(?:amp|lt|gt|#34|#39);")
+
+
+def strings(obj: Any) -> Iterator[str]:
+    """Every string anywhere in a JSON-like value, dict keys included."""
+    if isinstance(obj, str):
+        yield obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from strings(k)
+            yield from strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from strings(v)
+
+
+def assert_plain(obj: Any, where: str = "figure") -> None:
+    """Only JSON's own Python types (no numpy scalars, no tuples), no NaN/inf."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            assert type(k) is str, where
+            assert_plain(v, f"{where}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            assert_plain(v, f"{where}[{i}]")
+    elif isinstance(obj, float):
+        assert type(obj) is float and math.isfinite(obj), where
+    else:
+        assert obj is None or type(obj) in (str, int, bool), f"{where}: {type(obj)}"
+
+
+def assert_no_markup_injection(figure: dict[str, Any]) -> None:
+    """Outside the chart module's own tags, no string holds ``<``, ``>`` or a bare ``&``."""
+    for s in strings(figure):
+        bare = OWN_TAGS.sub("", s)
+        assert "<" not in bare and ">" not in bare, s
+        assert "&" not in _ENTITY.sub("", bare), s
+
+
+def check_figure(entry: dict[str, Any]) -> None:
+    """Valid for plotly, JSON-serialisable without NaN, plain types, no injected markup."""
+    fig = entry["figure"]
+    go.Figure(fig)  # plotly's own validator: raises on any unknown property
+    json.dumps(fig, allow_nan=False)
+    assert_plain(fig)
+    assert_no_markup_injection(fig)
