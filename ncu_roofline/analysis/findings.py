@@ -13,13 +13,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ncu_roofline.analysis.catalogue import SEVERITIES, severity_of
 from ncu_roofline.analysis.roofs import DeviceRoofs
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import format_si
 from ncu_roofline.theory.assign import TheoryConfig, causes_for
-
-SEVERITIES = ("error", "warning", "info")
 
 #: Findings about kernels far under their roof: at most this many ...
 MAX_BELOW_ROOF = 10
@@ -83,16 +82,52 @@ def collect_findings(
     if theory is not None:
         found.extend(_theory_findings(kernels, theory, unmatched or []))
     grand = float(np.nansum(floats(launches["total_duration_s"])))
+    found.extend(_device_findings(devices))
+    found.extend(_above_roof_findings(launches))
+    found.extend(_below_roof_findings(kernels, grand))
+    found.extend(_unplaced_findings(kernels, grand))
+    found.extend(_communication_findings(kernels, grand))
+    found.extend(_mixed_definition_findings(launches))
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    found.sort(key=lambda f: (order[f.severity], -(f.recoverable_s or 0.0)))
+    return found
 
+
+def _finding(
+    kind: str,
+    kernel: str | None,
+    message: str,
+    *,
+    severity: str | None = None,
+    source: str | None = None,
+    recoverable_s: float | None = None,
+) -> Finding:
+    """A finding of ``kind``, at the catalogue's severity unless the numbers say otherwise."""
+    return Finding(
+        kind,
+        kernel,
+        severity or severity_of(kind),
+        message,
+        source=source,
+        recoverable_s=recoverable_s,
+    )
+
+
+def _share(seconds: float, grand: float) -> float:
+    return seconds / grand if grand > 0 else float("nan")
+
+
+def _device_findings(devices: list[DeviceRoofs]) -> list[Finding]:
+    """Devices without a complete set of roofs, and the notes their roofs came with."""
+    found: list[Finding] = []
     for dev in devices:
         if not any(c.kind == "compute" for c in dev.ceilings) or not any(
             c.key == "dram" for c in dev.ceilings
         ):
             found.append(
-                Finding(
+                _finding(
                     "no-roofs",
                     None,
-                    "warning",
                     f"{dev.source}: no complete set of roofs for device {dev.device_name or 'unknown'!r}"
                     f"{f' (CC {dev.cc})' if dev.cc else ''}; "
                     "launches cannot be placed. Choose a GPU with --gpu NAME (see `ncu-roofline gpus`) "
@@ -103,70 +138,67 @@ def collect_findings(
         for note in dev.notes:
             if note.startswith("chosen GPU"):
                 found.append(
-                    Finding(
-                        "gpu-mismatch", None, "warning", f"{dev.source}: {note}.", source=dev.source
-                    )
+                    _finding("gpu-mismatch", None, f"{dev.source}: {note}.", source=dev.source)
                 )
             if note.startswith("kernels ran at"):
                 found.append(
-                    Finding(
-                        "clock-below-datasheet",
-                        None,
-                        "info",
-                        f"{dev.source}: {note}.",
-                        source=dev.source,
+                    _finding(
+                        "clock-below-datasheet", None, f"{dev.source}: {note}.", source=dev.source
                     )
                 )
+    return found
 
-    # Above a roof: never clipped, always explained.
+
+#: The roofs a launch can be above: the label ``place`` gives it, with the
+#: utilisation column that measures it and the column naming the roof's source.
+_ABOVE_ROOF_UTILISATION: dict[str, tuple[str | None, str]] = {
+    "compute": ("compute_utilization", "roof_source_compute"),
+    "DRAM bandwidth": ("dram_utilization", "roof_source_dram"),
+    "L2 bandwidth": ("l2_utilization", "roof_source_dram"),
+    "L1 bandwidth": ("l1_utilization", "roof_source_dram"),
+    "tensor (approximate FLOPs)": (None, "roof_source_compute"),
+}
+
+
+def _above_roof_findings(launches: pd.DataFrame) -> list[Finding]:
+    """Launches above a roof: never clipped, always explained, one finding per kernel and roof."""
+    found: list[Finding] = []
     above_col = launches["above_roof"].astype(object)
     flagged = launches[above_col.notna()]
-    utils = {
-        "compute": ("compute_utilization", "roof_source_compute"),
-        "DRAM bandwidth": ("dram_utilization", "roof_source_dram"),
-        "L2 bandwidth": ("l2_utilization", "roof_source_dram"),
-        "L1 bandwidth": ("l1_utilization", "roof_source_dram"),
-        "tensor (approximate FLOPs)": (None, "roof_source_compute"),
-    }
-    for what, (util_col, src_name) in utils.items():
+    for what, (util_col, src_name) in _ABOVE_ROOF_UTILISATION.items():
         rows_all = flagged[flagged["above_roof"].astype(str).str.contains(what, regex=False)]
         for kernel, rows in rows_all.groupby("kernel", sort=False):
             src = rows[src_name].iloc[0] if src_name in rows else None
             src = src if isinstance(src, str) else None
             if util_col is None:
-                found.append(
-                    Finding(
-                        "above-roof",
-                        str(kernel),
-                        "warning",
-                        f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} would run above the "
-                        "tensor-core roof with the approximate FLOPs-per-instruction factor; the kernel "
-                        "probably uses a smaller MMA shape (e.g. m16n8k8: 2048 FLOPs per instruction, "
-                        "not 4096). Collect sm__ops_path_tensor_* for exact counts.",
-                        source=str(rows["source"].iloc[0]),
-                    )
+                message = (
+                    f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} would run above the "
+                    "tensor-core roof with the approximate FLOPs-per-instruction factor; the kernel "
+                    "probably uses a smaller MMA shape (e.g. m16n8k8: 2048 FLOPs per instruction, "
+                    "not 4096). Collect sm__ops_path_tensor_* for exact counts."
                 )
-                continue
-            worst = float(rows[util_col].max())
-            found.append(
-                Finding(
-                    "above-roof",
-                    str(kernel),
-                    "warning",
+            else:
+                worst = float(rows[util_col].max())
+                message = (
                     f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} reach {_pct(worst)} of the "
-                    f"{what} roof ({src or 'unknown source'}); likely cause: {_cause_of_above(src)}.",
-                    source=str(rows["source"].iloc[0]),
+                    f"{what} roof ({src or 'unknown source'}); likely cause: {_cause_of_above(src)}."
                 )
+            found.append(
+                _finding("above-roof", str(kernel), message, source=str(rows["source"].iloc[0]))
             )
+    return found
 
-    # Far below the roof, ranked by recoverable time.
+
+def _below_roof_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
+    """Groups far below their roof, ranked by recoverable time."""
+    found: list[Finding] = []
     ranked = kernels[
         (kernels["efficiency"] < FAR_BELOW_EFFICIENCY)
         & kernels["bound"].isin(["memory", "compute", "latency"])
         & (kernels["recoverable_s"] >= MIN_RECOVERABLE_SHARE * grand)
     ].head(MAX_BELOW_ROOF)
     for _, k in ranked.iterrows():
-        share = float(k["recoverable_s"]) / grand if grand > 0 else float("nan")
+        share = _share(float(k["recoverable_s"]), grand)
         bound = str(k["bound"])
         if bound == "latency":
             what = f"is latency-bound ({k['bound_reason']})"
@@ -180,141 +212,160 @@ def collect_findings(
                 f"{k.get('roof_source_compute')}"
             )
         found.append(
-            Finding(
+            _finding(
                 "below-roof",
                 str(k["kernel"]),
-                "warning" if share >= 0.05 else "info",
                 f"{k['kernel_short']} {what} and runs at {_pct(float(k['efficiency']))} of its roof "
                 f"({roof}) over "
                 f"{int(k['launches'])} launch(es): {format_si(float(k['recoverable_s']), 's')} of "
                 f"{format_si(float(k['total_duration_s']), 's')} recoverable ({_pct(share)} of profiled time).",
+                # Little recoverable time: worth knowing, not worth a warning.
+                severity=None if share >= 0.05 else "info",
                 source=str(k["source"]),
                 recoverable_s=float(k["recoverable_s"]),
             )
         )
+    return found
 
-    # Kernels that could not be placed, one finding per reason.
+
+def _unplaced_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
+    """Kernels that could not be placed, one finding per reason."""
+    found: list[Finding] = []
     unplaced = kernels[kernels["bound"] == "not placeable"]
     for reason, rows in unplaced.groupby("bound_reason", sort=False):
-        share = float(np.nansum(rows["total_duration_s"])) / grand if grand > 0 else float("nan")
+        share = _share(float(np.nansum(rows["total_duration_s"])), grand)
         names = ", ".join(str(x) for x in rows["kernel_short"].head(3))
         more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
         found.append(
-            Finding(
+            _finding(
                 "not-placeable",
                 str(rows["kernel"].iloc[0]) if len(rows) == 1 else None,
-                "info",
                 f"{len(rows)} kernel(s) not placed ({reason}): {names}{more}; {_pct(share)} of profiled time.",
                 source=str(rows["source"].iloc[0]),
             )
         )
+    return found
 
+
+def _communication_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
+    """The share of time in collective kernels, which no DRAM roof judges."""
     comm = kernels[kernels["bound"] == "communication"]
-    if not comm.empty:
-        share = float(np.nansum(comm["total_duration_s"])) / grand if grand > 0 else float("nan")
-        found.append(
-            Finding(
-                "communication",
-                None,
-                "info",
-                f"{len(comm)} collective kernel(s) take {_pct(share)} of profiled time; they are bound by "
-                "the interconnect and not judged against the DRAM roof.",
-            )
+    if comm.empty:
+        return []
+    share = _share(float(np.nansum(comm["total_duration_s"])), grand)
+    return [
+        _finding(
+            "communication",
+            None,
+            f"{len(comm)} collective kernel(s) take {_pct(share)} of profiled time; they are bound by "
+            "the interconnect and not judged against the DRAM roof.",
         )
+    ]
 
+
+def _mixed_definition_findings(launches: pd.DataFrame) -> list[Finding]:
+    """Cache levels whose bytes come from more than one metric family."""
+    found: list[Finding] = []
     for level in ("l2", "l1"):
         col = f"{level}_bytes_basis"
         if col in launches:
             kinds = [k for k in pd.unique(launches[col].dropna())]
             if len(kinds) > 1:
                 found.append(
-                    Finding(
+                    _finding(
                         "mixed-definitions",
                         None,
-                        "warning",
                         f"{level.upper()} bytes come from different metric families ({', '.join(map(str, kinds))}); "
                         "they count different things and are not comparable across launches.",
                     )
                 )
-    order = {s: i for i, s in enumerate(SEVERITIES)}
-    found.sort(key=lambda f: (order[f.severity], -(f.recoverable_s or 0.0)))
     return found
 
 
 def _theory_findings(
     kernels: pd.DataFrame, theory: TheoryConfig, unmatched: list[str]
 ) -> list[Finding]:
-    """``excess-traffic`` for groups moving far more bytes than their math needs."""
+    """The findings that need theory: excess traffic, a model that misfits, unmatched kernels."""
     found: list[Finding] = []
     if "byte_excess" in kernels:
-        # Top-k / sampling kernels make several passes by design: only far
-        # more than that is excess.
-        threshold = np.where(
-            kernels["theory_op"].astype(object) == "sampling",
-            max(theory.excess_threshold, SAMPLING_EXPECTED_EXCESS),
-            theory.excess_threshold,
-        )
-        rows = kernels[
-            (kernels["byte_excess"] >= threshold)
-            & (kernels["time_share"] >= theory.min_time_share)
-            & (kernels["bound"] != "communication")
-        ]
-        for _, k in rows.iterrows():
-            compute_bound = k["bound"] == "compute"
-            excess = float(k["excess_bytes"])
-            peak = float(k["peak_dram_bytes_per_s"])
-            saved_time = excess / peak if peak > 0 else float("nan")
-            launches = int(k["launches"])
-            per = f" over {launches} launches" if launches > 1 else ""
-            gain = (
-                "no time gain while the kernel stays compute-bound"
-                if compute_bound
-                else f"{format_si(saved_time, 's')} at the DRAM roof"
-            )
-            found.append(
-                Finding(
-                    "excess-traffic",
-                    str(k["kernel"]),
-                    "info" if compute_bound else "warning",
-                    f"{k['kernel_short']} moves {float(k['byte_excess']):.1f}x the minimal DRAM bytes of "
-                    f"{k['theory_label']} ({format_si(float(k['dram_bytes']), 'B')} measured vs "
-                    f"{format_si(float(k['theory_bytes']), 'B')}{per}; theory from {k['theory_source']}, "
-                    f"confidence {k['confidence']}): {format_si(excess, 'B')} could be saved, "
-                    f"{gain}. Likely causes: "
-                    f"{causes_for(k['family'] if isinstance(k['family'], str) else None)}.",
-                    source=str(k["source"]),
-                    recoverable_s=saved_time
-                    if np.isfinite(saved_time) and not compute_bound
-                    else None,
-                )
-            )
-    if "byte_excess" in kernels and theory.model is not None:
-        modelled = kernels[kernels["confidence"].notna() & (kernels["confidence"] != "user")]
-        below = modelled[modelled["byte_excess"] < 0.5]
-        if len(modelled) and (len(below) >= 3 or len(below) >= 0.25 * len(modelled)):
-            names = ", ".join(str(x) for x in below["kernel_short"].head(4))
-            found.append(
-                Finding(
-                    "theory-mismatch",
-                    None,
-                    "warning",
-                    f"{len(below)} of {len(modelled)} kernel groups with model theory move less than "
-                    f"half their minimal DRAM bytes ({names}): the model's shapes probably do not "
-                    f"match the run (check --phase {theory.phase}, --batch {theory.batch}, "
-                    f"--seq {theory.seq}, --tp {theory.tp}), or inputs stayed in L2 (ncu "
-                    "--cache-control none).",
-                )
-            )
+        found.extend(_excess_traffic_findings(kernels, theory))
+        if theory.model is not None:
+            found.extend(_theory_mismatch_findings(kernels, theory))
     if unmatched:
         names = ", ".join(short_name(u) for u in unmatched[:5])
         more = f" and {len(unmatched) - 5} more" if len(unmatched) > 5 else ""
         found.append(
-            Finding(
+            _finding(
                 "no-theory",
                 None,
-                "info",
                 f"{len(unmatched)} kernel(s) matched no theory rule or model op and are shown without "
                 f"theory: {names}{more}.",
             )
         )
     return found
+
+
+def _excess_traffic_findings(kernels: pd.DataFrame, theory: TheoryConfig) -> list[Finding]:
+    """``excess-traffic`` for groups moving far more bytes than their math needs."""
+    found: list[Finding] = []
+    # Top-k / sampling kernels make several passes by design: only far
+    # more than that is excess.
+    threshold = np.where(
+        kernels["theory_op"].astype(object) == "sampling",
+        max(theory.excess_threshold, SAMPLING_EXPECTED_EXCESS),
+        theory.excess_threshold,
+    )
+    rows = kernels[
+        (kernels["byte_excess"] >= threshold)
+        & (kernels["time_share"] >= theory.min_time_share)
+        & (kernels["bound"] != "communication")
+    ]
+    for _, k in rows.iterrows():
+        compute_bound = k["bound"] == "compute"
+        excess = float(k["excess_bytes"])
+        peak = float(k["peak_dram_bytes_per_s"])
+        saved_time = excess / peak if peak > 0 else float("nan")
+        launches = int(k["launches"])
+        per = f" over {launches} launches" if launches > 1 else ""
+        gain = (
+            "no time gain while the kernel stays compute-bound"
+            if compute_bound
+            else f"{format_si(saved_time, 's')} at the DRAM roof"
+        )
+        found.append(
+            _finding(
+                "excess-traffic",
+                str(k["kernel"]),
+                f"{k['kernel_short']} moves {float(k['byte_excess']):.1f}x the minimal DRAM bytes of "
+                f"{k['theory_label']} ({format_si(float(k['dram_bytes']), 'B')} measured vs "
+                f"{format_si(float(k['theory_bytes']), 'B')}{per}; theory from {k['theory_source']}, "
+                f"confidence {k['confidence']}): {format_si(excess, 'B')} could be saved, "
+                f"{gain}. Likely causes: "
+                f"{causes_for(k['family'] if isinstance(k['family'], str) else None)}.",
+                # Saving bytes buys no time while compute binds.
+                severity="info" if compute_bound else None,
+                source=str(k["source"]),
+                recoverable_s=saved_time if np.isfinite(saved_time) and not compute_bound else None,
+            )
+        )
+    return found
+
+
+def _theory_mismatch_findings(kernels: pd.DataFrame, theory: TheoryConfig) -> list[Finding]:
+    """Many modelled groups moving under half their minimal bytes: the model misfits the run."""
+    modelled = kernels[kernels["confidence"].notna() & (kernels["confidence"] != "user")]
+    below = modelled[modelled["byte_excess"] < 0.5]
+    if not (len(modelled) and (len(below) >= 3 or len(below) >= 0.25 * len(modelled))):
+        return []
+    names = ", ".join(str(x) for x in below["kernel_short"].head(4))
+    return [
+        _finding(
+            "theory-mismatch",
+            None,
+            f"{len(below)} of {len(modelled)} kernel groups with model theory move less than "
+            f"half their minimal DRAM bytes ({names}): the model's shapes probably do not "
+            f"match the run (check --phase {theory.phase}, --batch {theory.batch}, "
+            f"--seq {theory.seq}, --tp {theory.tp}), or inputs stayed in L2 (ncu "
+            "--cache-control none).",
+        )
+    ]

@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 from ncu_roofline.analysis import BOUND_CLASSES
+from ncu_roofline.analysis.catalogue import advice
 from ncu_roofline.core.units import pct_or, si_or
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.version import __version__
@@ -25,67 +26,6 @@ BOUND_MEANING: dict[str, str] = {
     "latency": "far under every roof, or too short for launch overhead to amortise",
     "communication": "collective kernels, bound by the interconnect",
     "not placeable": "an input the roofline needs is missing",
-}
-
-#: Why a finding matters and what to try, by kind (and bound class).
-ADVICE: dict[str, tuple[str, str]] = {
-    "below-roof/memory": (
-        "The kernel moves bytes more slowly than DRAM allows, and bytes are what limit it.",
-        "Cut the bytes: fuse it with its neighbours, quantise weights or the KV cache (FP8, INT4), "
-        "batch more work per weight read, improve reuse with tiling; make loads wide and coalesced "
-        "so DRAM runs near its peak.",
-    ),
-    "below-roof/compute": (
-        "The kernel has enough work per byte to be compute-bound but runs well under the compute roof.",
-        "Use the tensor cores (FP32 math can often run as TF32 or BF16), larger tiles, fewer "
-        "non-FMA instructions; check occupancy and pipeline stalls in Nsight Compute's source view.",
-    ),
-    "below-roof/latency": (
-        "The kernel is far from every roof: it cannot keep the GPU busy long enough.",
-        "Raise occupancy (more blocks, fewer registers per thread), give each launch more work, fuse "
-        "tiny kernels, and capture launch sequences in CUDA graphs to hide launch overhead.",
-    ),
-    "excess-traffic": (
-        "The kernel reads or writes far more DRAM bytes than its math needs.",
-        "Reuse data on chip (tiling, shared memory), coalesce accesses, avoid re-reading inputs "
-        "(e.g. a GQA-aware decode kernel reads each KV head once), and check for register spills.",
-    ),
-    "above-roof": (
-        "A point above a roof means the roof or the counters do not describe this run.",
-        "Check the clocks (ncu --clock-control base), the GPU the roofs come from (--gpu, --roofs) "
-        "and that the counters come from one replay of the kernel.",
-    ),
-    "not-placeable": (
-        "Without FLOP counts, byte counts, a duration or roofs a kernel cannot be placed.",
-        "Collect the missing metrics: ncu --set full --print-units base, or the --metrics list "
-        "`ncu-roofline inspect` prints; name the GPU with --gpu when the export lacks it.",
-    ),
-    "no-roofs": (
-        "No peak figures are known for this device.",
-        "Choose a GPU with --gpu NAME (ncu-roofline gpus lists them) or give roofs with --roofs FILE.",
-    ),
-    "communication": (
-        "Collective kernels wait on NVLink, PCIe or the network, not on DRAM.",
-        "Overlap communication with compute and compare the bus bandwidth with nccl-tests.",
-    ),
-    "clock-below-datasheet": (
-        "ncu locks clocks to base by default, so kernels ran slower than datasheet boost.",
-        "Read efficiencies against the profile's own roofs; profile with --clock-control none to "
-        "see boost-clock behaviour.",
-    ),
-    "gpu-mismatch": (
-        "The chosen GPU does not look like the profiled device.",
-        "Check --gpu: roofs of another GPU make every efficiency wrong.",
-    ),
-    "mixed-definitions": (
-        "L2 or L1 bytes come from metric families that count different things.",
-        "Collect one family for the whole profile (lts__t_bytes and l1tex__t_bytes, or ncu's "
-        "roofline sections).",
-    ),
-    "no-theory": (
-        "Some kernels matched no theory rule or model op.",
-        "Add [[kernel]] rules to a --theory file for them.",
-    ),
 }
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -112,13 +52,6 @@ def _sort_key(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(float(value))
     return str(value)
-
-
-def _advice(kind: str, message: str, bound: str | None) -> tuple[str, str]:
-    if kind == "below-roof":
-        key = f"below-roof/{bound}" if f"below-roof/{bound}" in ADVICE else "below-roof/memory"
-        return ADVICE[key]
-    return ADVICE.get(kind, ("", ""))
 
 
 def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[str, Any]]:
@@ -264,7 +197,7 @@ def build_page(
     bound_of = {k["kernel"]: k["bound"] for k in kernels}
     findings = []
     for f in sorted(context["findings"], key=lambda f: _SEVERITY_ORDER.get(f["severity"], 3)):
-        why, what = _advice(f["kind"], f["message"], bound_of.get(f["kernel"]))
+        why, what = advice(f["kind"], bound_of.get(f["kernel"]))
         findings.append({**f, "why": why, "what": what})
     kinds = Counter(f["kind"] for f in context["findings"])
     charts = untitled(roofline_figures(context))

@@ -13,22 +13,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ncu_roofline.analysis.catalogue import BOUND_ABBREVIATIONS, abbreviation
 from ncu_roofline.core.units import pct_or, si_or
-
-#: Abbreviations of finding kinds in the ``findings`` column.
-KIND_ABBREVIATIONS: dict[str, str] = {
-    "above-roof": "above",
-    "below-roof": "below",
-    "excess-traffic": "excess",
-    "not-placeable": "unplaced",
-    "theory-mismatch": "mismatch",
-    "no-theory": "no-theory",
-    "communication": "comm",
-    "no-roofs": "no-roofs",
-}
-
-#: Short forms of the bound classes that are long.
-BOUND_ABBREVIATIONS: dict[str, str] = {"not placeable": "unplaced", "communication": "comm"}
 
 _SEVERITIES = ("error", "warning", "info")
 
@@ -72,7 +58,7 @@ def _kinds_by_kernel(findings: list[dict[str, Any]]) -> dict[str, list[str]]:
         if f.get("kernel") is None:
             continue
         kind = str(f.get("kind") or "")
-        short = KIND_ABBREVIATIONS.get(kind, kind[:8])
+        short = abbreviation(kind)
         listed = kinds.setdefault(str(f["kernel"]), [])
         if short not in listed:
             listed.append(short)

@@ -24,22 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ncu_roofline.analysis.catalogue import GATEABLE_KINDS, THEORY_KINDS
 from ncu_roofline.errors import UsageError
-
-#: Finding kinds a gate may name.
-FINDING_KINDS: tuple[str, ...] = (
-    "excess-traffic",
-    "above-roof",
-    "below-roof",
-    "not-placeable",
-    "no-roofs",
-    "communication",
-    "clock-below-datasheet",
-    "gpu-mismatch",
-    "mixed-definitions",
-    "no-theory",
-    "theory-mismatch",
-)
 
 #: Efficiency gates skip kernel groups with less of the time than this.
 EFFICIENCY_MIN_SHARE = 0.01
@@ -85,11 +71,11 @@ def parse_gate(text: str) -> Gate:
         return Gate(text=text, kind=kind, threshold=value)
     if rule == "new-kernel":
         return Gate(text=text, kind="new-kernel")
-    if rule in FINDING_KINDS:
+    if rule in GATEABLE_KINDS:
         return Gate(text=text, kind="finding", threshold=None)
     raise UsageError(
         f"--fail-on {text}: unknown rule; use regression>N%, efficiency<N, new-kernel or a "
-        f"finding kind ({', '.join(FINDING_KINDS)})"
+        f"finding kind ({', '.join(GATEABLE_KINDS)})"
     )
 
 
@@ -103,10 +89,6 @@ def parse_gates(texts: list[str] | tuple[str, ...], comparison: bool) -> list[Ga
                     f"--fail-on {g.text}: only `ncu-roofline compare` has a base to compare with"
                 )
     return gates
-
-
-#: Finding kinds that exist only when theory (--theory or --model) is given.
-THEORY_KINDS = ("excess-traffic", "theory-mismatch", "no-theory")
 
 
 def _trip(
