@@ -272,21 +272,3 @@ def format_si(value: float | None, unit: str = "", digits: int = 3) -> str:
         if mag >= scale:
             return f"{value / scale:.{digits}g} {prefix}{unit}".strip()
     return f"{value:.{digits}g} {unit}".strip()
-
-
-def _unknown(value: object) -> bool:
-    return value is None or (isinstance(value, float) and not math.isfinite(value))
-
-
-def si_or(value: object, unit: str = "", missing: str = "n/a") -> str:
-    """:func:`format_si` for report cells; ``missing`` for None, NaN or infinity."""
-    if _unknown(value):
-        return missing
-    return format_si(float(value), unit)  # type: ignore[arg-type]
-
-
-def pct_or(value: object, missing: str = "n/a", digits: int = 1, sign: bool = False) -> str:
-    """A fraction as a percentage (``0.123`` -> ``12.3%``); ``missing`` when unknown."""
-    if _unknown(value):
-        return missing
-    return f"{100 * float(value):{'+' if sign else ''}.{digits}f}%"  # type: ignore[arg-type]

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ncu_roofline.core.units import format_si
+from ncu_roofline.render.format import TEXT
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -152,21 +152,6 @@ def _finite_positive(value: Any) -> bool:
     )
 
 
-def _num(x: float) -> str:
-    """Three significant digits without an exponent in the usual range (``16.0``, ``0.741``)."""
-    if x == 0 or not math.isfinite(x):
-        return f"{x:g}"
-    mag = abs(x)
-    if mag < 1e-4 or mag >= 1e7:
-        return f"{x:.3g}"
-    decimals = max(0, 2 - math.floor(math.log10(mag)))
-    return f"{x:,.{decimals}f}"
-
-
-def _pct(x: Any) -> str:
-    return f"{100 * x:.1f}%" if isinstance(x, (int, float)) and math.isfinite(x) else "n/a"
-
-
 def _key_label(key: str) -> str:
     """Display label of a ceiling key: ``fp32`` -> ``FP32``, ``tensor_bf16`` -> ``Tensor BF16``."""
     parts = str(key).split("_")
@@ -194,15 +179,15 @@ class _Ceiling:
 
     @property
     def legend(self) -> str:
-        name = f"{self.label} {format_si(self.value, self.unit)}"
+        name = f"{self.label} {TEXT.si(self.value, self.unit)}"
         return escape_markup(f"{name} (unsure)" if self.uncertain else name)
 
     @property
     def hover(self) -> str:
-        lines = [f"<b>{escape_markup(self.label)}</b> {format_si(self.value, self.unit)}"]
+        lines = [f"<b>{escape_markup(self.label)}</b> {TEXT.si(self.value, self.unit)}"]
         lines.append(f"source: {escape_markup(self.source or 'unknown')}")
         if self.clock_hz is not None:
-            lines.append(f"clock: {format_si(self.clock_hz, 'Hz')}")
+            lines.append(f"clock: {TEXT.si(self.clock_hz, 'Hz')}")
         if self.uncertain:
             lines.append("figure marked unsure or disputed in its sources")
         return "<br>".join(lines) + "<extra></extra>"
@@ -315,7 +300,7 @@ def _not_plotted_reason(k: dict[str, Any]) -> str | None:
         if not isinstance(value, (int, float)) or not math.isfinite(value):
             return f"{what} is not a finite number"
         if value <= 0:
-            return f"{what} is {_num(float(value))}: no point on a log-log chart"
+            return f"{what} is {TEXT.fixed(float(value))}: no point on a log-log chart"
     if bound not in PLOTTED_BOUNDS:
         return f"no bound class ({bound!s})"
     return None
@@ -360,7 +345,7 @@ def _group_customdata(p: _GroupPoint) -> list[str]:
     eff = k.get("efficiency")
     roof = k.get("attainable_flops_per_s")
     eff_text = (
-        f"{100 * eff:.0f}% of roof ({format_si(roof, 'FLOP/s')})"
+        f"{TEXT.pct(eff, digits=0)} of roof ({TEXT.si(roof, 'FLOP/s')})"
         if isinstance(eff, (int, float)) and math.isfinite(eff)
         else "efficiency n/a"
     )
@@ -378,10 +363,10 @@ def _group_customdata(p: _GroupPoint) -> list[str]:
         _wrapped(full),
         escape_markup(short),
         f"{launches:,}" if isinstance(launches, int) else escape_markup(launches),
-        format_si(k.get("total_duration_s"), "s"),
-        _pct(k.get("time_share")),
-        _num(p.x),
-        format_si(p.y, "FLOP/s"),
+        TEXT.duration(k.get("total_duration_s")),
+        TEXT.pct(k.get("time_share")),
+        TEXT.fixed(p.x),
+        TEXT.si(p.y, "FLOP/s"),
         eff_text,
         escape_markup(p.bound),
         escape_markup(k.get("bound_reason") or "no reason recorded"),
@@ -541,7 +526,8 @@ def _device_figure(
             "x": [r for _, r in ridges],
             "y": [c.value for c, _ in ridges],
             "text": [
-                f"ridge {escape_markup(c.label)}/{prim} at {_num(r)} FLOP/B" for c, r in ridges
+                f"ridge {escape_markup(c.label)}/{prim} at {TEXT.fixed(r)} FLOP/B"
+                for c, r in ridges
             ],
             "hovertemplate": "%{text}<extra></extra>",
             "marker": {
@@ -642,7 +628,7 @@ def _device_figure(
                     "standoff": 4,
                     "hovertext": escape_markup(
                         f"{p.record.get('kernel_short') or p.record.get('kernel') or ''}: "
-                        f"theory {_num(theory_ai)} → measured {_num(p.x)} FLOP/B"
+                        f"theory {TEXT.fixed(theory_ai)} → measured {TEXT.fixed(p.x)} FLOP/B"
                     ),
                     "visible": True,
                 }
@@ -739,7 +725,7 @@ def _theory_customdata(p: _GroupPoint) -> list[str]:
     )
     return [
         escape_markup(k.get("kernel_short") or k.get("kernel") or ""),
-        _num(float(k["theory_ai"])),
+        TEXT.fixed(float(k["theory_ai"])),
         excess_text,
         _wrapped(str(k.get("theory_source") or "unknown")),
     ]
@@ -750,7 +736,7 @@ def _decade_ticks(lo: float, hi: float) -> dict[str, Any]:
     decades = list(range(math.ceil(lo), math.floor(hi) + 1))
     if not decades:
         return {}
-    text = [format_si(10.0**e, "").replace(" ", "") for e in decades]
+    text = [TEXT.si(10.0**e, "").replace(" ", "") for e in decades]
     return {"tickmode": "array", "tickvals": [10.0**e for e in decades], "ticktext": text}
 
 

@@ -22,18 +22,17 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 
-from ncu_roofline.core.units import format_si
 from ncu_roofline.render.charts import (
     MIN_ARROW_DECADES,
     PLOTTED_BOUNDS,
     _DeviceIndex,
     _marker_size,
     _not_plotted_reason,
-    _num,
     _wrapped,
     escape_markup,
     roofline_figures,
 )
+from ncu_roofline.render.format import TEXT, unknown
 
 __all__ = ["STATUS_COLOURS", "comparison_figures"]
 
@@ -115,22 +114,10 @@ def _why_not(record: dict[str, Any], side: str) -> str:
     return f"{side}: {_not_plotted_reason(point) or 'no point'}"
 
 
-def _signed(value: Any, unit: str) -> str:
-    v = _number(value)
-    if v is None:
-        return "n/a"
-    return ("+" if v > 0 else "") + format_si(v, unit)
-
-
-def _signed_pct(value: Any) -> str:
-    v = _number(value)
-    return "n/a" if v is None else f"{100 * v:+.1f}%"
-
-
 def _change(record: dict[str, Any], field: str, unit: str) -> str:
     """``base → candidate`` of a field, one side only for added/removed rows."""
-    b = format_si(_number(record.get(f"base_{field}")), unit)
-    c = format_si(_number(record.get(f"candidate_{field}")), unit)
+    b = TEXT.si(record.get(f"base_{field}"), unit)
+    c = TEXT.si(record.get(f"candidate_{field}"), unit)
     status = record.get("status")
     if status == "added":
         return f"{c} (new)"
@@ -142,30 +129,28 @@ def _change(record: dict[str, Any], field: str, unit: str) -> str:
 def _status_line(record: dict[str, Any]) -> str:
     status = str(record.get("status"))
     if status in ("added", "removed"):
-        return f"{status}: {_signed(record.get('delta_s'), 's')} of kernel time"
+        return f"{status}: {TEXT.signed(record.get('delta_s'), 's')} of kernel time"
     return (
-        f"{status}: {_signed(record.get('delta_s'), 's')} total "
-        f"({_signed_pct(record.get('delta_pct'))}), "
-        f"{_signed(record.get('delta_duration_s'), 's')} per launch "
-        f"({_signed_pct(record.get('delta_duration_pct'))})"
+        f"{status}: {TEXT.signed(record.get('delta_s'), 's')} total "
+        f"({TEXT.pct(record.get('delta_pct'), sign=True)}), "
+        f"{TEXT.signed(record.get('delta_duration_s'), 's')} per launch "
+        f"({TEXT.pct(record.get('delta_duration_pct'), sign=True)})"
     )
 
 
 def _efficiency(record: dict[str, Any]) -> str:
-    def pct(v: Any) -> str:
-        x = _number(v)
-        return "n/a" if x is None else f"{100 * x:.1f}%"
-
+    base, cand = (
+        TEXT.pct(record.get("base_efficiency")),
+        TEXT.pct(record.get("candidate_efficiency")),
+    )
     status = record.get("status")
     if status == "added":
-        return pct(record.get("candidate_efficiency"))
+        return cand
     if status == "removed":
-        return pct(record.get("base_efficiency"))
-    d = _number(record.get("delta_efficiency"))
-    delta = "" if d is None else f" ({100 * d:+.1f} points)"
-    return (
-        f"{pct(record.get('base_efficiency'))} → {pct(record.get('candidate_efficiency'))}{delta}"
-    )
+        return base
+    d = record.get("delta_efficiency")
+    delta = "" if unknown(d) else f" ({TEXT.points(d)})"
+    return f"{base} → {cand}{delta}"
 
 
 def _bound(record: dict[str, Any]) -> str:
@@ -180,15 +165,16 @@ def _bound(record: dict[str, Any]) -> str:
 
 
 def _launches(record: dict[str, Any]) -> str:
-    def count(v: Any) -> str:
-        return f"{v:,}" if isinstance(v, int) else "n/a"
-
+    base, cand = (
+        TEXT.count(record.get("base_launches")),
+        TEXT.count(record.get("candidate_launches")),
+    )
     status = record.get("status")
     if status == "added":
-        return count(record.get("candidate_launches"))
+        return cand
     if status == "removed":
-        return count(record.get("base_launches"))
-    return f"{count(record.get('base_launches'))} → {count(record.get('candidate_launches'))}"
+        return base
+    return f"{base} → {cand}"
 
 
 def _match_line(record: dict[str, Any]) -> str:
@@ -213,8 +199,8 @@ def _customdata(record: dict[str, Any], side: str) -> list[str]:
         escape_markup(_change(record, "total_duration_s", "s")),
         escape_markup(_change(record, "duration_s", "s")),
         escape_markup(_launches(record)),
-        "n/a" if point is None else _num(point[0]),
-        "n/a" if point is None else format_si(point[1], "FLOP/s"),
+        TEXT.missing if point is None else TEXT.fixed(point[0]),
+        TEXT.missing if point is None else TEXT.si(point[1], "FLOP/s"),
         escape_markup(_efficiency(record)),
         _bound(record),
         _match_line(record),

@@ -12,7 +12,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from ncu_roofline.core.units import format_si, pct_or, si_or
+from ncu_roofline.render.format import TABLE
 from ncu_roofline.render.html_report import (
     PLOTLY_MODES,
     _asset,
@@ -27,21 +27,6 @@ from ncu_roofline.render.markdown_report import (
 )
 from ncu_roofline.render.templates import environment
 from ncu_roofline.version import __version__
-
-
-def _si(value: Any, unit: str) -> str:
-    return si_or(value, unit, missing="–")
-
-
-def _signed_s(value: Any) -> str:
-    if value is None:
-        return "–"
-    sign = "+" if value > 0 else "−" if value < 0 else "±"
-    return sign + format_si(abs(float(value)), "s")
-
-
-def _pct(value: Any) -> str:
-    return pct_or(value, missing="–", sign=True)
 
 
 def _grid(r: dict[str, Any]) -> Any:
@@ -67,26 +52,26 @@ def _rows(records: list[dict[str, Any]], limit: int, repeats: Counter[str]) -> l
         rows.append(
             [
                 _label(r, repeats, table=True),
-                _si(r.get("base_total_duration_s"), "s"),
-                _si(r.get("candidate_total_duration_s"), "s"),
-                _signed_s(r.get("delta_s")),
-                _pct(r.get("delta_pct")),
+                TABLE.duration(r.get("base_total_duration_s")),
+                TABLE.duration(r.get("candidate_total_duration_s")),
+                TABLE.signed(r.get("delta_s"), "s", typographic=True),
+                TABLE.pct(r.get("delta_pct"), sign=True),
                 f"{r.get('base_launches') or 0} → {r.get('candidate_launches') or 0}",
-                _arrow(r.get("base_ai_dram"), r.get("candidate_ai_dram"), _num),
+                _arrow(r.get("base_ai_dram"), r.get("candidate_ai_dram"), TABLE.number),
                 _arrow(
                     r.get("base_achieved_flops_per_s"),
                     r.get("candidate_achieved_flops_per_s"),
-                    lambda v: _si(v, "FLOP/s"),
+                    lambda v: TABLE.si(v, "FLOP/s"),
                 ),
-                _arrow(r.get("base_efficiency"), r.get("candidate_efficiency"), _pct_plain),
+                _arrow(
+                    r.get("base_efficiency"),
+                    r.get("candidate_efficiency"),
+                    lambda v: TABLE.pct(v, digits=0),
+                ),
                 escape_text(r.get("candidate_bound") or r.get("base_bound") or "–"),
             ]
         )
     return rows
-
-
-def _num(value: Any) -> str:
-    return "–" if value is None else f"{float(value):.3g}"
 
 
 _HEAD = [
@@ -141,8 +126,8 @@ def _compare_markdown(
     lines.append(f"Base {base} → candidate {cand}.")
     lines.append("")
     verdict = (
-        f"**Kernel time {_si(t.get('base_total_duration_s'), 's')} → "
-        f"{_si(t.get('candidate_total_duration_s'), 's')} ({_pct(t.get('delta_pct'))}).** "
+        f"**Kernel time {TABLE.duration(t.get('base_total_duration_s'))} → "
+        f"{TABLE.duration(t.get('candidate_total_duration_s'))} ({TABLE.pct(t.get('delta_pct'), sign=True)}).** "
         f"{len(cmp['regressions'])} regression(s), {len(cmp['improvements'])} improvement(s), "
         f"{len(cmp['added'])} new and {len(cmp['removed'])} removed kernel group(s)."
     )
@@ -190,28 +175,24 @@ def _html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "status": r.get("status"),
             "match": r.get("match") if r.get("match") != "exact" else None,
             "grid": _grid(r) or "?",
-            "ai": _arrow(r.get("base_ai_dram"), r.get("candidate_ai_dram"), _num),
+            "ai": _arrow(r.get("base_ai_dram"), r.get("candidate_ai_dram"), TABLE.number),
             "achieved": _arrow(
                 r.get("base_achieved_flops_per_s"),
                 r.get("candidate_achieved_flops_per_s"),
-                lambda v: _si(v, "FLOP/s"),
+                lambda v: TABLE.si(v, "FLOP/s"),
             ),
             "sort_delta": "" if r.get("delta_s") is None else repr(float(r["delta_s"])),
             "sort_pct": "" if r.get("delta_pct") is None else repr(float(r["delta_pct"])),
-            "base": _si(r.get("base_total_duration_s"), "s"),
-            "candidate": _si(r.get("candidate_total_duration_s"), "s"),
-            "delta": _signed_s(r.get("delta_s")),
-            "pct": _pct(r.get("delta_pct")),
+            "base": TABLE.duration(r.get("base_total_duration_s")),
+            "candidate": TABLE.duration(r.get("candidate_total_duration_s")),
+            "delta": TABLE.signed(r.get("delta_s"), "s", typographic=True),
+            "pct": TABLE.pct(r.get("delta_pct"), sign=True),
             "launches": f"{r.get('base_launches') or 0} → {r.get('candidate_launches') or 0}",
-            "efficiency": f"{_pct_plain(r.get('base_efficiency'))} → {_pct_plain(r.get('candidate_efficiency'))}",
+            "efficiency": f"{TABLE.pct(r.get('base_efficiency'), digits=0)} → {TABLE.pct(r.get('candidate_efficiency'), digits=0)}",
             "bound": f"{r.get('base_bound') or '–'} → {r.get('candidate_bound') or '–'}",
         }
         for r in records
     ]
-
-
-def _pct_plain(value: Any) -> str:
-    return pct_or(value, missing="–", digits=0)
 
 
 def render_compare_html(
@@ -234,10 +215,10 @@ def render_compare_html(
         "base_inputs": [i["path"] for i in cmp["base"]["inputs"]],
         "candidate_inputs": [i["path"] for i in cmp["candidate"]["inputs"]],
         "totals": {
-            "base": _si(t.get("base_total_duration_s"), "s"),
-            "candidate": _si(t.get("candidate_total_duration_s"), "s"),
-            "delta": _signed_s(t.get("delta_s")),
-            "pct": _pct(t.get("delta_pct")),
+            "base": TABLE.duration(t.get("base_total_duration_s")),
+            "candidate": TABLE.duration(t.get("candidate_total_duration_s")),
+            "delta": TABLE.signed(t.get("delta_s"), "s", typographic=True),
+            "pct": TABLE.pct(t.get("delta_pct"), sign=True),
         },
         "counts": {k: len(cmp[k]) for k in ("regressions", "improvements", "added", "removed")},
         "rows": _html_rows(cmp["kernels"]),

@@ -20,7 +20,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ncu_roofline.core.units import pct_or, si_or
+from ncu_roofline.render.format import TEXT, file_name
 
 # lxml ships no type information and the project's mypy settings do not
 # exempt it; imported by name, it is simply untyped here.
@@ -46,17 +46,9 @@ def _seconds(value: Any) -> str:
     return text or "0"
 
 
-def _si(value: Any, unit: str) -> str:
-    return si_or(value, unit)
-
-
-def _pct(value: Any) -> str:
-    return pct_or(value)
-
-
 def _stem(path: Any) -> str:
     """The file name of an input without its last suffix, whichever separator it uses."""
-    name = re.split(r"[\\/]", str(path))[-1] if path else ""
+    name = file_name(path, missing="")
     stem = name.rsplit(".", 1)[0] if "." in name[1:] else name
     return stem or "unknown"
 
@@ -71,12 +63,12 @@ def _system_out(k: dict[str, Any]) -> str:
     reason = k.get("bound_reason")
     lines = [
         f"bound: {bound}" + (f" ({reason})" if reason else ""),
-        f"efficiency: {_pct(k.get('efficiency'))} of its roof",
-        f"recoverable: {_si(k.get('recoverable_s'), 's')} of "
-        f"{_si(k.get('total_duration_s'), 's')} over {k.get('launches') or 0} launch(es)",
+        f"efficiency: {TEXT.pct(k.get('efficiency'))} of its roof",
+        f"recoverable: {TEXT.duration(k.get('recoverable_s'))} of "
+        f"{TEXT.duration(k.get('total_duration_s'))} over {k.get('launches') or 0} launch(es)",
     ]
     if k.get("byte_excess") is not None:
-        lines.append(f"bytes over theory minimum: {float(k['byte_excess']):.3g}x")
+        lines.append(f"bytes over theory minimum: {TEXT.ratio(k['byte_excess'], mark='x')}")
     lines.append(f"kernel: {k.get('kernel') or ''}")
     return "\n".join(lines) + "\n"
 

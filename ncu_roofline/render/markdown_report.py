@@ -18,7 +18,6 @@ included).  No data ever reaches the document as raw HTML, so a kernel named
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -26,7 +25,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ncu_roofline.analysis import BOUND_CLASSES
-from ncu_roofline.core.units import pct_or, si_or
+from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.templates import render
 
 #: GitHub's limit on the body of an issue or pull-request comment.
@@ -107,39 +106,6 @@ def _html_link(url: str) -> str:
     return f"[Full HTML report]({target})"
 
 
-def _si(value: Any, unit: str) -> str:
-    return si_or(value, unit)
-
-
-def _pct(value: Any) -> str:
-    return pct_or(value)
-
-
-def _ratio(value: Any) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
-    return f"{float(value):.3g}×"
-
-
-def _number(value: Any) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
-    return f"{float(value):.3g}"
-
-
-def _count(value: Any) -> str:
-    return "n/a" if value is None else f"{int(value):,}"
-
-
-def _basename(path: Any) -> str:
-    """The file name of a path, whichever separator it uses."""
-    return re.split(r"[\\/]", str(path))[-1] if path else "unknown input"
-
-
-def _plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
-
-
 class _Names:
     """Kernel display names: short name in code, grid added when it repeats."""
 
@@ -167,7 +133,7 @@ class _Names:
 
 
 def _title(context: dict[str, Any]) -> str:
-    inputs = [_basename(i.get("path")) for i in context.get("inputs") or []]
+    inputs = [file_name(i.get("path")) for i in context.get("inputs") or []]
     if not inputs:
         return "no input"
     names = ", ".join(escape_code(n, table=False, limit=80) for n in inputs[:_MAX_INPUTS])
@@ -181,17 +147,17 @@ def _verdict(context: dict[str, Any], gates: list[dict[str, Any]] | None) -> str
     total = summary.get("total_duration_s")
     recoverable = summary.get("recoverable_s")
     parts = [
-        f"**{_si(total, 's')}** kernel time in {_plural(int(summary.get('kernels') or 0), 'kernel')} "
-        f"({_plural(int(summary.get('launches') or 0), 'launch', 'launches')})"
+        f"**{TEXT.duration(total)}** kernel time in {plural(int(summary.get('kernels') or 0), 'kernel')} "
+        f"({plural(int(summary.get('launches') or 0), 'launch', 'launches')})"
     ]
-    share = f" ({_pct(recoverable / total)} of it)" if recoverable is not None and total else ""
-    parts.append(f"**{_si(recoverable, 's')}** recoverable at the roofs{share}")
+    share = f" ({TEXT.pct(recoverable / total)} of it)" if recoverable is not None and total else ""
+    parts.append(f"**{TEXT.duration(recoverable)}** recoverable at the roofs{share}")
     counts = _finding_counts(context)
     detail = ", ".join(f"{counts[s]:,} {s}" for s in _SEVERITIES if counts[s])
     n = sum(counts.values())
-    parts.append(_plural(n, "finding") + (f" ({detail})" if detail else ""))
+    parts.append(plural(n, "finding") + (f" ({detail})" if detail else ""))
     if gates is not None:
-        parts.append(f"**{_plural(len(gates), 'gate')} tripped**" if gates else "no gate tripped")
+        parts.append(f"**{plural(len(gates), 'gate')} tripped**" if gates else "no gate tripped")
     return "**Verdict:** " + "; ".join(parts) + "."
 
 
@@ -216,10 +182,10 @@ def _bound_rows(context: dict[str, Any]) -> list[list[str]]:
         rows.append(
             [
                 escape_text(bound),
-                _count(entry.get("kernels")),
-                _count(entry.get("launches")),
-                _si(t, "s"),
-                _pct(t / total) if t is not None and total else "n/a",
+                TEXT.count(entry.get("kernels")),
+                TEXT.count(entry.get("launches")),
+                TEXT.duration(t),
+                TEXT.pct(t / total) if t is not None and total else TEXT.missing,
             ]
         )
     return rows
@@ -236,12 +202,12 @@ def _top_rows(kernels: list[dict[str, Any]], names: _Names, with_theory: bool) -
             str(k.get("rank") or ""),
             names.cell(k),
             escape_text(k.get("bound") or "n/a"),
-            _pct(k.get("efficiency")),
-            _si(k.get("total_duration_s"), "s"),
-            _si(k.get("recoverable_s"), "s"),
+            TEXT.pct(k.get("efficiency")),
+            TEXT.duration(k.get("total_duration_s")),
+            TEXT.duration(k.get("recoverable_s")),
         ]
         if with_theory:
-            row.append(_ratio(k.get("byte_excess")))
+            row.append(TEXT.ratio(k.get("byte_excess")))
         rows.append(row)
     return rows
 
@@ -254,17 +220,17 @@ def _full_rows(kernels: list[dict[str, Any]], names: _Names, with_theory: bool) 
             escape_code(str(k.get("kernel_short") or k.get("kernel") or "?"), table=True),
             escape_text(k.get("grid") or "?"),
             escape_text(k.get("block") or "?"),
-            _count(k.get("launches")),
+            TEXT.count(k.get("launches")),
             escape_text(k.get("bound") or "n/a"),
-            _pct(k.get("efficiency")),
-            _si(k.get("total_duration_s"), "s"),
-            _pct(k.get("time_share")),
-            _number(k.get("ai_dram")),
-            _si(k.get("achieved_flops_per_s"), "FLOP/s"),
-            _si(k.get("recoverable_s"), "s"),
+            TEXT.pct(k.get("efficiency")),
+            TEXT.duration(k.get("total_duration_s")),
+            TEXT.pct(k.get("time_share")),
+            TEXT.number(k.get("ai_dram")),
+            TEXT.si(k.get("achieved_flops_per_s"), "FLOP/s"),
+            TEXT.duration(k.get("recoverable_s")),
         ]
         if with_theory:
-            row.append(_ratio(k.get("byte_excess")))
+            row.append(TEXT.ratio(k.get("byte_excess")))
         rows.append(row)
     return rows
 
@@ -274,15 +240,15 @@ def _roof_groups(context: dict[str, Any]) -> list[dict[str, Any]]:
     for r in context.get("roofs") or []:
         gpu = r.get("gpu") or {}
         device = r.get("device_name") or (f"CC {r['cc']}" if r.get("cc") else "unknown device")
-        heading = f"{escape_code(_basename(r.get('source')), table=False, limit=80)}, {escape_text(device)}"
+        heading = f"{escape_code(file_name(r.get('source')), table=False, limit=80)}, {escape_text(device)}"
         if gpu.get("name"):
             heading += f", {escape_text(gpu['name'])}"
         if r.get("measured_sm_clock_hz"):
-            heading += f", SM clock {_si(r['measured_sm_clock_hz'], 'Hz')}"
+            heading += f", SM clock {TEXT.si(r['measured_sm_clock_hz'], 'Hz')}"
         rows = []
         for c in r.get("ceilings") or []:
             unit = "B/s" if c.get("unit") == "byte/s" else str(c.get("unit") or "")
-            value = _si(c.get("value"), unit)
+            value = TEXT.si(c.get("value"), unit)
             if c.get("uncertain"):
                 value += " (uncertain)"
             rows.append(

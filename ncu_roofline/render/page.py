@@ -15,8 +15,8 @@ from typing import Any
 
 from ncu_roofline.analysis import BOUND_CLASSES
 from ncu_roofline.analysis.catalogue import advice
-from ncu_roofline.core.units import pct_or, si_or
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
+from ncu_roofline.render.format import TABLE
 from ncu_roofline.version import __version__
 
 #: What each bound class means, in one line, for the summary.
@@ -29,20 +29,6 @@ BOUND_MEANING: dict[str, str] = {
 }
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-
-
-def _si(value: Any, unit: str = "") -> str:
-    return si_or(value, unit, missing="–")
-
-
-def _pct(value: Any) -> str:
-    return pct_or(value, missing="–")
-
-
-def _num(value: Any, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "–"
-    return f"{float(value):.{digits}g}"
 
 
 def _sort_key(value: Any) -> str:
@@ -60,20 +46,20 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
     for k in kernels:
         cells = [
             ("rank", str(k["rank"]), k["rank"]),
-            ("launches", f"{k['launches']:,}", k["launches"]),
-            ("time", _si(k["total_duration_s"], "s"), k["total_duration_s"]),
-            ("share", _pct(k["time_share"]), k["time_share"]),
-            ("ai", _num(k["ai_dram"]), k["ai_dram"]),
-            ("achieved", _si(k["achieved_flops_per_s"], "FLOP/s"), k["achieved_flops_per_s"]),
-            ("bandwidth", _si(k["dram_bytes_per_s"], "B/s"), k["dram_bytes_per_s"]),
-            ("efficiency", _pct(k["efficiency"]), k["efficiency"]),
-            ("recoverable", _si(k["recoverable_s"], "s"), k["recoverable_s"]),
+            ("launches", TABLE.count(k["launches"]), k["launches"]),
+            ("time", TABLE.duration(k["total_duration_s"]), k["total_duration_s"]),
+            ("share", TABLE.pct(k["time_share"]), k["time_share"]),
+            ("ai", TABLE.number(k["ai_dram"]), k["ai_dram"]),
+            ("achieved", TABLE.si(k["achieved_flops_per_s"], "FLOP/s"), k["achieved_flops_per_s"]),
+            ("bandwidth", TABLE.si(k["dram_bytes_per_s"], "B/s"), k["dram_bytes_per_s"]),
+            ("efficiency", TABLE.pct(k["efficiency"]), k["efficiency"]),
+            ("recoverable", TABLE.duration(k["recoverable_s"]), k["recoverable_s"]),
         ]
         if with_theory:
             cells.append(
                 (
                     "byte_excess",
-                    _num(k.get("byte_excess")) + ("×" if k.get("byte_excess") is not None else ""),
+                    TABLE.ratio(k.get("byte_excess")),
                     k.get("byte_excess"),
                 )
             )
@@ -88,7 +74,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
                 "full": k["kernel"],
                 "bound": k["bound"],
                 "bound_reason": k["bound_reason"] or "",
-                "precision": k["precision"] or "–",
+                "precision": k["precision"] or TABLE.missing,
                 "config": f"grid {k['grid'] or '?'} block {k['block'] or '?'}",
                 "device": k["device_name"] or (f"CC {k['cc']}" if k["cc"] else "unknown device"),
                 "source": k["source"],
@@ -173,8 +159,8 @@ def build_page(
                 "bound": b,
                 "meaning": BOUND_MEANING[b],
                 "kernels": entry["kernels"],
-                "time": _si(seconds, "s"),
-                "share": _pct(share),
+                "time": TABLE.duration(seconds),
+                "share": TABLE.pct(share),
                 "width": f"{100 * share:.2f}" if share else "0",
                 "colour": BOUND_COLOURS[b],
             }
@@ -188,9 +174,9 @@ def build_page(
             "short": k["kernel_short"] or k["kernel"],
             "full": k["kernel"],
             "bound": k["bound"],
-            "efficiency": _pct(k["efficiency"]),
-            "recoverable": _si(k["recoverable_s"], "s"),
-            "share": _pct(k["recoverable_s"] / total if total else None),
+            "efficiency": TABLE.pct(k["efficiency"]),
+            "recoverable": TABLE.duration(k["recoverable_s"]),
+            "share": TABLE.pct(k["recoverable_s"] / total if total else None),
         }
         for k in ranked
     ]
@@ -208,13 +194,13 @@ def build_page(
                 "name": d["device_name"] or "device name not in the export",
                 "cc": d["cc"] or "?",
                 "gpu": d["gpu"]["name"] if d["gpu"] else None,
-                "clock": _si(d["measured_sm_clock_hz"], "Hz"),
+                "clock": TABLE.si(d["measured_sm_clock_hz"], "Hz"),
                 "ceilings": [
                     {
                         "key": c["key"],
-                        "value": _si(c["value"], "B/s" if c["kind"] == "memory" else "FLOP/s"),
+                        "value": TABLE.si(c["value"], "B/s" if c["kind"] == "memory" else "FLOP/s"),
                         "source": c["source"],
-                        "clock": _si(c["clock_hz"], "Hz") if c["clock_hz"] else "–",
+                        "clock": TABLE.si(c["clock_hz"], "Hz") if c["clock_hz"] else TABLE.missing,
                         "uncertain": c["uncertain"],
                     }
                     for c in d["ceilings"]
@@ -228,7 +214,7 @@ def build_page(
         dev["summary"] = (
             f"{dev['name']} (CC {dev['cc']}): roofs from "
             + ("; ".join(sources) if sources else "nowhere (no roofs)")
-            + (f", SM clock {dev['clock']}" if dev["clock"] != "–" else "")
+            + (f", SM clock {dev['clock']}" if dev["clock"] != TABLE.missing else "")
         )
     theory_rows = []
     if with_theory:
@@ -240,14 +226,14 @@ def build_page(
                     "short": k["kernel_short"] or k["kernel"],
                     "full": k["kernel"],
                     "label": k.get("theory_label") or "",
-                    "theory_ai": _num(k.get("theory_ai")),
-                    "ai": _num(k["ai_dram"]),
-                    "byte_excess": _num(k.get("byte_excess")),
-                    "flop_excess": _num(k.get("flop_excess")),
+                    "theory_ai": TABLE.number(k.get("theory_ai")),
+                    "ai": TABLE.number(k["ai_dram"]),
+                    "byte_excess": TABLE.number(k.get("byte_excess")),
+                    "flop_excess": TABLE.number(k.get("flop_excess")),
                     "confidence": k.get("confidence") or "",
                     "source": k.get("theory_source") or "",
-                    "floor": _si(k.get("theory_floor_s"), "s"),
-                    "theory_efficiency": _pct(k.get("theory_efficiency")),
+                    "floor": TABLE.duration(k.get("theory_floor_s")),
+                    "theory_efficiency": TABLE.pct(k.get("theory_efficiency")),
                 }
             )
     inputs = context["inputs"]
@@ -264,14 +250,14 @@ def build_page(
         "options": context["options"],
         "options_line": _options_line(context["options"]),
         "summary": {
-            "total": _si(total, "s"),
-            "launches": f"{summary['launches']:,}",
-            "kernels": f"{summary['kernels']:,}",
-            "recoverable": _si(summary["recoverable_s"], "s"),
-            "recoverable_share": _pct(summary["recoverable_s"] / total)
+            "total": TABLE.duration(total),
+            "launches": TABLE.count(summary["launches"]),
+            "kernels": TABLE.count(summary["kernels"]),
+            "recoverable": TABLE.duration(summary["recoverable_s"]),
+            "recoverable_share": TABLE.pct(summary["recoverable_s"] / total)
             if (summary["recoverable_s"] is not None and total)
-            else "–",
-            "latency_recoverable": _si(latency_rec, "s") if latency_rec else None,
+            else TABLE.missing,
+            "latency_recoverable": TABLE.duration(latency_rec) if latency_rec else None,
             "by_bound": by_bound,
             "top": top,
             "finding_kinds": sorted(kinds.items(), key=lambda kv: -kv[1]),

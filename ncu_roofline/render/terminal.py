@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ncu_roofline.analysis.catalogue import BOUND_ABBREVIATIONS, abbreviation
-from ncu_roofline.core.units import pct_or, si_or
+from ncu_roofline.render.format import TEXT, file_name
 
 _SEVERITIES = ("error", "warning", "info")
 
@@ -38,18 +38,6 @@ def _clip(text: str, width: int) -> str:
     if width <= 0:
         return ""
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _si(value: Any, unit: str) -> str:
-    return si_or(value, unit)
-
-
-def _pct(value: Any) -> str:
-    return pct_or(value)
-
-
-def _basename(path: Any) -> str:
-    return re.split(r"[\\/]", str(path))[-1] if path else "unknown input"
 
 
 def _kinds_by_kernel(findings: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -90,13 +78,13 @@ def render_summary(context: dict[str, Any], *, width: int = 100, top: int = 15) 
     shown = kernels[: max(0, int(top))]
     kinds = _kinds_by_kernel(findings)
 
-    inputs = [_basename(i.get("path")) for i in context.get("inputs") or []]
+    inputs = [file_name(i.get("path")) for i in context.get("inputs") or []]
     total = summary.get("total_duration_s")
     recoverable = summary.get("recoverable_s")
-    share = f" ({_pct(recoverable / total)})" if recoverable is not None and total else ""
+    share = f" ({TEXT.pct(recoverable / total)})" if recoverable is not None and total else ""
     lines = [
         "ncu-roofline: " + (", ".join(_clean(n) for n in inputs) or "no input"),
-        f"{_si(total, 's')} kernel time, {_si(recoverable, 's')} recoverable{share}, "
+        f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
         f"{len(kernels):,} kernel group(s), {int(summary.get('launches') or 0):,} launch(es)",
         "",
     ]
@@ -109,10 +97,10 @@ def render_summary(context: dict[str, Any], *, width: int = 100, top: int = 15) 
             lambda k: BOUND_ABBREVIATIONS.get(k.get("bound") or "", k.get("bound") or "n/a"),
             False,
         ),
-        _Column("roof%", lambda k: _pct(k.get("efficiency")), True),
-        _Column("time", lambda k: _si(k.get("total_duration_s"), "s"), True),
-        _Column("share", lambda k: _pct(k.get("time_share")), True),
-        _Column("recov.", lambda k: _si(k.get("recoverable_s"), "s"), True),
+        _Column("roof%", lambda k: TEXT.pct(k.get("efficiency")), True),
+        _Column("time", lambda k: TEXT.duration(k.get("total_duration_s")), True),
+        _Column("share", lambda k: TEXT.pct(k.get("time_share")), True),
+        _Column("recov.", lambda k: TEXT.duration(k.get("recoverable_s")), True),
         _Column("findings", lambda k: ",".join(kinds.get(str(k.get("kernel")), [])), False),
     ]
     cells = [[_clean(c.cell(k)) for c in columns] for k in shown]
