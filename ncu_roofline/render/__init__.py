@@ -1,10 +1,47 @@
-"""Renderers: a report context (plain data) to a document."""
+"""Renderers: a plain-data context to a document, looked up by kind and format.
+
+Design: every document the command line writes is one entry of
+:data:`RENDERERS`, keyed by the kind of document and the format:
+
+========== ====================================================== =========================
+kind       context                                                formats
+========== ====================================================== =========================
+report     :func:`~ncu_roofline.report.context.build_context`     html, json, md, junit, text
+comparison :func:`~ncu_roofline.report.compare.comparison_document` html, json, md, junit
+theory     :func:`~ncu_roofline.analysis.theory_table.build_theory_table` html, json, text
+inspect    :func:`~ncu_roofline.report.inspect.inspect_profile`    json, text
+gpus       ``{"gpus": [GpuSpec.to_dict(), ...]}``                 json, text
+========== ====================================================== =========================
+
+Each entry takes the context and :class:`RenderOptions` and returns the whole
+document (``str``, or ``bytes`` for JUnit XML).  An entry needs nothing but
+plain data: the HTML entries build their charts here, so a caller never
+handles figures.  A report's ``text`` is the terminal table of ``summary``.
+"""
 
 from __future__ import annotations
 
-from ncu_roofline.render.json_report import render_json
+import datetime as _dt
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-#: Output formats and the file suffixes that imply them.
+from ncu_roofline.analysis.theory_table import theory_chart_context, theory_text_context
+from ncu_roofline.render.charts import roofline_figures
+from ncu_roofline.render.compare_charts import comparison_figures
+from ncu_roofline.render.compare_report import render_compare_html, render_compare_markdown
+from ncu_roofline.render.html_report import render_html, render_theory_html
+from ncu_roofline.render.json_report import render_json
+from ncu_roofline.render.junit_report import render_junit
+from ncu_roofline.render.markdown_report import render_markdown
+from ncu_roofline.render.page import build_page, untitled
+from ncu_roofline.render.terminal import render_summary
+from ncu_roofline.render.text import gpus_text, inspect_text, theory_text
+from ncu_roofline.report.compare import comparison_junit_context
+from ncu_roofline.version import __version__
+
+#: Output formats of written reports and the file suffixes that imply them.
 FORMATS: dict[str, tuple[str, ...]] = {
     "html": (".html", ".htm"),
     "json": (".json",),
@@ -12,4 +49,135 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "junit": (".xml",),
 }
 
-__all__ = ["FORMATS", "render_json"]
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """How to render, beyond the context itself.
+
+    ``gates`` are the tripped gates when gates were asked for, else ``None``
+    (Markdown then says nothing about gates rather than "none tripped").
+    """
+
+    plotly_js: str = "inline"
+    html_url: str | None = None
+    top: int = 10
+    width: int = 100
+    gates: list[dict[str, Any]] | None = None
+
+
+#: A renderer: the plain-data context and the options to the document.
+Renderer = Callable[[dict[str, Any], RenderOptions], str | bytes]
+
+
+def _json(context: dict[str, Any], options: RenderOptions) -> str:
+    return render_json(context)
+
+
+def _report_html(context: dict[str, Any], options: RenderOptions) -> str:
+    return render_html(build_page(context, plotly_js=options.plotly_js))
+
+
+def _report_md(context: dict[str, Any], options: RenderOptions) -> str:
+    return render_markdown(context, html_url=options.html_url, top=options.top, gates=options.gates)
+
+
+def _report_junit(context: dict[str, Any], options: RenderOptions) -> bytes:
+    return render_junit(context, gates=options.gates)
+
+
+def _report_text(context: dict[str, Any], options: RenderOptions) -> str:
+    return render_summary(context, width=options.width, top=options.top).rstrip("\n") + "\n"
+
+
+def _comparison_html(doc: dict[str, Any], options: RenderOptions) -> str:
+    cmp = doc["comparison"]
+    figures = untitled(comparison_figures(cmp, doc["base_report"], doc["candidate_report"]))
+    return render_compare_html(cmp, figures, plotly_js=options.plotly_js, gates=options.gates)
+
+
+def _comparison_md(doc: dict[str, Any], options: RenderOptions) -> str:
+    return render_compare_markdown(
+        doc["comparison"], html_url=options.html_url, top=options.top, gates=options.gates
+    )
+
+
+def _comparison_junit(doc: dict[str, Any], options: RenderOptions) -> bytes:
+    context = comparison_junit_context(doc["comparison"], doc["candidate_report"])
+    return render_junit(context, gates=options.gates, suite_name="ncu-roofline compare")
+
+
+def _comparison_json(doc: dict[str, Any], options: RenderOptions) -> str:
+    return render_json(doc["comparison"])
+
+
+def _theory_html(table: dict[str, Any], options: RenderOptions) -> str:
+    text_ctx = theory_text_context(table)
+    charts = untitled(roofline_figures(theory_chart_context(table)))
+    for chart in charts:
+        # The points are ops, not measured kernel groups.
+        for trace in chart["figure"]["data"]:
+            if trace.get("legendgroup") == "kernel groups":
+                trace["legendgrouptitle"] = {"text": "ops (theory)"}
+    title = "Theory: " + (text_ctx["title"] or ", ".join(op["name"] for op in table["ops"][:3]))
+    generated = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+    return render_theory_html(text_ctx, charts, title, generated, __version__, options.plotly_js)
+
+
+def _theory_text(table: dict[str, Any], options: RenderOptions) -> str:
+    return theory_text(table)
+
+
+def _pretty_json(value: Any, indent: int) -> str:
+    # The listings are small and read by people too: indented, ASCII-escaped.
+    return json.dumps(value, indent=indent, allow_nan=False) + "\n"
+
+
+def _inspect_json(data: dict[str, Any], options: RenderOptions) -> str:
+    return _pretty_json(data, 2)
+
+
+def _inspect_text(data: dict[str, Any], options: RenderOptions) -> str:
+    return inspect_text(data)
+
+
+def _gpus_json(context: dict[str, Any], options: RenderOptions) -> str:
+    return _pretty_json(context["gpus"], 1)
+
+
+def _gpus_text(context: dict[str, Any], options: RenderOptions) -> str:
+    return gpus_text(context["gpus"])
+
+
+RENDERERS: dict[tuple[str, str], Renderer] = {
+    ("report", "html"): _report_html,
+    ("report", "json"): _json,
+    ("report", "md"): _report_md,
+    ("report", "junit"): _report_junit,
+    ("report", "text"): _report_text,
+    ("comparison", "html"): _comparison_html,
+    ("comparison", "json"): _comparison_json,
+    ("comparison", "md"): _comparison_md,
+    ("comparison", "junit"): _comparison_junit,
+    ("theory", "html"): _theory_html,
+    ("theory", "json"): _json,
+    ("theory", "text"): _theory_text,
+    ("inspect", "json"): _inspect_json,
+    ("inspect", "text"): _inspect_text,
+    ("gpus", "json"): _gpus_json,
+    ("gpus", "text"): _gpus_text,
+}
+
+
+def render_document(
+    kind: str, fmt: str, context: dict[str, Any], options: RenderOptions | None = None
+) -> str | bytes:
+    """Render ``context`` (a ``kind`` document) as ``fmt``; see the module docstring."""
+    try:
+        renderer = RENDERERS[(kind, fmt)]
+    except KeyError:
+        known = sorted(f for k, f in RENDERERS if k == kind)
+        raise ValueError(f"no {fmt!r} renderer for {kind!r} documents (known: {known})") from None
+    return renderer(context, options or RenderOptions())
+
+
+__all__ = ["FORMATS", "RENDERERS", "RenderOptions", "Renderer", "render_document", "render_json"]

@@ -2,7 +2,10 @@
 
 :func:`comparison_context` turns a :class:`~ncu_roofline.analysis.compare.Comparison`
 into JSON-safe values (``None`` for missing, never NaN), with the same
-per-side summary as a single report's context.
+per-side summary as a single report's context.  :func:`comparison_document`
+adds the full report context of each side (what the comparison chart and
+the JUnit view read), and :func:`comparison_junit_context` recasts the
+comparison as a report context whose test cases are the candidate's groups.
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ from typing import Any
 
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.compare import COMPARISON_FIELDS, STATUSES, Comparison
-from ncu_roofline.report.context import SCHEMA_VERSION, records, summary_context
+from ncu_roofline.core.units import pct_or
+from ncu_roofline.report.context import SCHEMA_VERSION, build_context, records, summary_context
 from ncu_roofline.version import __version__
 
-__all__ = ["comparison_context"]
+__all__ = ["comparison_context", "comparison_document", "comparison_junit_context"]
 
 
 def _side_context(analysis: Analysis) -> dict[str, Any]:
@@ -50,3 +54,46 @@ def comparison_context(cmp: Comparison) -> dict[str, Any]:
         "added": by_status["added"],
         "removed": by_status["removed"],
     }
+
+
+def comparison_document(cmp: Comparison) -> dict[str, Any]:
+    """What the comparison renderers read: ``{"comparison", "base_report", "candidate_report"}``.
+
+    ``comparison`` is :func:`comparison_context` (the JSON document);
+    ``base_report`` and ``candidate_report`` are each side's
+    :func:`~ncu_roofline.report.context.build_context`, since the chart places
+    every group of both sides and JUnit lists the candidate's inputs.
+    """
+    return {
+        "comparison": comparison_context(cmp),
+        "candidate_report": build_context(cmp.candidate),
+        "base_report": build_context(cmp.base),
+    }
+
+
+def comparison_junit_context(cmp: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
+    """The comparison's groups (merged over inputs) as the kernels of a report context.
+
+    ``cmp`` is :func:`comparison_context`, ``candidate`` the candidate's report
+    context; removed groups have no test case, and each case's reason names
+    its status and kernel-time change.
+    """
+    kernels = []
+    for r in cmp["kernels"]:
+        if r.get("status") == "removed":
+            continue
+        change = pct_or(r.get("delta_pct"), sign=True)
+        kernels.append(
+            {
+                "kernel": r.get("kernel"),
+                "kernel_short": r.get("kernel_short"),
+                "grid": r.get("candidate_grid"),
+                "block": r.get("candidate_block"),
+                "total_duration_s": r.get("candidate_total_duration_s"),
+                "efficiency": r.get("candidate_efficiency"),
+                "bound": r.get("candidate_bound"),
+                "bound_reason": f"{r.get('status')}: {change} kernel time",
+                "recoverable_s": None,
+            }
+        )
+    return {"kernels": kernels, "inputs": candidate["inputs"], "summary": candidate["summary"]}

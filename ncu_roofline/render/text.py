@@ -1,0 +1,70 @@
+"""Plain-text documents for the terminal: ``inspect``, ``gpus`` and ``theory``.
+
+Design: each function takes the command's plain-data context and returns the
+whole text, ending in one newline.  The layout lives in a Jinja template
+(``templates/*.txt.j2``); what is computed here are the cells the template
+prints as they are (formatted numbers, the ``ncu`` command line to run), so
+no template does arithmetic or quoting.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from ncu_roofline.analysis.theory_table import theory_text_context
+from ncu_roofline.core.units import format_si
+from ncu_roofline.render.templates import render
+
+__all__ = ["gpus_text", "inspect_text", "theory_text"]
+
+
+def _one_newline(text: str) -> str:
+    # Templates end in a variable number of blank lines; the terminal gets one.
+    return text.rstrip("\n") + "\n"
+
+
+def inspect_text(data: dict[str, Any]) -> str:
+    """What ``inspect`` prints for :func:`~ncu_roofline.report.inspect.inspect_profile` data."""
+    items = []
+    for item in data["inputs"]:
+        extras = []
+        if item.get("ncu_version"):
+            extras.append(f"ncu {item['ncu_version']}")
+        if item.get("units"):
+            extras.append(f"{item['units']} units")
+        if item.get("aggregated"):
+            extras.append("aggregated per kernel")
+        command = (
+            "ncu "
+            + " ".join(shlex.quote(o) for o in item["ncu_options"])
+            + " --csv --page raw <app>"
+        )
+        items.append({**item, "extras": extras, "collect_command": command})
+    return _one_newline(render("inspect.txt.j2", inputs=items))
+
+
+def gpus_text(gpus: list[dict[str, Any]]) -> str:
+    """The ``gpus`` table: one row per GPU (``GpuSpec.to_dict()`` data), dense peaks."""
+    rows = []
+    for g in gpus:
+        compute, memory = g["compute"], g["memory"]
+        rows.append(
+            {
+                "key": g["key"],
+                "name": g["name"],
+                "cc": g["cc"] or "?",
+                "fp64": format_si(compute.get("fp64"), "FLOP/s"),
+                "fp32": format_si(compute.get("fp32"), "FLOP/s"),
+                "tensor": format_si(
+                    compute.get("tensor_bf16") or compute.get("tensor_fp16"), "FLOP/s"
+                ),
+                "dram": format_si(memory.get("dram"), "B/s"),
+            }
+        )
+    return _one_newline(render("gpus.txt.j2", gpus=rows))
+
+
+def theory_text(table: dict[str, Any]) -> str:
+    """The ``theory`` table (:func:`~ncu_roofline.analysis.theory_table.build_theory_table`)."""
+    return _one_newline(render("theory.txt.j2", **theory_text_context(table)))
