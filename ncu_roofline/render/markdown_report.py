@@ -24,7 +24,6 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-from ncu_roofline.analysis import BOUND_CLASSES
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.templates import render
 
@@ -174,8 +173,8 @@ def _bound_rows(context: dict[str, Any]) -> list[list[str]]:
     by_bound = summary.get("by_bound") or {}
     total = summary.get("total_duration_s")
     rows = []
-    for bound in (*BOUND_CLASSES, *(b for b in by_bound if b not in BOUND_CLASSES)):
-        entry = by_bound.get(bound)
+    # by_bound lists the bound classes in the report's order.
+    for bound, entry in by_bound.items():
         if not entry or not entry.get("kernels"):
             continue
         t = entry.get("duration_s")
