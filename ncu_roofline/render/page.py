@@ -8,13 +8,14 @@ come ready to embed.  The template only lays this out; it computes nothing.
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from collections import Counter
 from typing import Any
 
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.format import TABLE
+from ncu_roofline.render.html_report import generated_at_text
+from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.version import __version__
 
 #: What each bound class means, in one line, for the summary.
@@ -86,8 +87,6 @@ ADVICE: dict[str, tuple[str, str]] = {
         "Add [[kernel]] rules to a --theory file for them.",
     ),
 }
-
-_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 def _sort_key(value: Any) -> str:
@@ -276,7 +275,7 @@ def _findings(context: dict[str, Any]) -> list[dict[str, Any]]:
     """The findings, most severe first, each with why it matters and what to try."""
     bound_of = {k["kernel"]: k["bound"] for k in context["kernels"]}
     findings = []
-    for f in sorted(context["findings"], key=lambda f: _SEVERITY_ORDER.get(f["severity"], 3)):
+    for f in most_severe_first(context["findings"]):
         why, what = _advice(f["kind"], f["message"], bound_of.get(f["kernel"]))
         findings.append({**f, "why": why, "what": what})
     return findings
@@ -356,8 +355,7 @@ def build_page(
     charts = untitled(roofline_figures(context))
     return {
         "title": _title(context["inputs"]),
-        "generated_at": generated_at
-        or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "generated_at": generated_at_text(generated_at),
         "version": __version__,
         "inputs": context["inputs"],
         "devices": _devices(context["roofs"]),

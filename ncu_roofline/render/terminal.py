@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ncu_roofline.render.format import TEXT, file_name
+from ncu_roofline.render.severity import severity_counts
 
 #: Abbreviations of finding kinds in the ``findings`` column.
 KIND_ABBREVIATIONS: dict[str, str] = {
@@ -29,8 +30,6 @@ KIND_ABBREVIATIONS: dict[str, str] = {
 
 #: Short forms of the bound classes that are long.
 BOUND_ABBREVIATIONS: dict[str, str] = {"not placeable": "unplaced", "communication": "comm"}
-
-_SEVERITIES = ("error", "warning", "info")
 
 # Controls (C0, DEL, C1) and the bidirectional overrides that could reorder
 # what a terminal shows.
@@ -145,10 +144,7 @@ def render_summary(context: dict[str, Any], *, width: int = 100, top: int = 15) 
         lines.append("(no kernels)")
     if len(kernels) > len(shown):
         lines.append(f"… {len(kernels) - len(shown):,} more kernel group(s) not shown")
-    counts = dict.fromkeys(_SEVERITIES, 0)
-    for f in findings:
-        sev = str(f.get("severity"))
-        counts[sev] = counts.get(sev, 0) + 1
+    counts = severity_counts(findings)
     lines.append("")
     lines.append(
         "findings: "
