@@ -24,8 +24,12 @@ import pytest
 from ncu_roofline import analyze, load
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.compare import COMPARISON_FIELDS, Comparison, compare
-from ncu_roofline.render.charts import MIN_ARROW_DECADES, escape_markup
-from ncu_roofline.render.compare_charts import STATUS_COLOURS, comparison_figures
+from ncu_roofline.render.charts import (
+    MIN_ARROW_DECADES,
+    STATUS_COLOURS,
+    comparison_figures,
+    escape_markup,
+)
 from ncu_roofline.report.compare import comparison_context
 from ncu_roofline.report.context import build_context
 from tests.helpers import SAMPLE, XSS, analyse_rows, assert_plain, check_figure, fp32

@@ -6,24 +6,16 @@ Both read the plain-data comparison context from
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections import Counter
 from typing import Any
 
-from markupsafe import Markup
-
 from ncu_roofline.render.format import TABLE
-from ncu_roofline.render.html_report import (
-    PLOTLY_MODES,
-    _asset,
-    _plotly_inline,
-    plotly_cdn_url,
-)
+from ncu_roofline.render.html_report import generated_at_text, page_assets
 from ncu_roofline.render.markdown_report import (
     MAX_MARKDOWN_CHARS,
-    _html_link,
     escape_code,
     escape_text,
+    html_link,
 )
 from ncu_roofline.render.templates import environment
 from ncu_roofline.version import __version__
@@ -163,7 +155,7 @@ def _compare_markdown(
             lines.append("\n… more in the JSON or HTML comparison")
         lines += ["", "</details>", ""]
     if html_url:
-        lines.append(_html_link(html_url).replace("Full HTML report", "Full HTML comparison"))
+        lines.append(html_link(html_url, "Full HTML comparison"))
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -204,13 +196,11 @@ def render_compare_html(
     generated_at: str | None = None,
 ) -> str:
     """The comparison page: totals, ranked changes, the roofline with arrows."""
-    if plotly_js not in PLOTLY_MODES:
-        raise ValueError(f"plotly_js must be one of {PLOTLY_MODES}, not {plotly_js!r}")
+    assets = page_assets(plotly_js)
     t = cmp["totals"]
     page = {
         "title": "Roofline comparison",
-        "generated_at": generated_at
-        or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "generated_at": generated_at_text(generated_at),
         "version": __version__,
         "base_inputs": [i["path"] for i in cmp["base"]["inputs"]],
         "candidate_inputs": [i["path"] for i in cmp["candidate"]["inputs"]],
@@ -229,8 +219,5 @@ def render_compare_html(
     return template.render(
         **page,
         data={"charts": {c["id"]: c["figure"] for c in charts}},
-        css=Markup(_asset("report.css")),
-        js=Markup(_asset("report.js")),
-        plotly_src=plotly_cdn_url() if plotly_js == "cdn" else None,
-        plotly_inline=Markup(_plotly_inline()) if plotly_js == "inline" else "",
+        **assets,
     )

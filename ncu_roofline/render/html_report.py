@@ -9,6 +9,7 @@ and ``'``), so no kernel name can end the script or open a tag.
 
 from __future__ import annotations
 
+import datetime as _dt
 from functools import lru_cache
 from typing import Any
 
@@ -42,22 +43,36 @@ def _asset(name: str) -> str:
     return (templates_dir() / "assets" / name).read_text(encoding="utf-8")
 
 
+def page_assets(plotly_js: str) -> dict[str, Any]:
+    """The stylesheet, script and plotly.js of a page, as template variables.
+
+    ``plotly_js`` is one of :data:`PLOTLY_MODES`: ``"inline"`` embeds the
+    library, ``"cdn"`` links it.  First-party assets and plotly.js are code,
+    not data: they are not escaped and never pass through the template
+    engine's parser.
+    """
+    if plotly_js not in PLOTLY_MODES:
+        raise ValueError(f"plotly_js must be one of {PLOTLY_MODES}, not {plotly_js!r}")
+    return {
+        "css": Markup(_asset("report.css")),
+        "js": Markup(_asset("report.js")),
+        "plotly_src": plotly_cdn_url() if plotly_js == "cdn" else None,
+        "plotly_inline": Markup(_plotly_inline()) if plotly_js == "inline" else "",
+    }
+
+
+def generated_at_text(generated_at: str | None = None) -> str:
+    """``generated_at``, or the current UTC time to the second in ISO 8601."""
+    return generated_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
+
+
 def render_html(page: dict[str, Any]) -> str:
     """Render the report page from :func:`ncu_roofline.render.page.build_page` output."""
-    mode = page.get("plotly_js", "inline")
-    if mode not in PLOTLY_MODES:
-        raise ValueError(f"plotly_js must be one of {PLOTLY_MODES}, not {mode!r}")
+    assets = page_assets(page.get("plotly_js", "inline"))
     data = {"charts": page["chart_data"], "counts": page["counts"]}
     template = environment().get_template("report.html.j2")
     return template.render(
-        **{k: v for k, v in page.items() if k != "chart_data"},
-        data=data,
-        # First-party assets and plotly.js are code, not data: they are not
-        # escaped and never pass through the template engine's parser.
-        css=Markup(_asset("report.css")),
-        js=Markup(_asset("report.js")),
-        plotly_src=plotly_cdn_url() if mode == "cdn" else None,
-        plotly_inline=Markup(_plotly_inline()) if mode == "inline" else "",
+        **{k: v for k, v in page.items() if k != "chart_data"}, data=data, **assets
     )
 
 
@@ -70,8 +85,7 @@ def render_theory_html(
     plotly_js: str = "inline",
 ) -> str:
     """Render the ``theory`` command's page: ops on each GPU's roofline."""
-    if plotly_js not in PLOTLY_MODES:
-        raise ValueError(f"plotly_js must be one of {PLOTLY_MODES}, not {plotly_js!r}")
+    assets = page_assets(plotly_js)
     template = environment().get_template("theory.html.j2")
     return template.render(
         title=title,
@@ -84,8 +98,5 @@ def render_theory_html(
             for c in charts
         ],
         data={"charts": {c["id"]: c["figure"] for c in charts}},
-        css=Markup(_asset("report.css")),
-        js=Markup(_asset("report.js")),
-        plotly_src=plotly_cdn_url() if plotly_js == "cdn" else None,
-        plotly_inline=Markup(_plotly_inline()) if plotly_js == "inline" else "",
+        **assets,
     )

@@ -24,8 +24,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
-from ncu_roofline.analysis import BOUND_CLASSES
 from ncu_roofline.render.format import TEXT, file_name, plural
+from ncu_roofline.render.severity import SEVERITIES, most_severe_first, severity_counts
 from ncu_roofline.render.templates import render
 
 #: GitHub's limit on the body of an issue or pull-request comment.
@@ -38,8 +38,6 @@ TEMPLATE = "report_md.txt.j2"
 _MAX_NAME = 100
 _MAX_MESSAGE = 2_000
 _MAX_INPUTS = 5
-
-_SEVERITIES = ("error", "warning", "info")
 
 # C0/C1 controls, DEL and the Unicode line/paragraph separators: each would
 # break a table row or a list item, so each becomes a space.
@@ -92,8 +90,8 @@ def escape_code(value: Any, *, table: bool, limit: int = _MAX_NAME) -> str:
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
 
-def _html_link(url: str) -> str:
-    """The line linking the HTML report.
+def html_link(url: str, label: str = "Full HTML report") -> str:
+    """The line linking an HTML report, ``label`` its text.
 
     Only ``http``/``https`` addresses and relative paths become links, with
     spaces, brackets, quotes and controls percent-encoded; anything else
@@ -101,9 +99,9 @@ def _html_link(url: str) -> str:
     """
     scheme = _SCHEME.match(url)
     if scheme and scheme.group(1).lower() not in ("http", "https"):
-        return f"Full HTML report: {escape_code(url, table=False, limit=_MAX_MESSAGE)}"
+        return f"{label}: {escape_code(url, table=False, limit=_MAX_MESSAGE)}"
     target = quote(_CONTROL.sub("", url), safe="/:?#@!$&'*+,;=%~")
-    return f"[Full HTML report]({target})"
+    return f"[{label}]({target})"
 
 
 class _Names:
@@ -152,8 +150,8 @@ def _verdict(context: dict[str, Any], gates: list[dict[str, Any]] | None) -> str
     ]
     share = f" ({TEXT.pct(recoverable / total)} of it)" if recoverable is not None and total else ""
     parts.append(f"**{TEXT.duration(recoverable)}** recoverable at the roofs{share}")
-    counts = _finding_counts(context)
-    detail = ", ".join(f"{counts[s]:,} {s}" for s in _SEVERITIES if counts[s])
+    counts = severity_counts(context.get("findings") or [])
+    detail = ", ".join(f"{counts[s]:,} {s}" for s in SEVERITIES if counts[s])
     n = sum(counts.values())
     parts.append(plural(n, "finding") + (f" ({detail})" if detail else ""))
     if gates is not None:
@@ -161,21 +159,13 @@ def _verdict(context: dict[str, Any], gates: list[dict[str, Any]] | None) -> str
     return "**Verdict:** " + "; ".join(parts) + "."
 
 
-def _finding_counts(context: dict[str, Any]) -> dict[str, int]:
-    counts = dict.fromkeys(_SEVERITIES, 0)
-    for f in context.get("findings") or []:
-        sev = str(f.get("severity"))
-        counts[sev] = counts.get(sev, 0) + 1
-    return counts
-
-
 def _bound_rows(context: dict[str, Any]) -> list[list[str]]:
     summary = context.get("summary") or {}
     by_bound = summary.get("by_bound") or {}
     total = summary.get("total_duration_s")
     rows = []
-    for bound in (*BOUND_CLASSES, *(b for b in by_bound if b not in BOUND_CLASSES)):
-        entry = by_bound.get(bound)
+    # by_bound lists the bound classes in the report's order.
+    for bound, entry in by_bound.items():
         if not entry or not entry.get("kernels"):
             continue
         t = entry.get("duration_s")
@@ -270,13 +260,11 @@ def _roof_groups(context: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _finding_lines(findings: list[dict[str, Any]]) -> list[str]:
-    order = {s: i for i, s in enumerate(_SEVERITIES)}
-    ranked = sorted(findings, key=lambda f: order.get(str(f.get("severity")), len(order)))
     return [
         f"**{escape_text(f.get('severity') or 'info', limit=20)}** "
         f"({escape_text(f.get('kind') or 'finding', limit=40)}): "
         f"{escape_text(f.get('message') or '', limit=_MAX_MESSAGE)}"
-        for f in ranked
+        for f in most_severe_first(findings)
     ]
 
 
@@ -346,7 +334,7 @@ def render_markdown(
         "bound_rows": _bound_rows(context),
         "roof_groups": _roof_groups(context),
         "with_theory": with_theory,
-        "html_link": _html_link(html_url) if html_url else None,
+        "html_link": html_link(html_url) if html_url else None,
         "kernel_count": len(kernels),
         "top_available": len(top_rows),
     }

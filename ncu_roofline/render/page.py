@@ -8,15 +8,15 @@ come ready to embed.  The template only lays this out; it computes nothing.
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from collections import Counter
 from typing import Any
 
-from ncu_roofline.analysis import BOUND_CLASSES
 from ncu_roofline.analysis.catalogue import advice
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.format import TABLE
+from ncu_roofline.render.html_report import generated_at_text
+from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.version import __version__
 
 #: What each bound class means, in one line, for the summary.
@@ -27,8 +27,6 @@ BOUND_MEANING: dict[str, str] = {
     "communication": "collective kernels, bound by the interconnect",
     "not placeable": "an input the roofline needs is missing",
 }
-
-_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
 def _sort_key(value: Any) -> str:
@@ -141,20 +139,18 @@ def _options_line(options: dict[str, Any]) -> str:
     return "options: " + "; ".join(parts)
 
 
-def build_page(
-    context: dict[str, Any], plotly_js: str = "inline", generated_at: str | None = None
-) -> dict[str, Any]:
-    """The template's context for the HTML report."""
-    summary = context["summary"]
-    kernels = context["kernels"]
-    with_theory = context.get("theory") is not None
+def _by_bound(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One bar per bound class: time, share of the profile and colour.
+
+    ``summary["by_bound"]`` lists every bound class in the report's order,
+    those without kernels included, so the page needs no list of its own.
+    """
     total = summary["total_duration_s"]
-    by_bound = []
-    for b in BOUND_CLASSES:
-        entry = summary["by_bound"][b]
+    rows = []
+    for b, entry in summary["by_bound"].items():
         seconds = entry["duration_s"]
         share = (seconds / total) if (seconds is not None and total) else None
-        by_bound.append(
+        rows.append(
             {
                 "bound": b,
                 "meaning": BOUND_MEANING[b],
@@ -165,11 +161,13 @@ def build_page(
                 "colour": BOUND_COLOURS[b],
             }
         )
+    return rows
+
+
+def _top_recoverable(kernels: list[dict[str, Any]], total: Any) -> list[dict[str, Any]]:
+    """The five kernel groups with the most recoverable time (the context ranks them)."""
     ranked = [k for k in kernels if k["recoverable_s"] is not None][:5]
-    latency_rec = sum(
-        k["recoverable_s"] for k in kernels if k["bound"] == "latency" and k["recoverable_s"]
-    )
-    top = [
+    return [
         {
             "short": k["kernel_short"] or k["kernel"],
             "full": k["kernel"],
@@ -180,15 +178,46 @@ def build_page(
         }
         for k in ranked
     ]
-    bound_of = {k["kernel"]: k["bound"] for k in kernels}
+
+
+def _summary(context: dict[str, Any]) -> dict[str, Any]:
+    """The summary block: totals, time by bound class, top kernels, finding kinds."""
+    summary = context["summary"]
+    kernels = context["kernels"]
+    total = summary["total_duration_s"]
+    latency_rec = sum(
+        k["recoverable_s"] for k in kernels if k["bound"] == "latency" and k["recoverable_s"]
+    )
+    kinds = Counter(f["kind"] for f in context["findings"])
+    return {
+        "total": TABLE.duration(total),
+        "launches": TABLE.count(summary["launches"]),
+        "kernels": TABLE.count(summary["kernels"]),
+        "recoverable": TABLE.duration(summary["recoverable_s"]),
+        "recoverable_share": TABLE.pct(summary["recoverable_s"] / total)
+        if (summary["recoverable_s"] is not None and total)
+        else TABLE.missing,
+        "latency_recoverable": TABLE.duration(latency_rec) if latency_rec else None,
+        "by_bound": _by_bound(summary),
+        "top": _top_recoverable(kernels, total),
+        "finding_kinds": sorted(kinds.items(), key=lambda kv: -kv[1]),
+    }
+
+
+def _findings(context: dict[str, Any]) -> list[dict[str, Any]]:
+    """The findings, most severe first, each with why it matters and what to try."""
+    bound_of = {k["kernel"]: k["bound"] for k in context["kernels"]}
     findings = []
-    for f in sorted(context["findings"], key=lambda f: _SEVERITY_ORDER.get(f["severity"], 3)):
+    for f in most_severe_first(context["findings"]):
         why, what = advice(f["kind"], bound_of.get(f["kernel"]))
         findings.append({**f, "why": why, "what": what})
-    kinds = Counter(f["kind"] for f in context["findings"])
-    charts = untitled(roofline_figures(context))
+    return findings
+
+
+def _devices(roofs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each device's ceilings with their sources, and a one-line summary of where they came from."""
     devices = []
-    for d in context["roofs"]:
+    for d in roofs:
         devices.append(
             {
                 "name": d["device_name"] or "device name not in the export",
@@ -216,52 +245,56 @@ def build_page(
             + ("; ".join(sources) if sources else "nowhere (no roofs)")
             + (f", SM clock {dev['clock']}" if dev["clock"] != TABLE.missing else "")
         )
-    theory_rows = []
-    if with_theory:
-        for k in kernels:
-            if k.get("theory_ai") is None and k.get("byte_excess") is None:
-                continue
-            theory_rows.append(
-                {
-                    "short": k["kernel_short"] or k["kernel"],
-                    "full": k["kernel"],
-                    "label": k.get("theory_label") or "",
-                    "theory_ai": TABLE.number(k.get("theory_ai")),
-                    "ai": TABLE.number(k["ai_dram"]),
-                    "byte_excess": TABLE.number(k.get("byte_excess")),
-                    "flop_excess": TABLE.number(k.get("flop_excess")),
-                    "confidence": k.get("confidence") or "",
-                    "source": k.get("theory_source") or "",
-                    "floor": TABLE.duration(k.get("theory_floor_s")),
-                    "theory_efficiency": TABLE.pct(k.get("theory_efficiency")),
-                }
-            )
-    inputs = context["inputs"]
+    return devices
+
+
+def _theory_rows(kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The theory table: kernel groups with a theoretical intensity or byte excess."""
+    rows = []
+    for k in kernels:
+        if k.get("theory_ai") is None and k.get("byte_excess") is None:
+            continue
+        rows.append(
+            {
+                "short": k["kernel_short"] or k["kernel"],
+                "full": k["kernel"],
+                "label": k.get("theory_label") or "",
+                "theory_ai": TABLE.number(k.get("theory_ai")),
+                "ai": TABLE.number(k["ai_dram"]),
+                "byte_excess": TABLE.number(k.get("byte_excess")),
+                "flop_excess": TABLE.number(k.get("flop_excess")),
+                "confidence": k.get("confidence") or "",
+                "source": k.get("theory_source") or "",
+                "floor": TABLE.duration(k.get("theory_floor_s")),
+                "theory_efficiency": TABLE.pct(k.get("theory_efficiency")),
+            }
+        )
+    return rows
+
+
+def _title(inputs: list[dict[str, Any]]) -> str:
     title = "Roofline report: " + ", ".join(i["path"].rsplit("/", 1)[-1] for i in inputs[:3])
     if len(inputs) > 3:
         title += f" and {len(inputs) - 3} more"
+    return title
+
+
+def build_page(
+    context: dict[str, Any], plotly_js: str = "inline", generated_at: str | None = None
+) -> dict[str, Any]:
+    """The template's context for the HTML report."""
+    kernels = context["kernels"]
+    with_theory = context.get("theory") is not None
+    charts = untitled(roofline_figures(context))
     return {
-        "title": title,
-        "generated_at": generated_at
-        or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
+        "title": _title(context["inputs"]),
+        "generated_at": generated_at_text(generated_at),
         "version": __version__,
-        "inputs": inputs,
-        "devices": devices,
+        "inputs": context["inputs"],
+        "devices": _devices(context["roofs"]),
         "options": context["options"],
         "options_line": _options_line(context["options"]),
-        "summary": {
-            "total": TABLE.duration(total),
-            "launches": TABLE.count(summary["launches"]),
-            "kernels": TABLE.count(summary["kernels"]),
-            "recoverable": TABLE.duration(summary["recoverable_s"]),
-            "recoverable_share": TABLE.pct(summary["recoverable_s"] / total)
-            if (summary["recoverable_s"] is not None and total)
-            else TABLE.missing,
-            "latency_recoverable": TABLE.duration(latency_rec) if latency_rec else None,
-            "by_bound": by_bound,
-            "top": top,
-            "finding_kinds": sorted(kinds.items(), key=lambda kv: -kv[1]),
-        },
+        "summary": _summary(context),
         "charts": [
             {"id": c["id"], "title": c["title"], "not_plotted": c["not_plotted"]} for c in charts
         ],
@@ -270,8 +303,8 @@ def build_page(
         "kernels": _kernel_rows(kernels, with_theory),
         "with_theory": with_theory,
         "theory": context.get("theory"),
-        "theory_rows": theory_rows,
-        "findings": findings,
+        "theory_rows": _theory_rows(kernels) if with_theory else [],
+        "findings": _findings(context),
         "methodology": _methodology(context),
         "plotly_js": plotly_js,
         "counts": {

@@ -15,8 +15,7 @@ from typing import Any
 
 from ncu_roofline.analysis.catalogue import BOUND_ABBREVIATIONS, abbreviation
 from ncu_roofline.render.format import TEXT, file_name
-
-_SEVERITIES = ("error", "warning", "info")
+from ncu_roofline.render.severity import severity_counts
 
 # Controls (C0, DEL, C1) and the bidirectional overrides that could reorder
 # what a terminal shows.
@@ -62,6 +61,49 @@ class _Column:
         self.right = right
 
 
+def _header(context: dict[str, Any], groups: int) -> list[str]:
+    """The inputs, the totals and a blank line."""
+    summary = context.get("summary") or {}
+    inputs = [file_name(i.get("path")) for i in context.get("inputs") or []]
+    total = summary.get("total_duration_s")
+    recoverable = summary.get("recoverable_s")
+    share = f" ({TEXT.pct(recoverable / total)})" if recoverable is not None and total else ""
+    return [
+        "ncu-roofline: " + (", ".join(_clean(n) for n in inputs) or "no input"),
+        f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
+        f"{groups:,} kernel group(s), {int(summary.get('launches') or 0):,} launch(es)",
+        "",
+    ]
+
+
+#: Index of the kernel-name column, the one that takes what the others leave.
+_NAME = 1
+#: Columns dropped, in this order, while the name column has too little room:
+#: findings, share, bound, roof%.
+_DROP_ORDER = (7, 5, 3, 4)
+
+
+def _fit(widths: list[int], width: int) -> list[int]:
+    """The columns kept in ``width`` characters; narrows the name column in ``widths`` to fit."""
+    keep = list(range(len(widths)))
+    for drop in _DROP_ORDER:
+        others = sum(widths[i] for i in keep if i != _NAME) + len(_GAP) * (len(keep) - 1)
+        if width - others >= _MIN_NAME:
+            break
+        keep.remove(drop)
+    others = sum(widths[i] for i in keep if i != _NAME) + len(_GAP) * (len(keep) - 1)
+    widths[_NAME] = max(1, min(widths[_NAME], width - others))
+    return keep
+
+
+def _footer(findings: list[dict[str, Any]]) -> str:
+    """The findings counted by severity."""
+    counts = severity_counts(findings)
+    return "findings: " + ", ".join(
+        f"{n:,} {sev}{'' if n == 1 or sev == 'info' else 's'}" for sev, n in counts.items()
+    )
+
+
 def render_summary(context: dict[str, Any], *, width: int = 100, top: int = 15) -> str:
     """Render a report context as a plain-text table no wider than ``width`` columns.
 
@@ -72,22 +114,12 @@ def render_summary(context: dict[str, Any], *, width: int = 100, top: int = 15) 
     findings by severity.
     """
     width = max(1, int(width))
-    summary = context.get("summary") or {}
     kernels = list(context.get("kernels") or [])
     findings = list(context.get("findings") or [])
     shown = kernels[: max(0, int(top))]
     kinds = _kinds_by_kernel(findings)
 
-    inputs = [file_name(i.get("path")) for i in context.get("inputs") or []]
-    total = summary.get("total_duration_s")
-    recoverable = summary.get("recoverable_s")
-    share = f" ({TEXT.pct(recoverable / total)})" if recoverable is not None and total else ""
-    lines = [
-        "ncu-roofline: " + (", ".join(_clean(n) for n in inputs) or "no input"),
-        f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
-        f"{len(kernels):,} kernel group(s), {int(summary.get('launches') or 0):,} launch(es)",
-        "",
-    ]
+    lines = _header(context, len(kernels))
 
     columns = [
         _Column("#", lambda k: str(k.get("rank") or ""), True),
@@ -106,16 +138,7 @@ def render_summary(context: dict[str, Any], *, width: int = 100, top: int = 15) 
     cells = [[_clean(c.cell(k)) for c in columns] for k in shown]
     widths = [max([len(c.title), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
     widths[-1] = min(widths[-1], _MAX_FINDINGS)
-    keep = list(range(len(columns)))
-    name = 1
-    # Drop the least important columns until the name column has some room.
-    for drop in (7, 5, 3, 4):
-        others = sum(widths[i] for i in keep if i != name) + len(_GAP) * (len(keep) - 1)
-        if width - others >= _MIN_NAME:
-            break
-        keep.remove(drop)
-    others = sum(widths[i] for i in keep if i != name) + len(_GAP) * (len(keep) - 1)
-    widths[name] = max(1, min(widths[name], width - others))
+    keep = _fit(widths, width)
 
     def line(texts: list[str]) -> str:
         parts = []
@@ -131,15 +154,6 @@ def render_summary(context: dict[str, Any], *, width: int = 100, top: int = 15) 
         lines.append("(no kernels)")
     if len(kernels) > len(shown):
         lines.append(f"… {len(kernels) - len(shown):,} more kernel group(s) not shown")
-    counts = dict.fromkeys(_SEVERITIES, 0)
-    for f in findings:
-        sev = str(f.get("severity"))
-        counts[sev] = counts.get(sev, 0) + 1
     lines.append("")
-    lines.append(
-        "findings: "
-        + ", ".join(
-            f"{n:,} {sev}{'' if n == 1 or sev == 'info' else 's'}" for sev, n in counts.items()
-        )
-    )
+    lines.append(_footer(findings))
     return "\n".join(_clip(text, width) for text in lines) + "\n"

@@ -1,0 +1,160 @@
+"""One roofline figure per device: the pieces of the chart assembled in trace order.
+
+Traces go in a fixed order: the ceilings (memory roofs, compute roofs,
+ridge points), the kernel groups by bound class, the theory markers, then
+the every-launch view; the view menu toggles traces by that index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ncu_roofline.render.charts.ceilings import Roofs, ceiling_traces, device_roofs
+from ncu_roofline.render.charts.groups import group_traces, kinds_by_kernel, place_groups
+from ncu_roofline.render.charts.launches import launch_points, launch_trace
+from ncu_roofline.render.charts.layout import axis_ranges, device_layout, device_title, view_menu
+from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
+from ncu_roofline.render.charts.values import column, finite_positive
+
+
+class DeviceIndex:
+    """Maps a kernel or launch record to the index of its device in ``roofs``.
+
+    Devices are keyed by (source, device name) like the records; the
+    compute capability only breaks ties, because a device's ``cc`` may have
+    been filled in from the GPU table where the records have none.
+    """
+
+    def __init__(self, roofs: Sequence[dict[str, Any]]) -> None:
+        self._by_name: dict[tuple[Any, Any], list[int]] = {}
+        self._cc = [r.get("cc") for r in roofs]
+        for i, r in enumerate(roofs):
+            self._by_name.setdefault((r.get("source"), r.get("device_name")), []).append(i)
+        self._cache: dict[tuple[Any, Any, Any], int] = {}
+
+    def __call__(self, record: dict[str, Any]) -> int:
+        key = (record.get("source"), record.get("device_name"), record.get("cc"))
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._resolve(key)
+            self._cache[key] = hit
+        return hit
+
+    def _resolve(self, key: tuple[Any, Any, Any]) -> int:
+        candidates = self._by_name.get((key[0], key[1]), [])
+        if not candidates:
+            return -1
+        for i in candidates:
+            if self._cc[i] == key[2]:
+                return i
+        return candidates[0]
+
+
+def _device_figure(
+    index: int,
+    device: dict[str, Any],
+    roofs: Roofs,
+    groups: list[dict[str, Any]],
+    launches: dict[str, Any],
+    kinds: dict[tuple[Any, str], list[str]],
+) -> dict[str, Any]:
+    points, not_plotted = place_groups(groups, kinds)
+    theory_points = [p for p in points if finite_positive(p.record.get("theory_ai"))]
+    ranges = axis_ranges(
+        roofs,
+        [p.x for p in points] + [float(p.record["theory_ai"]) for p in theory_points],
+        [p.y for p in points],
+        launches["x"],
+        launches["y"],
+    )
+
+    data = ceiling_traces(roofs, ranges.x_lo, ranges.x_hi)
+    n_ceiling_traces = len(data)
+    groups_at = len(data)
+    data += group_traces(points)
+    group_indices = list(range(groups_at, len(data)))
+    annotations: list[dict[str, Any]] = []
+    theory_index: int | None = None
+    if theory_points:
+        theory_index = len(data)
+        data.append(theory_trace(theory_points))
+        annotations = theory_arrows(theory_points)
+    launch_index: int | None = None
+    n_launch = len(launches["x"])
+    if n_launch:
+        launch_index = len(data)
+        data.append(launch_trace(launches))
+
+    meta = {
+        "device_index": index,
+        "groups_plotted": len(points),
+        "groups_not_plotted": len(not_plotted),
+        "launches_plotted": n_launch,
+        "launches_placeable": launches["total"],
+        "theory_points": len(theory_points),
+    }
+    layout = device_layout(device, ranges, annotations, meta)
+    if launch_index is not None:
+        layout["updatemenus"] = [
+            view_menu(
+                len(data),
+                n_ceiling_traces,
+                group_indices,
+                theory_index,
+                launch_index,
+                len(annotations),
+            )
+        ]
+    return {
+        "id": f"roofline-{index}",
+        "title": device_title(device),
+        "figure": {"data": data, "layout": layout},
+        "groups_plotted": len(points),
+        "launches_plotted": n_launch,
+        "not_plotted": not_plotted,
+    }
+
+
+def roofline_figures(
+    context: dict[str, Any], max_launch_points: int = 200_000
+) -> list[dict[str, Any]]:
+    """One roofline figure per device of the report context.
+
+    A device gets a figure when it has at least one compute and one memory
+    ceiling.  Each entry is ``{"id": "roofline-<i>"`` (``i`` the device's
+    index in ``context["roofs"]``), ``"title"`` (plain text), ``"figure"``
+    (plotly.js ``data`` and ``layout``), ``"groups_plotted"``,
+    ``"launches_plotted"`` and ``"not_plotted"`` (``[{"kernel_short",
+    "reason"}]``, plain text)``}``.
+
+    At most ``max_launch_points`` launches per device go into the launch
+    view, evenly spaced over the launches in report order.
+    """
+    if max_launch_points < 0:
+        raise ValueError(f"max_launch_points must be >= 0, not {max_launch_points}")
+    devices: list[dict[str, Any]] = list(context.get("roofs") or [])
+    kernels: list[dict[str, Any]] = list(context.get("kernels") or [])
+    launch_records: list[dict[str, Any]] = list(context.get("launches") or [])
+    kinds = kinds_by_kernel(context.get("findings") or [])
+
+    device_of = DeviceIndex(devices)
+    kernel_device = [device_of(k) for k in kernels]
+    launch_device = np.fromiter(
+        (device_of(r) for r in launch_records), dtype=np.intp, count=len(launch_records)
+    )
+    ai = column(launch_records, "ai_dram")
+    rate = column(launch_records, "achieved_flops_per_s")
+
+    figures: list[dict[str, Any]] = []
+    for index, device in enumerate(devices):
+        roofs = device_roofs(device)
+        if roofs is None:
+            continue
+        groups = [k for k, d in zip(kernels, kernel_device, strict=True) if d == index]
+        rows = np.flatnonzero(launch_device == index)
+        launches = launch_points(launch_records, rows, ai, rate, max_launch_points)
+        figures.append(_device_figure(index, device, roofs, groups, launches, kinds))
+    return figures

@@ -1,0 +1,194 @@
+"""Kernel groups on the chart: which get a marker, their hover text and their traces.
+
+One marker per kernel group, coloured by bound class, its area following
+the group's share of the profile's time; a group with findings is a
+diamond with a heavy outline.  Groups without a point (communication
+kernels, unplaceable ones, missing or non-positive coordinates) are listed
+with the reason instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ncu_roofline.render.charts.style import (
+    BOUND_COLOURS,
+    NEUTRAL,
+    escape_markup,
+    marker_size,
+    wrapped,
+)
+from ncu_roofline.render.charts.values import finite
+from ncu_roofline.render.format import TEXT
+
+#: Bound classes drawn as kernel-group markers.  Communication kernels move
+#: data between devices and "not placeable" ones lack a roof: neither has a
+#: meaningful point on a FLOP/s-versus-DRAM-intensity chart.
+PLOTTED_BOUNDS: tuple[str, ...] = ("memory", "compute", "latency")
+
+
+@dataclass
+class GroupPoint:
+    """A kernel group that gets a marker, with the finding kinds about it."""
+
+    record: dict[str, Any]
+    x: float
+    y: float
+    bound: str
+    finding: list[str]
+
+
+def not_plotted_reason(k: dict[str, Any]) -> str | None:
+    """Why a kernel group has no marker; ``None`` when it has one."""
+    bound = k.get("bound")
+    if bound == "communication":
+        return "communication kernel: moves data between devices, no point on a compute roofline"
+    if bound == "not placeable":
+        reason = k.get("bound_reason")
+        return f"not placeable: {reason}" if reason else "not placeable on the roofline"
+    ai = k.get("ai_dram")
+    rate = k.get("achieved_flops_per_s")
+    for value, what in ((ai, "DRAM arithmetic intensity"), (rate, "achieved FLOP/s")):
+        if value is None:
+            return f"no {what} (FLOPs, DRAM bytes or duration missing)"
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            return f"{what} is not a finite number"
+        if value <= 0:
+            return f"{what} is {TEXT.fixed(float(value))}: no point on a log-log chart"
+    if bound not in PLOTTED_BOUNDS:
+        return f"no bound class ({bound!s})"
+    return None
+
+
+def kinds_by_kernel(findings: Iterable[dict[str, Any]]) -> dict[tuple[Any, str], list[str]]:
+    """Finding kinds per (source, kernel); source ``None`` matches every source."""
+    out: dict[tuple[Any, str], list[str]] = {}
+    for f in findings:
+        kernel = f.get("kernel")
+        if kernel is None:
+            continue
+        kinds = out.setdefault((f.get("source"), str(kernel)), [])
+        kind = str(f.get("kind") or "finding")
+        if kind not in kinds:
+            kinds.append(kind)
+    return out
+
+
+def place_groups(
+    groups: Iterable[dict[str, Any]], kinds: dict[tuple[Any, str], list[str]]
+) -> tuple[list[GroupPoint], list[dict[str, Any]]]:
+    """The groups that get a marker, and ``{"kernel_short", "reason"}`` for those that do not.
+
+    ``kinds`` is :func:`kinds_by_kernel` of the context's findings.
+    """
+    points: list[GroupPoint] = []
+    not_plotted: list[dict[str, Any]] = []
+    for k in groups:
+        reason = not_plotted_reason(k)
+        if reason is not None:
+            not_plotted.append(
+                {"kernel_short": k.get("kernel_short") or k.get("kernel"), "reason": reason}
+            )
+            continue
+        kernel = str(k.get("kernel") or "")
+        found = list(kinds.get((k.get("source"), kernel), []))
+        found += [x for x in kinds.get((None, kernel), []) if x not in found]
+        points.append(
+            GroupPoint(
+                record=k,
+                x=float(k["ai_dram"]),
+                y=float(k["achieved_flops_per_s"]),
+                bound=str(k["bound"]),
+                finding=found,
+            )
+        )
+    return points, not_plotted
+
+
+def byte_excess_text(value: Any) -> str | None:
+    """How far a group's DRAM bytes are over the theory's minimum; ``None`` when unknown."""
+    excess = finite(value)
+    return None if excess is None else f"DRAM bytes {excess:.2f}x the theoretical minimum"
+
+
+_GROUP_HOVER = (
+    "<b>%{customdata[1]}</b><br>"
+    "%{customdata[0]}<br>"
+    "launches %{customdata[2]}, total %{customdata[3]} (%{customdata[4]} of time)<br>"
+    "intensity %{customdata[5]} FLOP/B at DRAM<br>"
+    "achieved %{customdata[6]}, %{customdata[7]}<br>"
+    "%{customdata[8]}-bound: %{customdata[9]}"
+    "%{customdata[10]}%{customdata[11]}"
+    "<extra></extra>"
+)
+
+
+def _group_customdata(p: GroupPoint) -> list[str]:
+    k = p.record
+    full = str(k.get("kernel") or "")
+    short = str(k.get("kernel_short") or full)
+    eff = k.get("efficiency")
+    roof = k.get("attainable_flops_per_s")
+    eff_text = (
+        f"{TEXT.pct(eff, digits=0)} of roof ({TEXT.si(roof, 'FLOP/s')})"
+        if finite(eff) is not None
+        else "efficiency n/a"
+    )
+    excess = byte_excess_text(k.get("byte_excess"))
+    theory = "" if excess is None else f"<br>{excess}"
+    if k.get("theory_source"):
+        theory += f"<br>theory: {wrapped(str(k['theory_source']))}"
+    findings = f"<br>findings: {escape_markup(', '.join(p.finding))}" if p.finding else ""
+    launches = k.get("launches")
+    return [
+        wrapped(full),
+        escape_markup(short),
+        f"{launches:,}" if isinstance(launches, int) else escape_markup(launches),
+        TEXT.duration(k.get("total_duration_s")),
+        TEXT.pct(k.get("time_share")),
+        TEXT.fixed(p.x),
+        TEXT.si(p.y, "FLOP/s"),
+        eff_text,
+        escape_markup(p.bound),
+        escape_markup(k.get("bound_reason") or "no reason recorded"),
+        theory,
+        findings,
+    ]
+
+
+def group_traces(points: list[GroupPoint]) -> list[dict[str, Any]]:
+    """One marker trace per plotted bound class that has groups, in :data:`PLOTTED_BOUNDS` order."""
+    traces = []
+    for bound in PLOTTED_BOUNDS:
+        members = [p for p in points if p.bound == bound]
+        if not members:
+            continue
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"{bound}-bound ({len(members):,})",
+                "legendgroup": "kernel groups",
+                "legendgrouptitle": {"text": "kernel groups"},
+                "x": [p.x for p in members],
+                "y": [p.y for p in members],
+                "customdata": [_group_customdata(p) for p in members],
+                "hovertemplate": _GROUP_HOVER,
+                "marker": {
+                    "color": BOUND_COLOURS[bound],
+                    "size": [marker_size(p.record.get("time_share")) for p in members],
+                    "sizemode": "diameter",
+                    "symbol": ["diamond" if p.finding else "circle" for p in members],
+                    "line": {
+                        "color": NEUTRAL,
+                        "width": [3.0 if p.finding else 0.5 for p in members],
+                    },
+                    "opacity": 0.85,
+                },
+                "showlegend": True,
+            }
+        )
+    return traces
