@@ -19,7 +19,6 @@ estimate would be worse than none.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,12 +27,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline.core.frame import floats
+from ncu_roofline.core.frame import column, floats
 from ncu_roofline.theory.estimates import TheoryFile
 from ncu_roofline.theory.models import ModelConfig, ModelOp, expand_model
 from ncu_roofline.theory.ops import OpEstimate
-
-FloatArray = npt.NDArray[np.float64]
 
 #: Model roles each kernel-name family can stand for, most likely first.
 FAMILY_ROLES: dict[str, tuple[str, ...]] = {
@@ -60,9 +57,6 @@ MIN_FLOP_RATIO = 0.8
 #: ... or whose DRAM bytes fall below this fraction of its minimal bytes
 #: (the weights alone are read once per launch) is not that projection.
 MIN_BYTE_RATIO = 0.7
-
-#: Roles a GEMM kernel runs in, in the order one layer runs them.
-_GEMM_ORDER = ("qkv_proj", "o_proj", "gate_up_proj", "down_proj")
 
 #: Phase each attention family belongs to.
 _ATTENTION_PHASE = {"attention_decode": "decode", "attention_prefill": "prefill"}
@@ -145,20 +139,6 @@ class _Choice:
     family: str | None
 
 
-def _log_distance(measured: float, theory: float) -> float:
-    if not (measured > 0 and theory > 0) or not math.isfinite(measured):
-        return math.inf
-    return abs(math.log(measured / theory))
-
-
-def _confidence_from(distance: float) -> str:
-    if distance <= math.log(1.25):
-        return "high"
-    if distance <= math.log(2.0):
-        return "medium"
-    return "low"
-
-
 def apply_theory(
     launches: pd.DataFrame, config: TheoryConfig
 ) -> tuple[dict[str, npt.NDArray[np.generic]], list[str]]:
@@ -168,6 +148,31 @@ def apply_theory(
     configuration.  GEMMs are resolved per launch, vectorised: one kernel
     with one grid often serves several projections of different shapes.
     """
+    keys, gid, first = _launch_configs(launches)
+    choices = _rule_choices(config.file, keys, first)
+    assignments: list[_GemmAssignment] = []
+    if config.model is not None:
+        assignments = _assign_model(config, keys, first, choices)
+    if config.file is not None:
+        _add_rule_families(keys, first, choices)
+    cols = _choice_columns(choices, gid)
+    done: set[int] = set()
+    for assignment in assignments:
+        done |= _fill_gemm_launches(launches, gid, assignment, cols)
+    _distrust_low_bytes(launches, cols)
+    unmatched = [
+        str(keys["kernel"].iat[first[g]])
+        for g in range(len(choices))
+        if choices[g] is None and g not in done
+    ]
+    return cols, list(dict.fromkeys(unmatched))
+
+
+def _launch_configs(
+    launches: pd.DataFrame,
+) -> tuple[pd.DataFrame, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The (kernel, NVTX range, grid, block) key of every launch, its
+    configuration number, and the first launch of each configuration."""
     n = len(launches)
     keys = pd.DataFrame(
         {
@@ -178,67 +183,61 @@ def apply_theory(
         }
     )
     gid = keys.groupby(["kernel", "nvtx", "grid", "block"], sort=False).ngroup().to_numpy()
-    n_groups = int(gid.max()) + 1 if n else 0
     first = (
         pd.Series(np.arange(n)).groupby(gid).first().to_numpy() if n else np.array([], dtype=int)
     )
-    inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
+    return keys, gid, first
 
-    def per_launch(col: str) -> FloatArray:
-        if col not in launches:
-            return np.full(n_groups, np.nan)
-        v = floats(launches[col]) * inv
-        total = np.bincount(gid, weights=np.nan_to_num(v), minlength=n_groups)
-        count = np.bincount(gid, weights=inv, minlength=n_groups)
-        bad = np.bincount(gid, weights=np.isnan(v).astype(np.float64), minlength=n_groups) > 0
-        out = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
-        out[bad] = np.nan
-        return out
 
-    meas_flops = per_launch("flops")
-    meas_bytes = per_launch("dram_bytes")
-    choices: list[_Choice | None] = [None] * n_groups
+def _rule_choices(
+    file: TheoryFile | None, keys: pd.DataFrame, first: npt.NDArray[np.int64]
+) -> list[_Choice | None]:
+    """Per configuration, the first rule of the estimates file that matches it."""
+    choices: list[_Choice | None] = [None] * len(first)
+    if file is None:
+        return choices
+    for g, row in enumerate(first):
+        found = file.find(
+            str(keys["kernel"].iat[row]),
+            str(keys["nvtx"].iat[row]) or None,
+            str(keys["grid"].iat[row]) or None,
+            str(keys["block"].iat[row]) or None,
+        )
+        if found is not None:
+            rule, est = found
+            choices[g] = _Choice(est, f"{rule.origin} ({rule.label})", "user", None)
+    return choices
 
-    if config.file is not None:
-        for g in range(n_groups):
-            row = first[g]
-            found = config.file.find(
-                str(keys["kernel"].iat[row]),
-                str(keys["nvtx"].iat[row]) or None,
-                str(keys["grid"].iat[row]) or None,
-                str(keys["block"].iat[row]) or None,
-            )
-            if found is not None:
-                rule, est = found
-                choices[g] = _Choice(est, f"{rule.origin} ({rule.label})", "user", None)
 
-    assignments: list[_GemmAssignment] = []
-    if config.model is not None:
-        assignments = _assign_model(config, keys, first, meas_flops, meas_bytes, choices)
+def _add_rule_families(
+    keys: pd.DataFrame, first: npt.NDArray[np.int64], choices: list[_Choice | None]
+) -> None:
+    """Rule-assigned kernels still get their family, for the likely causes."""
+    if not any(c is not None and c.family is None for c in choices):
+        return
+    from ncu_roofline.theory.families import classify_names
 
-    if config.file is not None and any(c is not None and c.family is None for c in choices):
-        from ncu_roofline.theory.families import classify_names
+    fams = classify_names(str(keys["kernel"].iat[row]) for row in first)
+    for g, c in enumerate(choices):
+        if c is not None and c.family is None:
+            fam = fams[str(keys["kernel"].iat[first[g]])].family
+            c.family = None if fam == "unknown" else fam
 
-        # Rule-assigned kernels still get their family, for the likely causes.
-        fams = classify_names(str(keys["kernel"].iat[first[g]]) for g in range(n_groups))
-        for g, c in enumerate(choices):
-            if c is not None and c.family is None:
-                fam = fams[str(keys["kernel"].iat[first[g]])].family
-                c.family = None if fam == "unknown" else fam
+
+def _choice_columns(
+    choices: list[_Choice | None], gid: npt.NDArray[np.int64]
+) -> dict[str, npt.NDArray[np.generic]]:
+    """The theory columns of every launch from its configuration's choice."""
+    n = len(gid)
     cols: dict[str, npt.NDArray[np.generic]] = {
         "theory_flops": np.full(n, np.nan),
         "theory_bytes": np.full(n, np.nan),
-        "theory_op": np.full(n, None, dtype=object),
-        "theory_label": np.full(n, None, dtype=object),
-        "theory_precision": np.full(n, None, dtype=object),
-        "theory_source": np.full(n, None, dtype=object),
-        "confidence": np.full(n, None, dtype=object),
-        "family": np.full(n, None, dtype=object),
     }
     g_flops = np.array([c.estimate.flops if c else np.nan for c in choices], dtype=np.float64)
     g_bytes = np.array([c.estimate.bytes if c else np.nan for c in choices], dtype=np.float64)
-    cols["theory_flops"] = g_flops[gid] if n else cols["theory_flops"]
-    cols["theory_bytes"] = g_bytes[gid] if n else cols["theory_bytes"]
+    if n:
+        cols["theory_flops"] = g_flops[gid]
+        cols["theory_bytes"] = g_bytes[gid]
     getters: dict[str, Callable[[_Choice], str | None]] = {
         "theory_op": lambda c: c.estimate.op,
         "theory_label": lambda c: c.estimate.label,
@@ -248,25 +247,21 @@ def apply_theory(
         "family": lambda c: c.family,
     }
     for name, getter in getters.items():
-        values: npt.NDArray[np.object_] = np.empty(n_groups, dtype=object)
+        values: npt.NDArray[np.object_] = np.empty(len(choices), dtype=object)
         values[:] = [getter(c) if c else None for c in choices]
-        cols[name] = values[gid] if n else cols[name]
-    done: set[int] = set()
-    for assignment in assignments:
-        done |= _fill_gemm_launches(launches, gid, first, assignment, cols)
-    if "dram_bytes" in launches:
-        # A launch moving under half its minimal bytes contradicts its theory
-        # (wrong phase, batch or sequence length, or an L2-resident input).
-        measured = floats(launches["dram_bytes"])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            low = (measured / np.asarray(cols["theory_bytes"], dtype=np.float64)) < 0.5
-        cols["confidence"][low & (cols["confidence"] != "user")] = "low"
-    unmatched = [
-        str(keys["kernel"].iat[first[g]])
-        for g in range(n_groups)
-        if choices[g] is None and g not in done
-    ]
-    return cols, list(dict.fromkeys(unmatched))
+        cols[name] = values[gid] if n else np.full(n, None, dtype=object)
+    return cols
+
+
+def _distrust_low_bytes(launches: pd.DataFrame, cols: dict[str, npt.NDArray[np.generic]]) -> None:
+    """A launch moving under half its minimal bytes contradicts its theory
+    (wrong phase, batch or sequence length, or an L2-resident input)."""
+    if "dram_bytes" not in launches:
+        return
+    measured = floats(launches["dram_bytes"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = (measured / np.asarray(cols["theory_bytes"], dtype=np.float64)) < 0.5
+    cols["confidence"][low & (cols["confidence"] != "user")] = "low"
 
 
 @dataclass
@@ -276,7 +271,6 @@ class _GemmAssignment:
     groups: list[int]
     roles: list[str]
     estimates: list[OpEstimate]
-    order: list[str]
     label: str
     families: dict[int, str]
 
@@ -284,7 +278,6 @@ class _GemmAssignment:
 def _fill_gemm_launches(
     launches: pd.DataFrame,
     gid: npt.NDArray[np.int64],
-    first: npt.NDArray[np.int64],
     gemm: _GemmAssignment,
     cols: dict[str, npt.NDArray[np.generic]],
 ) -> set[int]:
@@ -302,29 +295,40 @@ def _fill_gemm_launches(
     rows = np.nonzero(np.isin(gid, gemm.groups))[0]
     if rows.size == 0:
         return set()
+    choice, matched, confidence = _pick_projections(launches, rows, gemm.estimates)
+    rows, choice, confidence = rows[matched], choice[matched], confidence[matched]
+    est = gemm.estimates
+    cols["theory_flops"][rows] = np.array([e.flops for e in est])[choice]
+    cols["theory_bytes"][rows] = np.array([e.bytes for e in est])[choice]
+    for name, values in (
+        ("theory_op", [e.op for e in est]),
+        ("theory_label", [e.label for e in est]),
+        ("theory_precision", [e.precision for e in est]),
+        ("theory_source", [f"{gemm.label}: {r}" for r in gemm.roles]),
+    ):
+        arr: npt.NDArray[np.object_] = np.empty(len(values), dtype=object)
+        arr[:] = values
+        cols[name][rows] = arr[choice]
+    cols["confidence"][rows] = confidence
+    fam: npt.NDArray[np.object_] = np.empty(rows.size, dtype=object)
+    fam[:] = [gemm.families[g] for g in gid[rows]]
+    cols["family"][rows] = fam
+    return set(np.unique(gid[rows]).tolist())
 
-    def distances(column: str, theory: list[float]) -> FloatArray:
-        if column not in launches:
-            return np.full((rows.size, len(theory)), np.inf)
-        measured = floats(launches[column])[rows]
-        t = np.asarray(theory, dtype=np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            d = np.abs(np.log(measured[:, None] / t[None, :]))
-        d[~np.isfinite(d)] = np.inf
-        return d
 
+def _pick_projections(
+    launches: pd.DataFrame, rows: npt.NDArray[np.intp], estimates: list[OpEstimate]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.bool_], npt.NDArray[np.object_]]:
+    """For each launch of ``rows``: the closest admissible candidate, whether
+    there is one, and the confidence of the pick."""
     # Measured over theory, per launch and candidate.  Minimal bytes are a
     # floor (mostly weights, whatever the batch), so a launch that moves far
     # fewer bytes is not that projection; FLOPs may exceed theory (tile
     # padding counts) but not fall far below it.
-    th_f = np.asarray([e.flops for e in gemm.estimates], dtype=np.float64)
-    th_b = np.asarray([e.bytes for e in gemm.estimates], dtype=np.float64)
-    meas_f = floats(launches["flops"])[rows] if "flops" in launches else np.full(rows.size, np.nan)
-    meas_b = (
-        floats(launches["dram_bytes"])[rows]
-        if "dram_bytes" in launches
-        else np.full(rows.size, np.nan)
-    )
+    th_f = np.asarray([e.flops for e in estimates], dtype=np.float64)
+    th_b = np.asarray([e.bytes for e in estimates], dtype=np.float64)
+    meas_f = column(launches, "flops")[rows]
+    meas_b = column(launches, "dram_bytes")[rows]
     with np.errstate(divide="ignore", invalid="ignore"):
         f = meas_f[:, None] / th_f[None, :]
         b = meas_b[:, None] / th_b[None, :]
@@ -349,34 +353,20 @@ def _fill_gemm_launches(
     high = cf_known & (cf >= MIN_FLOP_RATIO) & (cf <= 1.25) & cb_known & (cb <= 2.0)
     confidence[medium] = "medium"
     confidence[high] = "high"
-    rows, choice, confidence = rows[matched], choice[matched], confidence[matched]
-    est = gemm.estimates
-    cols["theory_flops"][rows] = np.array([e.flops for e in est])[choice]
-    cols["theory_bytes"][rows] = np.array([e.bytes for e in est])[choice]
-    for name, values in (
-        ("theory_op", [e.op for e in est]),
-        ("theory_label", [e.label for e in est]),
-        ("theory_precision", [e.precision for e in est]),
-        ("theory_source", [f"{gemm.label}: {r}" for r in gemm.roles]),
-    ):
-        arr: npt.NDArray[np.object_] = np.empty(len(values), dtype=object)
-        arr[:] = values
-        cols[name][rows] = arr[choice]
-    cols["confidence"][rows] = confidence
-    fam: npt.NDArray[np.object_] = np.empty(rows.size, dtype=object)
-    fam[:] = [gemm.families[g] for g in gid[rows]]
-    cols["family"][rows] = fam
-    return set(np.unique(gid[rows]).tolist())
+    return choice, matched, confidence
 
 
 def _assign_model(
     config: TheoryConfig,
     keys: pd.DataFrame,
     first: npt.NDArray[np.int64],
-    meas_flops: FloatArray,
-    meas_bytes: FloatArray,
     choices: list[_Choice | None],
 ) -> list[_GemmAssignment]:
+    """Choose the model op of every configuration no rule matched.
+
+    Single-candidate families get their op here (in ``choices``); GEMM and
+    grouped-GEMM configurations come back for per-launch assignment.
+    """
     from ncu_roofline.theory.families import classify_names
 
     ops = config.model_ops()
@@ -426,7 +416,6 @@ def _assign_model(
                 groups=groups,
                 roles=roles,
                 estimates=[by_role[r].estimate for r in roles],
-                order=[r for r in _GEMM_ORDER if r in by_role],
                 label=model_label,
                 families={g: families[str(keys["kernel"].iat[first[g]])].family for g in groups},
             )
