@@ -338,105 +338,97 @@ def load_theory_file(path: str | os.PathLike[str]) -> TheoryFile:
     return TheoryFile(path=label, params=params, rules=rules)
 
 
+@dataclass(frozen=True)
+class _RuleText:
+    """One ``[[kernel]]`` table as read, with the file positions for errors."""
+
+    index: int
+    raw: dict[str, Any]
+    label: str
+    lines: _Lines
+
+    @property
+    def name(self) -> str:
+        return str(self.raw.get("id", f"rule {self.index + 1}"))
+
+    @property
+    def origin(self) -> str:
+        return f"{self.label}:{self.lines.rule(self.index)}"
+
+    def where(self, key: str) -> str:
+        """``file:line: [[kernel]] 'name': key``, the prefix of an error about ``key``."""
+        return f"{self.label}:{self.lines.key(self.index, key)}: [[kernel]] {self.name!r}: {key}"
+
+    def fail(self, message: str) -> InputFormatError:
+        """An error about the rule as a whole, at its first line."""
+        return InputFormatError(f"{self.origin}: [[kernel]] {self.name!r}: {message}")
+
+    def regex(self, key: str) -> re.Pattern[str] | None:
+        """The compiled regular expression under ``key``, None when absent."""
+        if key not in self.raw:
+            return None
+        value = self.raw[key]
+        if not isinstance(value, str) or not value:
+            raise InputFormatError(f"{self.where(key)}: expected a regular expression string")
+        try:
+            return re.compile(value)
+        except re.error as exc:
+            raise InputFormatError(
+                f"{self.where(key)}: not a valid regular expression ({exc})"
+            ) from None
+
+    def dims(self, key: str) -> tuple[float, float, float] | None:
+        """The launch dimensions under ``key``, None when absent."""
+        if key not in self.raw:
+            return None
+        dims = _dims(str(self.raw[key]))
+        if dims is None:
+            raise InputFormatError(f'{self.where(key)}: expected dimensions such as "(128, 1, 1)"')
+        return dims
+
+    def expr(self, key: str, known: set[str]) -> Expr:
+        """The expression under ``key``, checked to use only ``known`` names."""
+        expr = _compile(self.raw[key], self.where(key))
+        _check_names(expr, known, self.where(key))
+        return expr
+
+
 def _rule(
     index: int, raw: dict[str, Any], label: str, lines: _Lines, params: dict[str, float]
 ) -> Rule:
-    origin = f"{label}:{lines.rule(index)}"
-    name = str(raw.get("id", f"rule {index + 1}"))
-
-    def where(key: str) -> str:
-        return f"{label}:{lines.key(index, key)}: [[kernel]] {name!r}: {key}"
-
-    def regex(key: str) -> re.Pattern[str] | None:
-        if key not in raw:
-            return None
-        if not isinstance(raw[key], str) or not raw[key]:
-            raise InputFormatError(f"{where(key)}: expected a regular expression string")
-        try:
-            return re.compile(raw[key])
-        except re.error as exc:
-            raise InputFormatError(
-                f"{where(key)}: not a valid regular expression ({exc})"
-            ) from None
-
-    match = regex("match")
+    text = _RuleText(index, raw, label, lines)
+    match = text.regex("match")
     if match is None:
-        raise InputFormatError(
-            f"{origin}: [[kernel]] {name!r}: missing 'match' (a regex on the kernel name)"
-        )
-    nvtx = regex("nvtx")
-    dims: dict[str, tuple[float, float, float] | None] = {}
-    for key in ("grid", "block"):
-        dims[key] = None
-        if key in raw:
-            dims[key] = _dims(str(raw[key]))
-            if dims[key] is None:
-                raise InputFormatError(f'{where(key)}: expected dimensions such as "(128, 1, 1)"')
-    local: list[tuple[str, Expr]] = []
-    raw_local = raw.get("params", {})
-    if not isinstance(raw_local, dict):
-        raise InputFormatError(
-            f'{where("params")}: expected a table such as {{ T = "grid.x * 128" }}'
-        )
-    known = set(params) | set(LAUNCH_FIELDS)
-    for pname, value in raw_local.items():
-        expr = _compile(value, f"{where('params')}.{pname}")
-        _check_names(expr, known, f"{where('params')}.{pname}")
-        local.append((str(pname), expr))
-        known.add(str(pname))
-    when = None
-    if "when" in raw:
-        when = _compile(raw["when"], where("when"))
-        _check_names(when, known, where("when"))
-
+        raise text.fail("missing 'match' (a regex on the kernel name)")
+    nvtx, grid, block = text.regex("nvtx"), text.dims("grid"), text.dims("block")
+    local, known = _rule_locals(text, set(params) | set(LAUNCH_FIELDS))
+    when = text.expr("when", known) if "when" in raw else None
     op_name = raw.get("op")
     has_raw = "flops" in raw or "bytes" in raw
     if op_name is None and not has_raw:
-        raise InputFormatError(
-            f"{origin}: [[kernel]] {name!r}: give an 'op' or both 'flops' and 'bytes'"
-        )
+        raise text.fail("give an 'op' or both 'flops' and 'bytes'")
     if op_name is not None and has_raw:
-        raise InputFormatError(
-            f"{origin}: [[kernel]] {name!r}: give either 'op' or 'flops'/'bytes', not both"
-        )
+        raise text.fail("give either 'op' or 'flops'/'bytes', not both")
     precision = raw.get("precision")
     if precision is not None and precision not in COMPUTE_KEYS:
-        raise InputFormatError(f"{where('precision')}: expected one of {', '.join(COMPUTE_KEYS)}")
+        raise InputFormatError(
+            f"{text.where('precision')}: expected one of {', '.join(COMPUTE_KEYS)}"
+        )
     common: dict[str, Any] = dict(
         index=index,
-        label=name,
-        origin=origin,
+        label=text.name,
+        origin=text.origin,
         match=match,
         nvtx=nvtx,
-        grid=dims["grid"],
-        block=dims["block"],
+        grid=grid,
+        block=block,
         when=when,
         precision=precision,
-        local=tuple(local),
+        local=local,
     )
     if op_name is not None:
-        kind = _resolve_op(str(op_name))
-        if kind is None:
-            raise InputFormatError(
-                f"{where('op')}: unknown op {op_name!r}; known ops: {', '.join(sorted(OPS))}"
-            )
-        spec = OPS[kind]
-        args: dict[str, Any] = {}
-        for key, value in raw.items():
-            if key in _RULE_KEYS:
-                continue
-            param = spec.param(key)
-            if param is None:
-                names = ", ".join(p.name for p in spec.params)
-                raise InputFormatError(
-                    f"{where(key)}: not a parameter of op {kind!r}; its parameters are {names}"
-                )
-            if param.kind in ("int", "float") and isinstance(value, str):
-                expr = _compile(value, where(key))
-                _check_names(expr, known, where(key))
-                args[key] = expr
-            else:
-                args[key] = value
+        kind = _rule_op(text, str(op_name))
+        args = _op_args(text, kind, known)
         rule = Rule(op=kind, args=args, **common)
         if not any(isinstance(v, Expr) and v.names for v in args.values()) and not local:
             # Constant rules are checked now, so a typo fails before profiling data is read.
@@ -444,19 +436,64 @@ def _rule(
         return rule
     for key in ("flops", "bytes"):
         if key not in raw:
-            raise InputFormatError(
-                f"{origin}: [[kernel]] {name!r}: 'flops' and 'bytes' go together"
-            )
+            raise text.fail("'flops' and 'bytes' go together")
     unknown = [k for k in raw if k not in _RULE_KEYS]
     if unknown:
         raise InputFormatError(
-            f"{where(unknown[0])}: unknown key; a rule without 'op' takes {', '.join(_RULE_KEYS)}"
+            f"{text.where(unknown[0])}: unknown key; a rule without 'op' takes {', '.join(_RULE_KEYS)}"
         )
-    flops = _compile(raw["flops"], where("flops"))
-    nbytes = _compile(raw["bytes"], where("bytes"))
-    _check_names(flops, known, where("flops"))
-    _check_names(nbytes, known, where("bytes"))
+    # Both compiled before either is checked: a syntax error is reported first.
+    flops = _compile(raw["flops"], text.where("flops"))
+    nbytes = _compile(raw["bytes"], text.where("bytes"))
+    _check_names(flops, known, text.where("flops"))
+    _check_names(nbytes, known, text.where("bytes"))
     return Rule(op=None, flops=flops, bytes=nbytes, **common)
+
+
+def _rule_locals(text: _RuleText, known: set[str]) -> tuple[tuple[tuple[str, Expr], ...], set[str]]:
+    """The rule's own ``params`` in order, and every name its expressions may use."""
+    raw_local = text.raw.get("params", {})
+    where = text.where("params")
+    if not isinstance(raw_local, dict):
+        raise InputFormatError(f'{where}: expected a table such as {{ T = "grid.x * 128" }}')
+    known = set(known)
+    local: list[tuple[str, Expr]] = []
+    for pname, value in raw_local.items():
+        expr = _compile(value, f"{where}.{pname}")
+        _check_names(expr, known, f"{where}.{pname}")
+        local.append((str(pname), expr))
+        known.add(str(pname))
+    return tuple(local), known
+
+
+def _rule_op(text: _RuleText, op_name: str) -> str:
+    """The op kind a rule's ``op`` names."""
+    kind = _resolve_op(op_name)
+    if kind is None:
+        raise InputFormatError(
+            f"{text.where('op')}: unknown op {op_name!r}; known ops: {', '.join(sorted(OPS))}"
+        )
+    return kind
+
+
+def _op_args(text: _RuleText, kind: str, known: set[str]) -> dict[str, Any]:
+    """The op parameters a rule gives: sizes may be expressions, the rest plain values."""
+    spec = OPS[kind]
+    args: dict[str, Any] = {}
+    for key, value in text.raw.items():
+        if key in _RULE_KEYS:
+            continue
+        param = spec.param(key)
+        if param is None:
+            names = ", ".join(p.name for p in spec.params)
+            raise InputFormatError(
+                f"{text.where(key)}: not a parameter of op {kind!r}; its parameters are {names}"
+            )
+        if param.kind in ("int", "float") and isinstance(value, str):
+            args[key] = text.expr(key, known)
+        else:
+            args[key] = value
+    return args
 
 
 def _check_names(expr: Expr, known: set[str], where: str) -> None:
