@@ -394,14 +394,99 @@ def expand_model(
     Raises UsageError for an unknown phase, non-positive sizes or a ``tp``
     that does not divide the heads or intermediate size.
     """
+    shape = _pass_shape(cfg, phase, batch, seq, dtype, kv_dtype, tp)
+    ops = _prologue(shape)
+    add_norm = estimate("add_rmsnorm", tokens=shape.tokens, hidden=cfg.hidden_size, dtype=shape.dt)
+    layer = _layer(shape, add_norm)
+    layers, vocab = cfg.num_hidden_layers, cfg.vocab_size
+    if layers > 1:
+        # Layer 0's input norm is the plain rmsnorm of the prologue.
+        ops.append(ModelOp("add_rmsnorm", add_norm, layers - 1))
+    ops += [ModelOp(role, est, layers) for role, est in layer]
+    ops += [
+        ModelOp("final_norm", add_norm, 1),
+        ModelOp("lm_head", shape.gemm(batch, math.ceil(vocab / tp), cfg.hidden_size), 1),
+        ModelOp("sampling", estimate("sampling", batch=batch, vocab=vocab), 1),
+    ]
+    return ops
+
+
+@dataclass(frozen=True)
+class _PassShape:
+    """The shapes of one forward pass on one rank, checked and sharded."""
+
+    cfg: ModelConfig
+    mode: str
+    batch: int
+    seq: int
+    tp: int
+    dt: str
+    kv: str
+    #: Query and KV heads on this rank.
+    hq: int
+    hkv: int
+    tokens: int
+    act: str
+
+    def gemm(self, m: int, n: int, k: int) -> OpEstimate:
+        """A projection of the pass's data type."""
+        return estimate("gemm", M=m, N=n, K=k, dtype=self.dt)
+
+    def allreduce(self) -> OpEstimate:
+        """The tensor-parallel all-reduce of the T·H activations."""
+        return estimate(
+            "allreduce", n=self.tokens * self.cfg.hidden_size, dtype=self.dt, ranks=self.tp
+        )
+
+    def act_and_mul(self, rows: int, width: int) -> OpEstimate:
+        """The gated activation, noting when the config's activation is unknown."""
+        est = estimate("act_and_mul", tokens=rows, intermediate=width, act=self.act, dtype=self.dt)
+        hidden_act = self.cfg.hidden_act
+        if self.act == "silu" and hidden_act.lower() not in _ACTS:
+            est = replace(est, notes=(*est.notes, f"hidden_act {hidden_act} counted as silu"))
+        return est
+
+    def attention(self) -> OpEstimate:
+        """Decode over the (sliding-window) context, or causal prefill."""
+        cfg = self.cfg
+        heads = {"heads_q": self.hq, "heads_kv": self.hkv, "head_dim": cfg.head_dim}
+        if self.mode == "decode":
+            window = cfg.sliding_window
+            return estimate(
+                "attention_decode",
+                batch=self.batch,
+                context=min(self.seq, window) if window else self.seq,
+                **heads,
+                dtype=self.dt,
+                kv=self.kv,
+            )
+        return estimate(
+            "attention_prefill",
+            batch=self.batch,
+            seq_q=self.seq,
+            **heads,
+            causal=True,
+            dtype=self.dt,
+            kv=self.kv,
+        )
+
+
+def _pass_shape(
+    cfg: ModelConfig,
+    phase: str,
+    batch: int,
+    seq: int,
+    dtype: str,
+    kv_dtype: str | None,
+    tp: int,
+) -> _PassShape:
+    """Check the expansion's arguments and shard the heads over ``tp`` ranks."""
     mode = str(phase).strip().lower()
     if mode not in PHASES:
         raise UsageError(f"unknown phase {phase!r}; expected one of {', '.join(PHASES)}")
     batch, seq, tp = _check_int("batch", batch), _check_int("seq", seq), _check_int("tp", tp)
     dt = canonical_dtype(dtype)
     kv = canonical_dtype(kv_dtype) if kv_dtype else dt
-
-    hidden, d, layers, vocab = cfg.hidden_size, cfg.head_dim, cfg.num_hidden_layers, cfg.vocab_size
     hq = _shard(cfg, "num_attention_heads", cfg.num_attention_heads, tp)
     if cfg.num_key_value_heads >= tp:
         hkv = _shard(cfg, "num_key_value_heads", cfg.num_key_value_heads, tp)
@@ -412,116 +497,96 @@ def expand_model(
         )
     else:
         hkv = 1
-    tokens = batch if mode == "decode" else batch * seq
-    act = _ACTS.get(cfg.hidden_act.lower(), "silu")
+    return _PassShape(
+        cfg=cfg,
+        mode=mode,
+        batch=batch,
+        seq=seq,
+        tp=tp,
+        dt=dt,
+        kv=kv,
+        hq=hq,
+        hkv=hkv,
+        tokens=batch if mode == "decode" else batch * seq,
+        act=_ACTS.get(cfg.hidden_act.lower(), "silu"),
+    )
 
-    def gemm(m: int, n: int, k: int) -> OpEstimate:
-        return estimate("gemm", M=m, N=n, K=k, dtype=dt)
 
-    def allreduce() -> OpEstimate:
-        return estimate("allreduce", n=tokens * hidden, dtype=dt, ranks=tp)
-
-    def act_and_mul(rows: int, width: int) -> OpEstimate:
-        est = estimate("act_and_mul", tokens=rows, intermediate=width, act=act, dtype=dt)
-        if act == "silu" and cfg.hidden_act.lower() not in _ACTS:
-            est = replace(est, notes=(*est.notes, f"hidden_act {cfg.hidden_act} counted as silu"))
-        return est
-
-    per_pass: list[ModelOp] = []
+def _prologue(shape: _PassShape) -> list[ModelOp]:
+    """Embedding (with its all-reduce under tensor parallelism) and the first norm."""
+    tokens, hidden, dt = shape.tokens, shape.cfg.hidden_size, shape.dt
     # Each rank reads the rows of the ids that fall in its vocabulary shard.
-    unique = math.ceil(min(tokens, vocab) / tp)
-    per_pass.append(
+    unique = math.ceil(min(tokens, shape.cfg.vocab_size) / shape.tp)
+    ops = [
         ModelOp(
             "embedding",
             estimate("embedding", tokens=tokens, hidden=hidden, unique=unique, dtype=dt),
             1,
         )
-    )
-    if tp > 1:
-        per_pass.append(ModelOp("allreduce", allreduce(), 1))
-    per_pass.append(
-        ModelOp("rmsnorm", estimate("rmsnorm", tokens=tokens, hidden=hidden, dtype=dt), 1)
-    )
+    ]
+    if shape.tp > 1:
+        ops.append(ModelOp("allreduce", shape.allreduce(), 1))
+    ops.append(ModelOp("rmsnorm", estimate("rmsnorm", tokens=tokens, hidden=hidden, dtype=dt), 1))
+    return ops
 
-    add_norm = estimate("add_rmsnorm", tokens=tokens, hidden=hidden, dtype=dt)
-    if mode == "decode":
-        attention = estimate(
-            "attention_decode",
-            batch=batch,
-            context=min(seq, cfg.sliding_window) if cfg.sliding_window else seq,
-            heads_q=hq,
-            heads_kv=hkv,
-            head_dim=d,
-            dtype=dt,
-            kv=kv,
-        )
-    else:
-        attention = estimate(
-            "attention_prefill",
-            batch=batch,
-            seq_q=seq,
-            heads_q=hq,
-            heads_kv=hkv,
-            head_dim=d,
-            causal=True,
-            dtype=dt,
-            kv=kv,
-        )
 
+def _layer(shape: _PassShape, add_norm: OpEstimate) -> list[tuple[str, OpEstimate]]:
+    """The ops of one decoder layer after its input norm, as (role, estimate)."""
+    cfg, tokens, hq, hkv, dt = shape.cfg, shape.tokens, shape.hq, shape.hkv, shape.dt
+    d, hidden = cfg.head_dim, cfg.hidden_size
+    attention = shape.attention()
     layer: list[tuple[str, OpEstimate]] = [
-        ("qkv_proj", gemm(tokens, (hq + 2 * hkv) * d, hidden)),
+        ("qkv_proj", shape.gemm(tokens, (hq + 2 * hkv) * d, hidden)),
         ("rope", estimate("rope", tokens=tokens, heads_q=hq, heads_kv=hkv, rot_dim=d, dtype=dt)),
         (
             "kv_append",
-            estimate("kv_append", tokens=tokens, heads_kv=hkv, head_dim=d, dtype=dt, kv=kv),
+            estimate("kv_append", tokens=tokens, heads_kv=hkv, head_dim=d, dtype=dt, kv=shape.kv),
         ),
         ("attention", attention),
-        ("o_proj", gemm(tokens, hidden, hq * d)),
+        ("o_proj", shape.gemm(tokens, hidden, hq * d)),
     ]
-    if tp > 1:
-        layer.append(("allreduce", allreduce()))
+    if shape.tp > 1:
+        layer.append(("allreduce", shape.allreduce()))
     layer.append(("add_rmsnorm", add_norm))
-    if cfg.is_moe:
-        assert cfg.num_local_experts is not None and cfg.num_experts_per_tok is not None
-        experts, topk = cfg.num_local_experts, cfg.num_experts_per_tok
-        inter = _shard(cfg, "expert intermediate size", cfg.expert_intermediate_size, tp)
+    layer += _moe_mlp(shape) if cfg.is_moe else _dense_mlp(shape)
+    if shape.tp > 1:
+        layer.append(("allreduce", shape.allreduce()))
+    return layer
 
-        def moe(which: str) -> OpEstimate:
-            return estimate(
-                "moe",
-                experts=experts,
-                topk=topk,
-                tokens=tokens,
-                hidden=hidden,
-                intermediate=inter,
-                which=which,
-                dtype=dt,
-            )
 
-        layer += [
-            ("moe_router", gemm(tokens, experts, hidden)),
-            ("moe_gate_up", moe("gate_up")),
-            ("act_and_mul", act_and_mul(tokens * topk, inter)),
-            ("moe_down", moe("down")),
-        ]
-    else:
-        inter = _shard(cfg, "intermediate_size", cfg.intermediate_size, tp)
-        layer += [
-            ("gate_up_proj", gemm(tokens, 2 * inter, hidden)),
-            ("act_and_mul", act_and_mul(tokens, inter)),
-            ("down_proj", gemm(tokens, hidden, inter)),
-        ]
-    if tp > 1:
-        layer.append(("allreduce", allreduce()))
-
-    ops = list(per_pass)
-    if layers > 1:
-        # Layer 0's input norm is the plain rmsnorm above.
-        ops.append(ModelOp("add_rmsnorm", add_norm, layers - 1))
-    ops += [ModelOp(role, est, layers) for role, est in layer]
-    ops += [
-        ModelOp("final_norm", add_norm, 1),
-        ModelOp("lm_head", gemm(batch, math.ceil(vocab / tp), hidden), 1),
-        ModelOp("sampling", estimate("sampling", batch=batch, vocab=vocab), 1),
+def _dense_mlp(shape: _PassShape) -> list[tuple[str, OpEstimate]]:
+    """gate_up, the gated activation and down of a dense MLP."""
+    cfg, tokens = shape.cfg, shape.tokens
+    inter = _shard(cfg, "intermediate_size", cfg.intermediate_size, shape.tp)
+    return [
+        ("gate_up_proj", shape.gemm(tokens, 2 * inter, cfg.hidden_size)),
+        ("act_and_mul", shape.act_and_mul(tokens, inter)),
+        ("down_proj", shape.gemm(tokens, cfg.hidden_size, inter)),
     ]
-    return ops
+
+
+def _moe_mlp(shape: _PassShape) -> list[tuple[str, OpEstimate]]:
+    """Router, expert gate_up, the gated activation and expert down of an MoE MLP."""
+    cfg, tokens = shape.cfg, shape.tokens
+    assert cfg.num_local_experts is not None and cfg.num_experts_per_tok is not None
+    experts, topk = cfg.num_local_experts, cfg.num_experts_per_tok
+    inter = _shard(cfg, "expert intermediate size", cfg.expert_intermediate_size, shape.tp)
+
+    def moe(which: str) -> OpEstimate:
+        return estimate(
+            "moe",
+            experts=experts,
+            topk=topk,
+            tokens=tokens,
+            hidden=cfg.hidden_size,
+            intermediate=inter,
+            which=which,
+            dtype=shape.dt,
+        )
+
+    return [
+        ("moe_router", shape.gemm(tokens, experts, cfg.hidden_size)),
+        ("moe_gate_up", moe("gate_up")),
+        ("act_and_mul", shape.act_and_mul(tokens * topk, inter)),
+        ("moe_down", moe("down")),
+    ]
