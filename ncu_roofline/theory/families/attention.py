@@ -10,18 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ncu_roofline.theory.families.anatomy import (
-    Name,
-    bool_arg,
-    cute_tile,
-    int_arg,
-    int_args,
-)
-from ncu_roofline.theory.families.dtypes import (
-    SHORT_NORM,
-    WORD_DTYPE,
-    cxx_dtype,
-)
+from ncu_roofline.theory.families.anatomy import Name, bool_arg, cute_tile, int_arg, int_args
+from ncu_roofline.theory.families.dtypes import SHORT_NORM, WORD_DTYPE, cxx_dtype
 from ncu_roofline.theory.families.kinds import KernelFamily
 from ncu_roofline.theory.families.pytorch import TRITON_SIG
 

@@ -12,12 +12,7 @@ import re
 from typing import Any
 
 from ncu_roofline.core.names import template_args_at
-from ncu_roofline.theory.families.anatomy import (
-    Name,
-    cute_tile,
-    int_arg,
-    parse_dims,
-)
+from ncu_roofline.theory.families.anatomy import Name, cute_tile, int_arg, parse_dims
 from ncu_roofline.theory.families.dtypes import (
     PACKED,
     PACKED_FULL,

@@ -10,15 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ncu_roofline.theory.families.anatomy import (
-    Name,
-)
-from ncu_roofline.theory.families.dtypes import (
-    cxx_dtype,
-    cxx_dtypes,
-    fp8_format,
-    word_dtype,
-)
+from ncu_roofline.theory.families.anatomy import Name
+from ncu_roofline.theory.families.dtypes import cxx_dtype, cxx_dtypes, fp8_format, word_dtype
 from ncu_roofline.theory.families.gemm import weight_bits
 from ncu_roofline.theory.families.kinds import KernelFamily
 from ncu_roofline.theory.families.libraries import library_of

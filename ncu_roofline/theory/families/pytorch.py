@@ -11,16 +11,8 @@ import re
 from typing import Any
 
 from ncu_roofline.core.names import template_args_at
-from ncu_roofline.theory.families.anatomy import (
-    Name,
-    bool_arg,
-    int_arg,
-)
-from ncu_roofline.theory.families.dtypes import (
-    cxx_dtype,
-    cxx_dtypes,
-    word_dtype,
-)
+from ncu_roofline.theory.families.anatomy import Name, bool_arg, int_arg
+from ncu_roofline.theory.families.dtypes import cxx_dtype, cxx_dtypes, word_dtype
 from ncu_roofline.theory.families.kinds import KernelFamily
 
 # --- TorchInductor and Triton ----------------------------------------------

@@ -9,13 +9,7 @@ from __future__ import annotations
 import math
 
 from ncu_roofline.theory.ops.dtypes import matmul_precision, vector_precision
-from ncu_roofline.theory.ops.params import (
-    Values,
-    bool_param,
-    dtype_param,
-    int_param,
-    same_as,
-)
+from ncu_roofline.theory.ops.params import Values, bool_param, dtype_param, int_param, same_as
 from ncu_roofline.theory.ops.registry import OpSpec, Result, register
 
 _ATTN_HEADS = (
