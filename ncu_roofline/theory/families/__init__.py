@@ -128,6 +128,8 @@ def _classify(name: str) -> KernelFamily:
     )
 
 
+# Most specific first: the first recogniser that claims a name wins, so the
+# keyword table and the catch-all for Triton JIT names come last.
 _RECOGNISERS: tuple[_Recogniser, ...] = (
     memops,
     nccl,
