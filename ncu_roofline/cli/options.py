@@ -73,8 +73,9 @@ class Options:
 def option_group(cls: type[OptionsT], name: str, *options: Decorator[Any]) -> Decorator[F]:
     """Add ``options`` (in help order) and pass their values as one ``cls`` named ``name``.
 
-    The values are the parameters named like ``cls``'s fields; a field no
-    option sets keeps its default.
+    The values are the parameters named like ``cls``'s fields, so two groups
+    of one command must not share a field name; a field no option sets keeps
+    its default.
     """
     fields = {f.name for f in dataclasses.fields(cls)} - {"defaulted"}
 
