@@ -3,20 +3,19 @@
 Design: every document the command line writes is one entry of
 :data:`RENDERERS`, keyed by the kind of document and the format:
 
-========== ====================================================== =========================
-kind       context                                                formats
-========== ====================================================== =========================
-report     :func:`~ncu_roofline.report.context.build_context`     html, json, md, junit, text
-comparison :func:`~ncu_roofline.report.compare.comparison_document` html, json, md, junit
-theory     :func:`~ncu_roofline.analysis.theory_table.build_theory_table` html, json, text
-inspect    :func:`~ncu_roofline.report.inspect.inspect_profile`    json, text
-gpus       ``{"gpus": [GpuSpec.to_dict(), ...]}``                 json, text
-========== ====================================================== =========================
+- ``report`` (:func:`~ncu_roofline.report.context.build_context`): html, json,
+  md, junit, and text (the terminal table of ``summary``);
+- ``comparison`` (:func:`~ncu_roofline.report.compare.comparison_document`):
+  html, json, md, junit;
+- ``theory`` (:func:`~ncu_roofline.analysis.theory_table.build_theory_table`):
+  html, json, text;
+- ``inspect`` (:func:`~ncu_roofline.report.inspect.inspect_profile`): json, text;
+- ``gpus`` (``{"gpus": [GpuSpec.to_dict(), ...]}``): json, text.
 
 Each entry takes the context and :class:`RenderOptions` and returns the whole
 document (``str``, or ``bytes`` for JUnit XML).  An entry needs nothing but
 plain data: the HTML entries build their charts here, so a caller never
-handles figures.  A report's ``text`` is the terminal table of ``summary``.
+handles figures.
 """
 
 from __future__ import annotations

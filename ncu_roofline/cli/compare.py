@@ -1,0 +1,222 @@
+"""``ncu-roofline compare``: what got slower, what got faster, what moved.
+
+Design: the two sides are read and analysed like ``report`` does, the engine
+(:func:`ncu_roofline.analysis.compare.compare`) matches their kernel groups,
+and :func:`ncu_roofline.report.compare.comparison_document` is what every
+format renders; this module only checks the inputs and says what looks
+suspicious (nothing matched, different launch counts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from ncu_roofline.analysis import analyze
+from ncu_roofline.analysis.compare import compare as compare_analyses
+from ncu_roofline.cli.messages import (
+    emit,
+    exit_on_tripped,
+    print_warnings,
+    warn,
+    warn_gates_without_theory,
+)
+from ncu_roofline.cli.options import (
+    GateOptions,
+    Options,
+    OutputOptions,
+    TheoryOptions,
+    clocks_option,
+    gate_options,
+    gpu_option,
+    option_group,
+    output_options,
+    progress_option,
+    theory_options,
+)
+from ncu_roofline.core.units import pct_or
+from ncu_roofline.errors import UsageError
+from ncu_roofline.readers import load
+from ncu_roofline.render import render_document
+from ncu_roofline.render.output import refuse_existing
+from ncu_roofline.report.compare import comparison_document
+from ncu_roofline.report.gates import Gate, evaluate_comparison
+
+
+@dataclass(frozen=True)
+class Sides(Options):
+    """The inputs: BASE CANDIDATE, or --base and --candidate (repeatable)."""
+
+    pair: tuple[str, ...] = ()
+    base_files: tuple[str, ...] = ()
+    candidate_files: tuple[str, ...] = ()
+
+    def files(self) -> tuple[list[str], list[str]]:
+        """The base and the candidate inputs, each listed once."""
+        base, candidate = self.base_files, self.candidate_files
+        if self.pair and (base or candidate):
+            raise UsageError("give BASE CANDIDATE or --base/--candidate, not both")
+        if self.pair:
+            if len(self.pair) != 2:
+                raise UsageError(
+                    "compare takes exactly two inputs: BASE CANDIDATE (or --base/--candidate)"
+                )
+            base, candidate = (self.pair[0],), (self.pair[1],)
+        if not base or not candidate:
+            raise UsageError("compare needs a base and a candidate input")
+        return list(dict.fromkeys(base)), list(dict.fromkeys(candidate))
+
+
+@dataclass(frozen=True)
+class ComparisonOptions(Options):
+    """Each side's roofs and how changes are judged."""
+
+    gpu: str | None = None
+    base_gpu: str | None = None
+    basis: str = "total"
+    candidate_gpu: str | None = None
+    clocks: str = "measured"
+    noise: float = 0.02
+
+
+_sides = option_group(
+    Sides,
+    "sides",
+    click.argument("pair", nargs=-1, metavar="[BASE CANDIDATE]"),
+    click.option(
+        "--base", "base_files", multiple=True, metavar="FILE", help="A base input (repeatable)."
+    ),
+    click.option(
+        "--candidate",
+        "candidate_files",
+        multiple=True,
+        metavar="FILE",
+        help="A candidate input (repeatable).",
+    ),
+)
+
+_comparison_options = option_group(
+    ComparisonOptions,
+    "judge",
+    gpu_option("Use this GPU's roofs for both sides."),
+    click.option(
+        "--base-gpu", metavar="NAME", help="The base side's GPU (profiles from two GPUs)."
+    ),
+    click.option(
+        "--basis",
+        type=click.Choice(["total", "per-launch"]),
+        default="total",
+        show_default=True,
+        help="Judge changes by total kernel time, or by mean time per launch (for profiles "
+        "that captured different numbers of launches).",
+    ),
+    click.option("--candidate-gpu", metavar="NAME", help="The candidate side's GPU."),
+    clocks_option("Table compute roofs at the measured clock or datasheet."),
+    click.option(
+        "--noise",
+        type=click.FloatRange(min=0.0),
+        default=0.02,
+        show_default=True,
+        help="Changes below this fraction count as unchanged.",
+    ),
+)
+
+
+@click.command()
+@_sides
+@output_options(
+    "Output file ('-': standard output; default: the candidate's name with .diff.html, "
+    "or standard output for --format json)."
+)
+@_comparison_options
+@theory_options()
+@gate_options
+@progress_option
+def compare(
+    sides: Sides,
+    out: OutputOptions,
+    judge: ComparisonOptions,
+    theory: TheoryOptions,
+    gating: GateOptions,
+    progress: bool | None,
+) -> None:
+    """Compare two profiles: what got slower, what got faster, what moved.
+
+    Give BASE CANDIDATE, or --base FILE... --candidate FILE... when a side
+    has several inputs.  Kernel groups are matched by kernel name and launch
+    configuration (then by name alone when unambiguous), tolerant of
+    reordering and of kernels added or removed.
+
+    \b
+    Gates (--fail-on, repeatable): regression>5% (a group or the total got
+    slower by more), new-kernel, efficiency<N, or a finding kind of the
+    candidate; exit 3 after writing the output when one trips.  Theory
+    (--theory, --model) applies to the candidate, for excess-traffic gates.
+
+    \b
+    Exit codes: 0 success, 1 internal error, 2 usage error, 3 the output was
+    written but a gate tripped, 4 unreadable input, 5 output exists or cannot
+    be written, 6 missing optional module, 7 missing input.
+    """
+    base_files, candidate_files = sides.files()
+    settings = gating.settings()
+    judge = judge.configured(settings, "gpu", "clocks", "noise")
+    out = out.configured(settings, "plotly_js", "top")
+    gates = gating.comparison_gates(settings)
+    config = theory.config()
+    warn_gates_without_theory(gates, config is not None)
+    out_format = out.format()
+    output = out.target(candidate_files[0], out_format, infix=".diff")
+    refuse_existing(output, out.force)
+    base = analyze(
+        load(base_files, progress=progress), gpu=judge.base_gpu or judge.gpu, clocks=judge.clocks
+    )
+    candidate = analyze(
+        load(candidate_files, progress=progress),
+        gpu=judge.candidate_gpu or judge.gpu,
+        clocks=judge.clocks,
+        theory=config,
+    )
+    doc = comparison_document(
+        compare_analyses(base, candidate, noise=judge.noise, basis=judge.basis)
+    )
+    cmp = doc["comparison"]
+    print_warnings(doc["base_report"])
+    print_warnings(doc["candidate_report"])
+    _warn_unlike(cmp, judge.basis, gates)
+    tripped = evaluate_comparison(gates, cmp, doc["candidate_report"])
+    if gates:
+        cmp["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
+    text = render_document(
+        "comparison", out_format, doc, out.render_options(tripped if gates else None)
+    )
+    change = pct_or(cmp["totals"].get("delta_pct"), sign=True)
+    emit(
+        text,
+        output,
+        out.force,
+        f"({out_format}): kernel time {change}, {len(cmp['regressions'])} regression(s), "
+        f"{len(cmp['improvements'])} improvement(s)",
+    )
+    exit_on_tripped(tripped)
+
+
+def _warn_unlike(cmp: dict[str, Any], basis: str, gates: list[Gate]) -> None:
+    """Warn when the two profiles are not like for like, or a gate cannot be judged."""
+    if cmp["totals"].get("matched", 1) == 0:
+        warn("no kernel group matched between base and candidate: are these the same workload?")
+    relaunched = [
+        r
+        for r in cmp["kernels"]
+        if r.get("status") not in ("added", "removed")
+        and r.get("base_launches") != r.get("candidate_launches")
+    ]
+    if relaunched and basis == "total":
+        warn(
+            f"{len(relaunched)} matched kernel group(s) ran a different number of launches; "
+            "their total times are not like for like (judge per launch with --basis per-launch)"
+        )
+    if any(g.kind == "regression" for g in gates) and cmp["totals"].get("delta_pct") is None:
+        warn("regression gates cannot be evaluated: the profiles carry no durations")

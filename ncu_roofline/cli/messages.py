@@ -1,0 +1,59 @@
+"""What the commands say on stderr: warnings, the written-file line, tripped gates.
+
+Design: every line starts with the program's name so it stands out in CI
+logs; stdout carries only documents, never these lines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ncu_roofline.errors import GATE_TRIPPED
+from ncu_roofline.render.output import write_output
+from ncu_roofline.report.gates import Gate, theory_gates_without_theory
+
+PROG = "ncu-roofline"
+
+#: Tripped gates listed one per line; the rest are counted (the output has them all).
+_MAX_TRIPPED_LINES = 20
+
+
+def warn(message: str) -> None:
+    """One warning line on stderr."""
+    click.echo(f"{PROG}: warning: {message}", err=True)
+
+
+def print_warnings(context: dict[str, Any]) -> None:
+    """Input warnings and warning findings of one report context, on stderr."""
+    for item in context["inputs"]:
+        for w in item["warnings"]:
+            warn(f"{item['path']}: {w}")
+    for finding in context["findings"]:
+        if finding["severity"] in ("error", "warning") and finding["kind"] != "below-roof":
+            warn(finding["message"])
+
+
+def warn_gates_without_theory(gates: list[Gate], has_theory: bool) -> None:
+    """Warn about gates that need theory when none was given: they can never trip."""
+    for rule in theory_gates_without_theory(gates, has_theory):
+        warn(f"--fail-on {rule} can never trip without --theory or --model")
+
+
+def emit(data: str | bytes, output: str | None, force: bool, description: str) -> None:
+    """Write a document to stdout or ``output``; for a file, say where and what."""
+    if write_output(data, output, force=force):
+        click.echo(f"{PROG}: wrote {output} {description}", err=True)
+
+
+def exit_on_tripped(tripped: list[dict[str, Any]]) -> None:
+    """List tripped gates and exit 3 (the output is already written); nothing if none."""
+    if not tripped:
+        return
+    for t in tripped[:_MAX_TRIPPED_LINES]:
+        warn(f"gate {t['rule']} tripped: {t['message']}")
+    if len(tripped) > _MAX_TRIPPED_LINES:
+        warn(f"... and {len(tripped) - _MAX_TRIPPED_LINES} more tripped gates (see the output)")
+    click.echo(f"{PROG}: {len(tripped)} gate(s) tripped", err=True)
+    click.get_current_context().exit(GATE_TRIPPED)

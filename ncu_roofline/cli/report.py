@@ -1,0 +1,115 @@
+"""``ncu-roofline report``: analyse exports and write one roofline report."""
+
+from __future__ import annotations
+
+import click
+
+from ncu_roofline.analysis import analyze
+from ncu_roofline.cli.messages import (
+    emit,
+    exit_on_tripped,
+    print_warnings,
+    warn,
+    warn_gates_without_theory,
+)
+from ncu_roofline.cli.options import (
+    GateOptions,
+    OutputOptions,
+    RoofOptions,
+    TheoryOptions,
+    gate_options,
+    inputs_argument,
+    output_options,
+    progress_option,
+    roof_options,
+    theory_options,
+)
+from ncu_roofline.core.hardware import load_roofs_file
+from ncu_roofline.errors import UsageError
+from ncu_roofline.readers import load
+from ncu_roofline.render import render_document
+from ncu_roofline.render.output import refuse_existing
+from ncu_roofline.report.context import build_context
+from ncu_roofline.report.gates import evaluate_report
+
+
+@click.command()
+@inputs_argument
+@output_options(
+    "Output file ('-': standard output; default: the first input's name with .html, "
+    "or standard output for --format json)."
+)
+@roof_options
+@theory_options(excess_threshold=True)
+@gate_options
+@progress_option
+def report(
+    inputs: tuple[str, ...],
+    out: OutputOptions,
+    roofs: RoofOptions,
+    theory: TheoryOptions,
+    gating: GateOptions,
+    progress: bool | None,
+) -> None:
+    """Analyse exports and write a roofline report.
+
+    Every launch is placed on the roofline of its GPU: measured FLOPs per
+    precision and bytes per memory level, the roofs (from the export's own
+    peak metrics, the built-in GPU table, --gpu or --roofs), the bound class,
+    efficiency and recoverable time.  Kernels are grouped by name and launch
+    configuration and ranked by recoverable time.
+
+    With --theory FILE or --model NAME each kernel is also compared with the
+    minimum its math needs (theoretical FLOPs and bytes), and kernels moving
+    far more DRAM bytes than that are flagged (excess-traffic).
+
+    \b
+    Exit codes: 0 success, 1 internal error, 2 usage error, 3 the output was
+    written but a --fail-on gate tripped, 4 unreadable input, 5 output
+    exists or cannot be written, 6 missing optional module, 7 missing input.
+    """
+    settings = gating.settings()
+    roofs = roofs.configured(settings, "gpu", "roofs_file", "clocks")
+    out = out.configured(settings, "plotly_js")
+    theory = theory.configured(settings, "excess_threshold")
+    gates = gating.report_gates(settings)
+    out_format = out.format()
+    implied = out.implied_format()
+    if implied:
+        warn(f"{out.output}: writing {out.fmt} into a file named like {implied}")
+    output = out.target(inputs[0], out_format)
+    refuse_existing(output, out.force)
+    if roofs.gpu and roofs.roofs_file:
+        raise UsageError("give either --gpu or --roofs, not both")
+    unique = list(dict.fromkeys(inputs))
+    if len(unique) < len(inputs):
+        warn("an input was given more than once; it is read once")
+    table = load_roofs_file(roofs.roofs_file) if roofs.roofs_file else None
+    config = theory.config()
+    warn_gates_without_theory(gates, config is not None)
+    analysis = analyze(
+        load(unique, progress=progress),
+        gpu=roofs.gpu,
+        roofs=table,
+        clocks=roofs.clocks,
+        theory=config,
+    )
+    context = build_context(analysis)
+    if roofs.roofs_file:
+        context["options"]["roofs_file"] = roofs.roofs_file
+    tripped = evaluate_report(gates, context)
+    if gates:
+        context["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
+    text = render_document(
+        "report", out_format, context, out.render_options(tripped if gates else None)
+    )
+    print_warnings(context)
+    summary = context["summary"]
+    emit(
+        text,
+        output,
+        out.force,
+        f"({out_format}): {summary['launches']:,} launches, "
+        f"{summary['kernels']:,} kernel groups, {len(context['findings'])} findings",
+    )
+    exit_on_tripped(tripped)

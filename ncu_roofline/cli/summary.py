@@ -1,0 +1,71 @@
+"""``ncu-roofline summary``: the kernels with the most recoverable time, on stdout."""
+
+from __future__ import annotations
+
+import click
+
+from ncu_roofline.analysis import analyze
+from ncu_roofline.cli.messages import exit_on_tripped, print_warnings
+from ncu_roofline.cli.options import (
+    GateOptions,
+    RoofOptions,
+    TheoryOptions,
+    format_option,
+    gate_options,
+    gpu_option,
+    inputs_argument,
+    option_group,
+    progress_option,
+    theory_options,
+    top_option,
+)
+from ncu_roofline.readers import load
+from ncu_roofline.render import RenderOptions, render_document
+from ncu_roofline.render.output import write_output
+from ncu_roofline.report.context import build_context
+from ncu_roofline.report.gates import evaluate_report
+
+
+@click.command()
+@inputs_argument
+@option_group(RoofOptions, "roofs", gpu_option("Use this GPU's roofs."))
+@click.option(
+    "--width", type=click.IntRange(min=40), default=100, show_default=True, help="Columns."
+)
+@top_option(15, "Kernel rows.")
+@format_option(
+    ["text", "md", "json", "junit"],
+    "text: the terminal table; md, json, junit: as `report` writes them, to stdout.",
+    default="text",
+)
+@theory_options()
+@gate_options
+@progress_option
+def summary(
+    inputs: tuple[str, ...],
+    roofs: RoofOptions,
+    width: int,
+    top: int,
+    fmt: str,
+    theory: TheoryOptions,
+    gating: GateOptions,
+    progress: bool | None,
+) -> None:
+    """Print the kernels with the most recoverable time, in a terminal table.
+
+    The table fits in --width columns (default 100): rank, kernel, bound
+    class, efficiency (% of roof), time, share, recoverable time and the
+    kernel's findings.  --fail-on gates work as for `report` (exit 3).
+    """
+    settings = gating.settings()
+    roofs = roofs.configured(settings, "gpu")
+    gates = gating.report_gates(settings)
+    analysis = analyze(
+        load(list(dict.fromkeys(inputs)), progress=progress), gpu=roofs.gpu, theory=theory.config()
+    )
+    context = build_context(analysis)
+    print_warnings(context)
+    tripped = evaluate_report(gates, context)
+    options = RenderOptions(width=width, top=top, gates=tripped if gates else None)
+    write_output(render_document("report", fmt, context, options), None)
+    exit_on_tripped(tripped)
