@@ -36,10 +36,10 @@ from ncu_roofline.cli.options import (
     progress_option,
     theory_options,
 )
-from ncu_roofline.core.units import pct_or
 from ncu_roofline.errors import UsageError
 from ncu_roofline.readers import load
 from ncu_roofline.render import render_document
+from ncu_roofline.render.format import TEXT
 from ncu_roofline.render.output import refuse_existing
 from ncu_roofline.report.compare import comparison_document
 from ncu_roofline.report.gates import Gate, evaluate_comparison
@@ -192,7 +192,7 @@ def compare(
     text = render_document(
         "comparison", out_format, doc, out.render_options(tripped if gates else None)
     )
-    change = pct_or(cmp["totals"].get("delta_pct"), sign=True)
+    change = TEXT.pct(cmp["totals"].get("delta_pct"), sign=True)
     emit(
         text,
         output,

@@ -37,7 +37,6 @@ from ncu_roofline.render.markdown_report import render_markdown
 from ncu_roofline.render.page import build_page, untitled
 from ncu_roofline.render.terminal import render_summary
 from ncu_roofline.render.text import gpus_text, inspect_text, theory_text
-from ncu_roofline.report.compare import comparison_junit_context
 from ncu_roofline.version import __version__
 
 #: Output formats of written reports and the file suffixes that imply them.

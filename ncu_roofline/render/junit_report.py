@@ -158,3 +158,31 @@ def render_junit(
         root.set(key, suite.get(key) or "0")
     result: bytes = etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")
     return result
+
+
+def comparison_junit_context(cmp: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
+    """The comparison's groups (merged over inputs) as the kernels of a report context.
+
+    ``cmp`` is :func:`~ncu_roofline.report.compare.comparison_context`, ``candidate`` the candidate's report
+    context; removed groups have no test case, and each case's reason names
+    its status and kernel-time change.
+    """
+    kernels = []
+    for r in cmp["kernels"]:
+        if r.get("status") == "removed":
+            continue
+        change = TEXT.pct(r.get("delta_pct"), sign=True)
+        kernels.append(
+            {
+                "kernel": r.get("kernel"),
+                "kernel_short": r.get("kernel_short"),
+                "grid": r.get("candidate_grid"),
+                "block": r.get("candidate_block"),
+                "total_duration_s": r.get("candidate_total_duration_s"),
+                "efficiency": r.get("candidate_efficiency"),
+                "bound": r.get("candidate_bound"),
+                "bound_reason": f"{r.get('status')}: {change} kernel time",
+                "recoverable_s": None,
+            }
+        )
+    return {"kernels": kernels, "inputs": candidate["inputs"], "summary": candidate["summary"]}

@@ -14,11 +14,10 @@ from typing import Any
 
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.compare import COMPARISON_FIELDS, STATUSES, Comparison
-from ncu_roofline.core.units import pct_or
 from ncu_roofline.report.context import SCHEMA_VERSION, build_context, records, summary_context
 from ncu_roofline.version import __version__
 
-__all__ = ["comparison_context", "comparison_document", "comparison_junit_context"]
+__all__ = ["comparison_context", "comparison_document"]
 
 
 def _side_context(analysis: Analysis) -> dict[str, Any]:
@@ -69,31 +68,3 @@ def comparison_document(cmp: Comparison) -> dict[str, Any]:
         "candidate_report": build_context(cmp.candidate),
         "base_report": build_context(cmp.base),
     }
-
-
-def comparison_junit_context(cmp: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
-    """The comparison's groups (merged over inputs) as the kernels of a report context.
-
-    ``cmp`` is :func:`comparison_context`, ``candidate`` the candidate's report
-    context; removed groups have no test case, and each case's reason names
-    its status and kernel-time change.
-    """
-    kernels = []
-    for r in cmp["kernels"]:
-        if r.get("status") == "removed":
-            continue
-        change = pct_or(r.get("delta_pct"), sign=True)
-        kernels.append(
-            {
-                "kernel": r.get("kernel"),
-                "kernel_short": r.get("kernel_short"),
-                "grid": r.get("candidate_grid"),
-                "block": r.get("candidate_block"),
-                "total_duration_s": r.get("candidate_total_duration_s"),
-                "efficiency": r.get("candidate_efficiency"),
-                "bound": r.get("candidate_bound"),
-                "bound_reason": f"{r.get('status')}: {change} kernel time",
-                "recoverable_s": None,
-            }
-        )
-    return {"kernels": kernels, "inputs": candidate["inputs"], "summary": candidate["summary"]}
