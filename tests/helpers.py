@@ -9,12 +9,16 @@ without breaking the others.
 * :func:`run`: the command line exactly as a user runs it, in a subprocess.
 * :func:`slower_candidate`: the shipped sample with one kernel 50% slower,
   the candidate side of the comparison tests.
+* The input read by hand: :func:`details_metrics` and :func:`sample_launches`
+  read a details-page export with the csv module alone, so tests derive
+  expected values from the input rather than from the tool.
 * Synthetic profiles: launch frames built from metric dictionaries through
   :func:`ncu_roofline.core.model.finalize_launches`, as the readers build
   them, analysed against :func:`spec`'s GPU (1 TFLOP/s FP32, 100 GB/s DRAM,
   ridge 10 FLOP/byte).
 * Figure checks: a Plotly figure is valid, plain JSON, and carries no markup
-  but the chart module's own tags.
+  but the chart module's own tags; :func:`hover_escaped` is how hover text
+  must carry a name.
 """
 
 from __future__ import annotations
