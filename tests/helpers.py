@@ -9,24 +9,31 @@ without breaking the others.
 * :func:`run`: the command line exactly as a user runs it, in a subprocess.
 * :func:`slower_candidate`: the shipped sample with one kernel 50% slower,
   the candidate side of the comparison tests.
+* The input read by hand: :func:`details_metrics` and :func:`sample_launches`
+  read a details-page export with the csv module alone, so tests derive
+  expected values from the input rather than from the tool.
 * Synthetic profiles: launch frames built from metric dictionaries through
   :func:`ncu_roofline.core.model.finalize_launches`, as the readers build
   them, analysed against :func:`spec`'s GPU (1 TFLOP/s FP32, 100 GB/s DRAM,
   ridge 10 FLOP/byte).
 * Figure checks: a Plotly figure is valid, plain JSON, and carries no markup
-  but the chart module's own tags.
+  but the chart module's own tags; :func:`hover_escaped` is how hover text
+  must carry a name.
 """
 
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import math
 import re
+import statistics
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +98,113 @@ def slower_candidate(path: Path) -> None:
         else:
             out.write(line)
     path.write_text(out.getvalue(), encoding="utf-8")
+
+
+def details_rows(path: Path) -> list[dict[str, str]]:
+    """The rows of a details-page export after its header, read with the csv module alone."""
+    text = path.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(text) if line.startswith('"ID",'))
+    return list(csv.DictReader(text[start:]))
+
+
+def details_metrics(path: Path, launch_id: int) -> dict[str, tuple[str, float]]:
+    """Metric name -> (unit, value) of one launch of a details-page export.
+
+    Independent of the package's readers, so tests can derive expected values
+    from the input itself; thousands separators are dropped, non-numeric
+    values (``n/a``) left out.
+    """
+    found: dict[str, tuple[str, float]] = {}
+    for row in details_rows(path):
+        if row["ID"] == str(launch_id) and row["Metric Name"]:
+            try:
+                value = float(row["Metric Value"].replace(",", ""))
+            except ValueError:
+                continue
+            found[row["Metric Name"]] = (row["Metric Unit"], value)
+    return found
+
+
+@dataclass(frozen=True)
+class SampleLaunch:
+    """One launch of the shipped sample, worked out from its CSV rows by hand.
+
+    FP32 FLOPs = fadd + fmul + 2 x ffma; tensor FLOPs = the
+    ``sm__ops_path_tensor_src_bf16_dst_fp32`` count; DRAM bytes = read +
+    write; each roof = its ``.peak_sustained`` per cycle x the launch's
+    clock (FFMA x 2 FLOPs x SM clock, bytes/cycle x DRAM clock).
+    """
+
+    id: int
+    kernel: str
+    grid: str
+    duration_s: float
+    fp32_flops: float
+    tensor_flops: float
+    dram_bytes: float
+    sm_clock_hz: float
+    peak_fp32: float
+    peak_tensor: float
+    peak_dram: float
+
+    @property
+    def flops(self) -> float:
+        """All FLOPs (the sample has no FP64 or FP16 work)."""
+        return self.fp32_flops + self.tensor_flops
+
+    @property
+    def efficiency(self) -> float:
+        """Achieved over attainable: min(the roof of its main precision, AI x DRAM)."""
+        peak = self.peak_tensor if self.tensor_flops > self.fp32_flops else self.peak_fp32
+        attainable = min(peak, self.flops / self.dram_bytes * self.peak_dram)
+        return self.flops / self.duration_s / attainable
+
+
+def sample_launches() -> list[SampleLaunch]:
+    """Every launch of the shipped sample, in file order (see :class:`SampleLaunch`)."""
+    names = {r["ID"]: (r["Kernel Name"], r["Grid Size"]) for r in details_rows(SAMPLE)}
+    launches = []
+    for key, (kernel, grid) in names.items():
+        m = {name: value for name, (_, value) in details_metrics(SAMPLE, int(key)).items()}
+        assert details_metrics(SAMPLE, int(key))["gpu__time_duration.sum"][0] == "ns"
+        tensor = "sm__ops_path_tensor_src_bf16_dst_fp32.sum"
+        clock = m["sm__cycles_elapsed.avg.per_second"]
+        launches.append(
+            SampleLaunch(
+                id=int(key),
+                kernel=kernel,
+                grid=grid,
+                duration_s=m["gpu__time_duration.sum"] * 1e-9,
+                fp32_flops=m[sass("fadd")] + m[sass("fmul")] + 2 * m[sass("ffma")],
+                tensor_flops=m[tensor],
+                dram_bytes=m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"],
+                sm_clock_hz=clock,
+                peak_fp32=m[sass("ffma") + ".peak_sustained"] * 2 * clock,
+                peak_tensor=m[tensor + ".peak_sustained"] * clock,
+                peak_dram=m["dram__bytes.sum.peak_sustained"]
+                * m["dram__cycles_elapsed.avg.per_second"],
+            )
+        )
+    return launches
+
+
+def sample_roofs() -> dict[str, float]:
+    """The sample device's roofs: the median over its launches of each launch's roof.
+
+    (The peaks per cycle are the same in every launch; the clocks jitter.)
+    """
+    launches = sample_launches()
+    return {
+        "fp32": statistics.median(x.peak_fp32 for x in launches),
+        "tensor_bf16": statistics.median(x.peak_tensor for x in launches),
+        "dram": statistics.median(x.peak_dram for x in launches),
+    }
+
+
+def time_weighted_efficiency(launches: list[SampleLaunch]) -> float:
+    """A group's efficiency: its launches' efficiencies weighted by their time."""
+    total = sum(x.duration_s for x in launches)
+    return sum(x.efficiency * x.duration_s for x in launches) / total
 
 
 # --- synthetic profiles --------------------------------------------------------------
@@ -194,6 +308,15 @@ XSS = "</script><img src=x onerror=alert(1)>"
 # look like markup.
 OWN_TAGS = re.compile(r"</?(?:b|br|extra)>")
 _ENTITY = re.compile(r"&(?:amp|lt|gt|#34|#39);")
+
+
+def hover_escaped(text: str) -> str:
+    """``text`` as plotly hover text must carry it: :func:`html.escape`, quotes as numeric refs.
+
+    plotly.js decodes numeric character references and ``&amp; &lt; &gt;`` in
+    hover text, but not ``&quot;``.
+    """
+    return html.escape(text, quote=False).replace('"', "&#34;").replace("'", "&#39;")
 
 
 def strings(obj: Any) -> Iterator[str]:

@@ -31,7 +31,18 @@ from ncu_roofline.render.charts import (
 from ncu_roofline.report.context import build_context
 from ncu_roofline.theory import find_model
 from ncu_roofline.theory.assign import TheoryConfig
-from tests.helpers import OWN_TAGS, SAMPLE, XSS, check_figure, fp32, profile, spec, strings
+from tests.helpers import (
+    OWN_TAGS,
+    SAMPLE,
+    XSS,
+    check_figure,
+    fp32,
+    hover_escaped,
+    profile,
+    sample_roofs,
+    spec,
+    strings,
+)
 
 TEMPLATE = "{{7*7}}"
 CPP = "void k<float, 4>(float*)"
@@ -199,8 +210,14 @@ def test_sample_ceilings_ridges_and_dram_line() -> None:
             # ... from the left edge up to the highest compute roof.
             assert t["x"][0] == pytest.approx(10 ** fig["layout"]["xaxis"]["range"][0])
             assert t["y"][-1] == pytest.approx(top, rel=1e-12)
+    # From the CSV: the medians over the 44 launches of 16,896 FFMA/cycle x 2 x SM clock
+    # and 1,280 bytes/cycle x DRAM clock; FP32 ridge 53.8e12 / 3.36e12 = 16.0 FLOP/B.
+    roofs = sample_roofs()
+    assert roofs["fp32"] == pytest.approx(53.8e12, abs=0.05e12)
+    assert roofs["dram"] == pytest.approx(3.36e12, abs=0.005e12)
+    assert roofs["fp32"] / roofs["dram"] == pytest.approx(16.0, abs=0.05)
+    assert dram == pytest.approx(roofs["dram"], rel=1e-12)
     assert trace_named(fig, "FP32 ")["name"] == "FP32 53.8 TFLOP/s"
-    # FP32 ridge: 53.8e12 / 3.36e12 = 16.0 FLOP/B, printed to three digits.
     assert "ridge FP32/DRAM at 16.0 FLOP/B" in ridge["text"]
 
 
@@ -364,7 +381,7 @@ def test_launch_view_has_every_placeable_launch() -> None:
     assert len(t["x"]) == len(ok) == entry["launches_plotted"]
     assert t["x"] == [r["ai_dram"] for r in ok]
     assert [cd[1] for cd in t["customdata"]] == [r["id"] for r in ok]
-    assert [cd[0] for cd in t["customdata"]] == [escape_markup(r["kernel_short"]) for r in ok]
+    assert [cd[0] for cd in t["customdata"]] == [hover_escaped(r["kernel_short"]) for r in ok]
     assert t["marker"]["color"] == [BOUND_COLOURS[r["bound"]] for r in ok]
 
 
@@ -379,10 +396,8 @@ def test_hostile_names_are_escaped_everywhere() -> None:
     assert "<img" not in text and "</script" not in text.lower()
     hover = [s for t in group_traces(entry["figure"]) for cd in t["customdata"] for s in cd]
     for name in HOSTILE:
-        assert escape_markup(name) in hover, name
-        assert escape_markup(name) == html.escape(name, quote=False).replace("'", "&#39;").replace(
-            '"', "&#34;"
-        )
+        assert hover_escaped(name) in hover, name
+        assert escape_markup(name) == hover_escaped(name)
     assert "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in hover
     assert "void k&lt;float, 4&gt;(float*)" in hover
     assert "{{7*7}}" in hover
@@ -591,6 +606,6 @@ def test_arbitrary_names_never_appear_unescaped(name: str, short: str, other: st
             # The module's own tags (<br>, <b>, <extra>) may contain a short raw name.
             assert not any(raw in OWN_TAGS.sub("", s) for s in strings(fig)), raw
     points = [
-        cd for t in group_traces(fig) for cd in t["customdata"] if cd[1] == escape_markup(short)
+        cd for t in group_traces(fig) for cd in t["customdata"] if cd[1] == hover_escaped(short)
     ]
     assert name in [html.unescape(cd[0].replace("<br>", "")) for cd in points]

@@ -24,15 +24,10 @@ import pytest
 from ncu_roofline import analyze, load
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.compare import COMPARISON_FIELDS, Comparison, compare
-from ncu_roofline.render.charts import (
-    MIN_ARROW_DECADES,
-    STATUS_COLOURS,
-    comparison_figures,
-    escape_markup,
-)
+from ncu_roofline.render.charts import MIN_ARROW_DECADES, STATUS_COLOURS, comparison_figures
 from ncu_roofline.report.compare import comparison_context
 from ncu_roofline.report.context import build_context
-from tests.helpers import SAMPLE, XSS, analyse_rows, assert_plain, check_figure, fp32
+from tests.helpers import SAMPLE, XSS, analyse_rows, assert_plain, check_figure, fp32, hover_escaped
 
 #: ncu's duration metric in a details export: the raw metric name when
 #: collected with --metrics, the section label "Duration" otherwise.
@@ -509,7 +504,7 @@ def test_synthetic_figure_one_arrow_per_matched_plottable_group() -> None:
     layout = entry["figure"]["layout"]
     arrows = layout["annotations"]
     assert len(arrows) == 3 == ctx["totals"]["matched"]
-    short = {r["kernel"]: escape_markup(r["kernel_short"]) for r in ctx["kernels"]}
+    short = {r["kernel"]: hover_escaped(r["kernel_short"]) for r in ctx["kernels"]}
     by_text = {a["hovertext"].split(": ")[0]: a for a in arrows}
     assert set(by_text) == {short[XSS], short["k<float, 4>"], short["same & grid"]}
     xss = by_text[short[XSS]]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SAMPLE, run, slower_candidate
+from tests.helpers import SAMPLE, run, sample_launches, slower_candidate, time_weighted_efficiency
 
 
 def test_compare_json_and_gates(tmp_path: Path) -> None:
@@ -21,7 +21,9 @@ def test_compare_json_and_gates(tmp_path: Path) -> None:
     (reg,) = data["regressions"]
     assert reg["kernel_short"] == "flash_fwd_splitkv_kernel"
     assert reg["delta_pct"] == pytest.approx(0.5)
-    # The total moves by the flash kernel's 50%: 36.7 us of 1.44 ms.
+    # The total moves by the flash kernel's 50%: half its 73,475 ns in the CSV.
+    flash = [x for x in sample_launches() if "flash_fwd_splitkv_kernel<" in x.kernel]
+    assert reg["delta_s"] == pytest.approx(0.5 * sum(x.duration_s for x in flash), rel=1e-9)
     assert data["totals"]["delta_s"] == pytest.approx(reg["delta_s"])
     assert [t["rule"] for t in data["gates"]["tripped"]] == ["regression>5%"]
     # A 60% threshold does not trip; new-kernel has nothing to trip on.
@@ -60,8 +62,20 @@ def test_compare_markdown_shows_every_change(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     md = proc.stdout
-    # Intensity is unchanged (same FLOPs and bytes), the achieved rate falls
-    # by the 1.5x longer time: 2.28 -> 1.52 TFLOP/s, 55% -> 37% of the roof.
+    # From the CSV, the flash kernel's 4 launches: 4 x (4,194,304 fadd + 4,194,304 fmul
+    # + 2 x 16,777,216 ffma) = 167,772,160 FLOPs over 135,471,616 DRAM bytes = 1.24
+    # FLOP/B, in 73,475 ns: 2.28 TFLOP/s.  Intensity is unchanged (same FLOPs and
+    # bytes), the achieved rate falls by the 1.5x longer time to 1.52 TFLOP/s, and
+    # the time-weighted efficiency (each launch at AI x its DRAM roof) 55% -> 37%.
+    flash = [x for x in sample_launches() if "flash_fwd_splitkv_kernel<" in x.kernel]
+    flops, dram = sum(x.flops for x in flash), sum(x.dram_bytes for x in flash)
+    seconds = sum(x.duration_s for x in flash)
+    assert (flops, dram) == (167_772_160.0, 135_471_616.0)
+    assert flops / dram == pytest.approx(1.24, abs=0.005)
+    assert flops / seconds == pytest.approx(2.28e12, abs=0.005e12)
+    assert flops / (1.5 * seconds) == pytest.approx(1.52e12, abs=0.005e12)
+    efficiency = time_weighted_efficiency(flash)
+    assert (round(100 * efficiency), round(100 * efficiency / 1.5)) == (55, 37)
     row = next(line for line in md.splitlines() if line.startswith("| `flash_fwd_splitkv_kernel`"))
     assert "+50.0%" in row and "1.24 → 1.24" in row and "2.28 TFLOP/s → 1.52 TFLOP/s" in row
     assert "55% → 37%" in row

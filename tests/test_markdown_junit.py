@@ -11,14 +11,13 @@ import pytest
 from lxml import etree
 
 import ncu_roofline
-from ncu_roofline.core.units import format_si
 from ncu_roofline.render.junit_report import render_junit
 from ncu_roofline.render.markdown_report import MAX_MARKDOWN_CHARS, render_markdown
 from ncu_roofline.render.terminal import render_summary
 from ncu_roofline.report.context import build_context
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.models import find_model
-from tests.helpers import SAMPLE
+from tests.helpers import SAMPLE, SampleLaunch, sample_launches, sample_roofs
 
 HOSTILE = [
     "</details><script>x</script>",
@@ -49,6 +48,21 @@ def sample() -> dict[str, Any]:
 def context(sample: dict[str, Any]) -> dict[str, Any]:
     """A copy of the sample context a test may change."""
     return copy.deepcopy(sample)
+
+
+#: Kernels of the sample the analysis finds memory-bound (name fragments).
+MEMORY_BOUND = r"gemvx::kernel<|flash_fwd_splitkv_kernel<|elementwise_kernel<"
+
+
+def _csv_gemm() -> SampleLaunch:
+    """The sm90 GEMM's one launch, from the input CSV."""
+    (gemm,) = [x for x in sample_launches() if x.kernel.startswith("sm90_xmma_gemm")]
+    return gemm
+
+
+def _csv_flash() -> list[SampleLaunch]:
+    """The split-KV attention kernel's 4 launches, from the input CSV."""
+    return [x for x in sample_launches() if "flash_fwd_splitkv_kernel<" in x.kernel]
 
 
 def _gemm(ctx: dict[str, Any]) -> dict[str, Any]:
@@ -178,10 +192,17 @@ def test_markdown_top_row_is_the_gemm_with_its_recoverable_time(context: dict[st
     cells = _cells(first)
     assert _shown(cells[1]) == gemm["kernel_short"]
     assert cells[2] == "compute"
-    assert cells[3] == f"{100 * gemm['efficiency']:.1f}%" == "71.0%"
-    assert cells[4] == format_si(gemm["total_duration_s"], "s")
-    assert cells[5] == format_si(gemm["recoverable_s"], "s") == "65.1 µs"
-    # Theory: the split-KV attention kernel moves 4x its minimal bytes.
+    # From the CSV: 137,438,953,472 tensor FLOPs in 224,751 ns against 540,672 FLOP/cycle
+    # x its 1.5916 GHz SM clock is 71.0% of the roof; recoverable 225 µs x 0.290 = 65.1 µs.
+    g = _csv_gemm()
+    assert (g.duration_s, round(100 * g.efficiency, 1)) == (224_751e-9, 71.0)
+    assert g.duration_s * (1 - g.efficiency) == pytest.approx(65.1e-6, abs=0.05e-6)
+    assert cells[3:6] == ["71.0%", "225 µs", "65.1 µs"]
+    # Theory: the split-KV attention kernel moves 4x its minimal bytes: 135,471,616
+    # bytes read and written by its 4 launches (CSV) over 4 x 8,404,992 (KV read once,
+    # q and out: see test_theory_report.py) = 4.0295.
+    measured = sum(x.dram_bytes for x in _csv_flash())
+    assert measured / (4 * 8_404_992) == pytest.approx(4.03, abs=0.005)
     flash = next(_cells(x) for x in lines if "`flash_fwd_splitkv_kernel`" in x)
     assert flash[-1] == "4.03×"
     # Repeated short names say which grid they are.
@@ -194,11 +215,27 @@ def test_markdown_verdict_bound_table_findings_and_details(context: dict[str, An
     md = render_markdown(context)
     summary = context["summary"]
     verdict = next(x for x in md.splitlines() if x.startswith("**Verdict:**"))
-    assert f"**{format_si(summary['total_duration_s'], 's')}** kernel time" in verdict
-    assert f"**{format_si(summary['recoverable_s'], 's')}** recoverable" in verdict
+    # The 44 launches' durations in the CSV sum to 1,437,532 ns.
+    launches = sample_launches()
+    assert sum(x.duration_s for x in launches) == pytest.approx(1_437_532e-9, rel=1e-12)
+    assert "**1.44 ms** kernel time" in verdict
+    # The kernel groups' recoverable times, summed.
+    recoverable = sum(k["recoverable_s"] or 0.0 for k in context["kernels"])
+    assert recoverable == pytest.approx(summary["recoverable_s"], rel=1e-9)
+    assert recoverable == pytest.approx(318e-6, abs=0.5e-6)
+    assert "**318 µs** recoverable" in verdict
     assert "13 kernels (44 launches)" in verdict
     assert "4 findings (1 warning, 3 info)" in verdict
     assert "gate" not in verdict
+    # Memory-bound: the GEMVs (4 grids, 17 launches), the split-KV attention kernel
+    # (4 launches) and the strided copy (1): 6 groups, 22 launches, 1,136,812 ns of
+    # 1,437,532 = 79.1%.  Compute-bound: the sm90 GEMM, 224,751 ns = 15.6%.
+    memory = [x for x in launches if re.search(MEMORY_BOUND, x.kernel)]
+    assert (len(memory), len({(x.kernel, x.grid) for x in memory})) == (22, 6)
+    assert sum(x.duration_s for x in memory) == pytest.approx(1_136_812e-9, rel=1e-12)
+    total = sum(x.duration_s for x in launches)
+    assert sum(x.duration_s for x in memory) / total == pytest.approx(0.791, abs=0.0005)
+    assert _csv_gemm().duration_s / total == pytest.approx(0.156, abs=0.0005)
     assert "| memory | 6 | 22 | 1.14 ms | 79.1% |" in md
     assert "| compute | 1 | 1 | 225 µs | 15.6% |" in md
     assert "communication" not in md.split("### Top")[0]  # empty classes are left out
@@ -207,6 +244,8 @@ def test_markdown_verdict_bound_table_findings_and_details(context: dict[str, An
     assert "(excess-traffic): flash\\_fwd\\_splitkv\\_kernel moves 4.0x" in findings[0]
     assert "<summary>All kernels (13)</summary>" in md
     assert "<summary>Roofs</summary>" in md
+    # 540,672 FLOP/cycle x the median SM clock of the 44 launches, 1.5932 GHz.
+    assert sample_roofs()["tensor_bf16"] == pytest.approx(861e12, abs=0.5e12)
     assert (
         "| `tensor_bf16` | compute | 861 TFLOP/s | profile: ncu peak metrics x measured clock |"
         in md
@@ -365,7 +404,7 @@ def test_junit_one_testcase_per_group(context: dict[str, Any]) -> None:
     out = first.findtext("system-out")
     assert "bound: compute (intensity at or above the ridge point)" in out
     assert "efficiency: 71.0% of its roof" in out
-    assert f"recoverable: {format_si(gemm['recoverable_s'], 's')}" in out
+    assert "recoverable: 65.1 µs of 225 µs over 1 launch(es)" in out  # see the Markdown test
     assert f"kernel: {gemm['kernel']}" in out
     assert "e-" not in "".join(c.get("time") for c in cases)  # decimal, no exponent
 
@@ -441,14 +480,15 @@ def test_summary_fits_the_width(context: dict[str, Any], width: int) -> None:
     gemm_row = next(x for x in lines if x.lstrip().startswith("1 "))
     assert "sm90_xmma_gemm" in gemm_row and "…" in gemm_row
     assert "71.0%" in gemm_row
-    assert format_si(_gemm(context)["recoverable_s"], "s") in gemm_row
+    assert (
+        "65.1 µs" in gemm_row
+    )  # recoverable, see test_markdown_top_row_is_the_gemm_with_its_recoverable_time
     assert lines[-1] == "findings: 0 errors, 1 warning, 3 info"
 
 
 def test_summary_columns_and_finding_kinds(context: dict[str, Any]) -> None:
     lines = render_summary(context, width=100, top=5).splitlines()
-    total = format_si(context["summary"]["total_duration_s"], "s")
-    assert lines[1].startswith(f"{total} kernel time, ")
+    assert lines[1].startswith("1.44 ms kernel time, ")  # 1,437,532 ns in the CSV
     assert lines[3].split() == [
         "#",
         "kernel",

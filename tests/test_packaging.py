@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ncu_roofline.render.templates import templates_dir
-from tests.helpers import REPO
+from tests.helpers import REPO, SAMPLE
 
 
 def _readme_test_command() -> str:
@@ -51,11 +52,14 @@ def test_wheel_installs_and_runs_in_fresh_venv(tmp_path: Path) -> None:
     venv.EnvBuilder(with_pip=True).create(env_dir)
     py = env_dir / "bin" / "python"
     subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheels[0])], check=True)
-    sample = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
-    # Run from an unrelated directory so nothing resolves through the checkout.
+    sample = SAMPLE
+    # Run from an unrelated directory, without the checkout on PYTHONPATH, so
+    # nothing resolves through the checkout.
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run(
         [str(env_dir / "bin" / "ncu-roofline"), "inspect", str(sample)],
         cwd=tmp_path,
+        env=clean,
         capture_output=True,
         text=True,
         check=True,
@@ -65,6 +69,7 @@ def test_wheel_installs_and_runs_in_fresh_venv(tmp_path: Path) -> None:
     report = subprocess.run(
         [str(env_dir / "bin" / "ncu-roofline"), "report", str(sample), "-o", "r.json"],
         cwd=tmp_path,
+        env=clean,
         capture_output=True,
         text=True,
     )
@@ -73,6 +78,7 @@ def test_wheel_installs_and_runs_in_fresh_venv(tmp_path: Path) -> None:
     gpus = subprocess.run(
         [str(env_dir / "bin" / "ncu-roofline"), "gpus"],
         cwd=tmp_path,
+        env=clean,
         capture_output=True,
         text=True,
         check=True,
@@ -81,6 +87,7 @@ def test_wheel_installs_and_runs_in_fresh_venv(tmp_path: Path) -> None:
     located = subprocess.run(
         [str(py), "-c", "import ncu_roofline.render.templates as r; print(r.templates_dir())"],
         cwd=tmp_path,
+        env=clean,
         capture_output=True,
         text=True,
         check=True,

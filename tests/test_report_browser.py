@@ -23,8 +23,11 @@ import json
 import math
 import re
 import shutil
+import struct
 import subprocess
 import tempfile
+import zlib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,6 +150,78 @@ def screenshot(browser: str, page: Path, png: Path, workdir: Path) -> None:
         timeout=TIMEOUT,
         check=False,
     )
+
+
+@dataclass
+class Image:
+    """A decoded 8-bit RGB or RGBA PNG: one bytes object per row."""
+
+    width: int
+    height: int
+    channels: int
+    rows: list[bytes]
+
+    def colours(self, y0: int, y1: int, x0: int, x1: int) -> Counter[bytes]:
+        """How many pixels of each RGB colour lie in rows y0..y1, columns x0..x1."""
+        n = self.channels
+        return Counter(row[x * n : x * n + 3] for row in self.rows[y0:y1] for x in range(x0, x1))
+
+
+def _unfilter(kind: int, line: bytearray, prev: bytes, bpp: int) -> bytearray:
+    """Undo one scanline's PNG filter (PNG spec, section 9)."""
+    if kind == 1:  # Sub
+        for i in range(bpp, len(line)):
+            line[i] = (line[i] + line[i - bpp]) & 0xFF
+    elif kind == 2:  # Up
+        line = bytearray((a + b) & 0xFF for a, b in zip(line, prev, strict=True))
+    elif kind == 3:  # Average
+        for i in range(len(line)):
+            left = line[i - bpp] if i >= bpp else 0
+            line[i] = (line[i] + (left + prev[i]) // 2) & 0xFF
+    elif kind == 4:  # Paeth
+        for i in range(len(line)):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+    return line
+
+
+def decode_png(data: bytes) -> Image:
+    """Decode a non-interlaced 8-bit RGB(A) PNG with zlib alone."""
+    pos, idat = 8, []
+    header: tuple[int, ...] = ()
+    while pos < len(data):
+        (size,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + size]
+        pos += 12 + size
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+    width, height, depth, colour_type, _, _, interlace = header
+    assert depth == 8 and colour_type in (2, 6) and interlace == 0, header
+    channels = 3 if colour_type == 2 else 4
+    stride = width * channels
+    raw = zlib.decompress(b"".join(idat))
+    rows: list[bytes] = []
+    prev = bytes(stride)
+    for y in range(height):
+        start = y * (stride + 1)
+        line = _unfilter(raw[start], bytearray(raw[start + 1 : start + 1 + stride]), prev, channels)
+        prev = bytes(line)
+        rows.append(prev)
+    return Image(width, height, channels, rows)
+
+
+def saturated_hues(colours: Counter[bytes]) -> Counter[tuple[int, int, int]]:
+    """Pixels of clearly coloured (not grey) colours, by coarse RGB bucket (64 levels)."""
+    hues: Counter[tuple[int, int, int]] = Counter()
+    for rgb, n in colours.items():
+        if max(rgb) - min(rgb) > 80:
+            hues[rgb[0] // 64, rgb[1] // 64, rgb[2] // 64] += n
+    return hues
 
 
 def plottable(kernel: dict[str, Any]) -> bool:
@@ -297,7 +372,18 @@ def test_sample_screenshot(
     assert png.is_file(), f"no screenshot at {png}"
     data = png.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n"), f"{png} is not a PNG"
-    assert len(data) > 20_000, f"{png}: only {len(data)} bytes, the page looks blank"
+    image = decode_png(data)
+    assert (image.width, image.height) == (1400, 2400)
+    page = image.colours(0, image.height, 0, image.width)
+    background, count = page.most_common(1)[0]
+    assert count < 0.95 * image.width * image.height, f"{png}: the page is all {background!r}"
+    assert len(page) > 100, f"{png}: only {len(page)} colours, the page looks blank"
+    # The roofline chart sits in this band of the sample page (below the summary
+    # tables, above the findings).  Drawn, it holds the coloured roofs and markers;
+    # without it the band is grey text on white.
+    chart = image.colours(int(0.42 * image.height), int(0.65 * image.height), 42, 1358)
+    hues = saturated_hues(chart)
+    assert len([n for n in hues.values() if n >= 100]) >= 5, f"{png}: chart band hues {hues}"
 
 
 # --------------------------------------------------------------------------- 2. hostile names

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import SAMPLE, run
+from tests.helpers import SAMPLE, details_metrics, run, sass
 
 #: Fields every launch record must carry (the documented minimum).
 LAUNCH_REQUIRED = {
@@ -77,18 +77,51 @@ def test_report_roofs_name_their_source(sample_report: dict) -> None:
 
 
 def test_report_first_launch_values(sample_report: dict) -> None:
-    # Launch 0 of the simulated sample; its metric rows give fadd/fmul/ffma
-    # counts and dram bytes (see sample_reports/make_simulated.py).
+    # Launch 0 of the simulated sample (an rms_norm_kernel), read from the CSV
+    # itself; expected values follow docs/ncu-format.md sections 4 and 5.
+    m = details_metrics(SAMPLE, 0)
+    v = {name: value for name, (_, value) in m.items()}
+    assert m["gpu__time_duration.sum"][0] == "ns"
+    # 2539 ns
+    duration = v["gpu__time_duration.sum"] * 1e-9
+    # FP32 = fadd + fmul + 2 x ffma = 8192 + 8192 + 2 x 4096 = 24,576
+    fp32 = v[sass("fadd")] + v[sass("fmul")] + 2 * v[sass("ffma")]
+    # FP64 = dadd + dmul + 2 x dfma = 0; FP16 = 2 x hadd + 2 x hmul + 4 x hfma = 0
+    fp64 = v[sass("dadd")] + v[sass("dmul")] + 2 * v[sass("dfma")]
+    fp16 = 2 * v[sass("hadd")] + 2 * v[sass("hmul")] + 4 * v[sass("hfma")]
+    tensor = v["sm__ops_path_tensor_src_bf16_dst_fp32.sum"]  # 0
+    # DRAM = read + write = 24,960 + 8,192 = 33,152 bytes
+    dram = v["dram__bytes_read.sum"] + v["dram__bytes_write.sum"]
+    assert (fp32, fp64, fp16, tensor, dram) == (24_576.0, 0.0, 0.0, 0.0, 33_152.0)
+    # The roofs of this launch from its own peak metrics and clocks:
+    # FP32 16,896 FFMA/cycle x 2 FLOP x 1.5916 GHz = 53.8 TFLOP/s;
+    # DRAM 1,280 bytes/cycle x 2.6600 GHz = 3.40 TB/s.
+    peak_fp32 = v[sass("ffma") + ".peak_sustained"] * 2 * v["sm__cycles_elapsed.avg.per_second"]
+    peak_dram = v["dram__bytes.sum.peak_sustained"] * v["dram__cycles_elapsed.avg.per_second"]
+    # AI = 24,576 / 33,152 = 0.741 FLOP/byte, far left of the ridge (53.8e12 / 3.40e12 = 15.8),
+    # so the attainable rate is AI x DRAM bandwidth.
+    ai = fp32 / dram
+    attainable = min(peak_fp32, ai * peak_dram)
+    efficiency = (fp32 / duration) / attainable
+
     rec = sample_report["launches"][0]
-    assert rec["flops"] == pytest.approx(
-        rec["flops_fp64"] + rec["flops_fp32"] + rec["flops_fp16"] + rec["flops_tensor"]
-    )
-    assert rec["ai_dram"] == pytest.approx(rec["flops"] / rec["dram_bytes"])
-    assert rec["achieved_flops_per_s"] == pytest.approx(rec["flops"] / rec["duration_s"])
-    assert rec["efficiency"] == pytest.approx(
-        rec["achieved_flops_per_s"] / rec["attainable_flops_per_s"]
-    )
-    assert rec["recoverable_s"] == pytest.approx(rec["duration_s"] * (1 - rec["efficiency"]))
+    assert rec["id"] == 0 and rec["kernel_short"] == "rms_norm_kernel"
+    assert rec["duration_s"] == pytest.approx(duration, rel=1e-12)
+    assert rec["flops_fp32"] == pytest.approx(fp32, rel=1e-12)
+    assert rec["flops_fp64"] == fp64 and rec["flops_fp16"] == fp16
+    assert rec["flops_tensor"] == tensor
+    assert rec["flops"] == pytest.approx(fp32 + fp64 + fp16 + tensor, rel=1e-12)
+    assert rec["dram_bytes"] == pytest.approx(dram, rel=1e-12)
+    assert rec["l2_bytes"] == v["lts__t_bytes.sum"]  # 39,776
+    assert rec["l1_bytes"] == v["l1tex__t_bytes.sum"]  # 49,728
+    assert rec["ai_dram"] == pytest.approx(ai, rel=1e-12)
+    assert rec["achieved_flops_per_s"] == pytest.approx(fp32 / duration, rel=1e-12)
+    assert rec["peak_flops_per_s"] == pytest.approx(peak_fp32, rel=1e-12)
+    assert rec["peak_dram_bytes_per_s"] == pytest.approx(peak_dram, rel=1e-12)
+    assert rec["attainable_flops_per_s"] == pytest.approx(attainable, rel=1e-12)
+    assert rec["efficiency"] == pytest.approx(efficiency, rel=1e-12)
+    assert rec["recoverable_s"] == pytest.approx(duration * (1 - efficiency), rel=1e-12)
+    assert rec["side"] == "memory"
 
 
 def test_missing_values_are_null_not_zero(tmp_path: Path, samples_dir: Path) -> None:

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 
 from ncu_roofline import analyze
 from ncu_roofline.analysis import roofline
-from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.core.model import Profile, SourceInfo, finalize_launches
+from tests.helpers import spec
 
 SLACK = 1e-12  # relative float slack for min(peak, ai x bw) comparisons
 
@@ -173,28 +173,6 @@ engine_settings = settings(
 byte_counts = st.integers(min_value=32, max_value=10**12)
 
 
-def make_spec(compute: dict[str, float], dram: float) -> GpuSpec:
-    return GpuSpec(
-        key="synthetic",
-        name="Synthetic GPU",
-        arch=None,
-        cc="8.0",
-        sms=None,
-        boost_hz=None,
-        base_hz=None,
-        tensor_hz=None,
-        compute=compute,
-        memory={"dram": dram},
-        match=(),
-        source="test",
-        notes="",
-        unsure=(),
-        derived=(),
-        disputed=(),
-        origin="test",
-    )
-
-
 def one_launch(precision: str, add: int, mul: int, fma: int, dram: int, duration: float) -> Profile:
     letter, _ = PRECISIONS[precision]
     metrics = {
@@ -254,8 +232,8 @@ def test_consistent_launch_sits_under_its_roof(
     # bytes/s <= bandwidth, so achieved = ai x bytes/s <= ai x bandwidth too.
     peak = achieved / compute_use
     bw = bytes_per_s / dram_use
-    spec = make_spec({precision: peak}, bw)
-    a = analyze(one_launch(precision, add, mul, fma, dram, duration), gpu=spec, clocks="datasheet")
+    gpu = spec({precision: peak}, bw)
+    a = analyze(one_launch(precision, add, mul, fma, dram, duration), gpu=gpu, clocks="datasheet")
     row = a.launches.iloc[0]
     assert row["flops"] == pytest.approx(flops, rel=1e-12)
     assert row["precision"] == precision
@@ -294,8 +272,8 @@ def test_above_compute_roof_is_flagged_not_clipped(
     flops = expected_flops(precision, add, mul, fma)
     achieved = flops / duration
     peak = achieved / over  # the launch claims `over` x the peak
-    spec = make_spec({precision: peak}, dram / duration / dram_use)
-    a = analyze(one_launch(precision, add, mul, fma, dram, duration), gpu=spec, clocks="datasheet")
+    gpu = spec({precision: peak}, dram / duration / dram_use)
+    a = analyze(one_launch(precision, add, mul, fma, dram, duration), gpu=gpu, clocks="datasheet")
     row = a.launches.iloc[0]
     assert row["above_roof"] == "compute"
     assert float(row["achieved_flops_per_s"]) == pytest.approx(achieved, rel=1e-12)
@@ -332,8 +310,8 @@ def test_above_dram_roof_is_flagged_not_clipped(
     flops = expected_flops(precision, add, mul, fma)
     achieved = flops / duration
     bytes_per_s = dram / duration
-    spec = make_spec({precision: achieved / compute_use}, bytes_per_s / over)
-    a = analyze(one_launch(precision, add, mul, fma, dram, duration), gpu=spec, clocks="datasheet")
+    gpu = spec({precision: achieved / compute_use}, bytes_per_s / over)
+    a = analyze(one_launch(precision, add, mul, fma, dram, duration), gpu=gpu, clocks="datasheet")
     row = a.launches.iloc[0]
     assert row["above_roof"] == "DRAM bandwidth"
     assert float(row["achieved_flops_per_s"]) == pytest.approx(achieved, rel=1e-12)
@@ -356,8 +334,8 @@ def test_above_dram_roof_is_flagged_not_clipped(
 def test_within_tolerance_is_not_flagged(add: int, dram: int, duration: float, over: float) -> None:
     # Up to 2 % over the roof is clock jitter, not an error.
     flops = float(add)
-    spec = make_spec({"fp32": flops / duration / over}, dram / duration / over)
-    a = analyze(one_launch("fp32", add, 0, 0, dram, duration), gpu=spec, clocks="datasheet")
+    gpu = spec({"fp32": flops / duration / over}, dram / duration / over)
+    a = analyze(one_launch("fp32", add, 0, 0, dram, duration), gpu=gpu, clocks="datasheet")
     assert float(a.launches.iloc[0]["compute_utilization"]) == pytest.approx(over, rel=1e-9)
     assert pd.isna(a.launches.iloc[0]["above_roof"])
     assert above_findings(a) == []

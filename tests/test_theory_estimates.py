@@ -21,12 +21,11 @@ import pytest
 
 from ncu_roofline import analyze
 from ncu_roofline.analysis import Analysis, TheoryConfig
-from ncu_roofline.core.hardware import GpuSpec
-from ncu_roofline.core.model import Profile, SourceInfo, finalize_launches
 from ncu_roofline.errors import InputFormatError, InputNotFoundError
 from ncu_roofline.theory.estimates import TheoryFile, load_theory_file
 from ncu_roofline.theory.families import FAMILIES
 from ncu_roofline.theory.ops import OpEstimate
+from tests.helpers import profile, spec
 
 REL = 1e-12
 
@@ -802,48 +801,6 @@ def test_errors_at_match_time_name_the_rule(tmp_path: Path) -> None:
 # --- 3. Through the engine ------------------------------------------------------------
 
 
-def profile(rows: list[dict[str, float]], **identity: Any) -> Profile:
-    """One launch per row; identity values are scalars or per-launch lists."""
-    n = len(rows)
-    names = list(dict.fromkeys(k for r in rows for k in r))
-    metrics = {k: [float(r.get(k, math.nan)) for r in rows] for k in names}
-    ident: dict[str, Any] = {
-        "source": "synthetic.csv",
-        "id": list(range(n)),
-        "kernel": "k",
-        "grid": "(1, 1, 1)",
-        "block": "(128, 1, 1)",
-    }
-    ident.update(identity)
-    ident = {k: v if isinstance(v, list) else [v] * n for k, v in ident.items()}
-    return Profile(
-        launches=finalize_launches(ident, metrics, n),
-        sources=[SourceInfo(path="synthetic.csv", layout="details")],
-    )
-
-
-def gpu() -> GpuSpec:
-    return GpuSpec(
-        key="synthetic",
-        name="Synthetic GPU",
-        arch=None,
-        cc="8.0",
-        sms=None,
-        boost_hz=None,
-        base_hz=None,
-        tensor_hz=None,
-        compute={"fp32": 1e12},
-        memory={"dram": 1e11},
-        match=(),
-        source="test",
-        notes="",
-        unsure=(),
-        derived=(),
-        disputed=(),
-        origin="test",
-    )
-
-
 def launch(flops: float, dram: float, seconds: float = 1e-3) -> dict[str, float]:
     """``flops`` FP32 FLOPs (as FADDs), ``dram`` DRAM bytes, ``seconds`` long."""
     return {
@@ -901,7 +858,7 @@ def engine_run(
     ]
     a = analyze(
         profile(rows, kernel=kernels or ENGINE_KERNELS, grid=grids or ENGINE_GRIDS),
-        gpu=gpu(),
+        gpu=spec(),
         clocks="datasheet",
         theory=theory,
     )
@@ -1079,7 +1036,7 @@ def test_everything_matched_gives_no_no_theory_finding(tmp_path: Path) -> None:
 
 def test_without_theory_no_theory_columns(tmp_path: Path) -> None:
     a = analyze(
-        profile([launch(2048, 32_768)], kernel="upsample_kernel"), gpu=gpu(), clocks="datasheet"
+        profile([launch(2048, 32_768)], kernel="upsample_kernel"), gpu=spec(), clocks="datasheet"
     )
     assert "theory_flops" not in a.launches
     assert "byte_excess" not in a.kernels

@@ -32,7 +32,7 @@ from ncu_roofline.render.compare_charts import comparison_figures
 from ncu_roofline.render.compare_report import render_compare_html, render_compare_markdown
 from ncu_roofline.render.html_report import render_html, render_theory_html
 from ncu_roofline.render.json_report import render_json
-from ncu_roofline.render.junit_report import render_junit
+from ncu_roofline.render.junit_report import comparison_junit_context, render_junit
 from ncu_roofline.render.markdown_report import render_markdown
 from ncu_roofline.render.page import build_page, untitled
 from ncu_roofline.render.terminal import render_summary
