@@ -19,6 +19,7 @@ from ncu_roofline.analysis.findings import Finding, collect_findings
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.analysis.roofs import ALL_COMPUTE_KEYS, DeviceRoofs, assign_roofs, peak_column
+from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.hardware import MEMORY_KEYS, GpuSpec, find_gpu, load_roofs_file, match_device
 from ncu_roofline.core.model import Profile
@@ -29,24 +30,6 @@ __all__ = ["BOUND_CLASSES", "Analysis", "Finding", "TheoryConfig", "Thresholds",
 
 CLOCK_MODES = ("measured", "datasheet")
 
-#: Identity columns carried into the analysed launch frame.
-_IDENTITY = (
-    "source",
-    "id",
-    "kernel",
-    "kernel_short",
-    "process_id",
-    "device",
-    "device_name",
-    "cc",
-    "stream",
-    "grid",
-    "block",
-    "nvtx",
-    "invocations",
-    "duration_s",
-    "duration_basis",
-)
 _SOL = (
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
@@ -144,7 +127,7 @@ def analyze(
     cc = _fill_cc(src, explicit)
     measured = measure(src, cc=cc)
 
-    frame = pd.DataFrame({c: src[c] for c in _IDENTITY if c in src}, index=src.index)
+    frame = pd.DataFrame({c: src[c] for c in PROFILE_COLUMNS if c in src}, index=src.index)
     frame["cc"] = cc
     inv = src["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
     frame["total_duration_s"] = floats(src["duration_s"]) * inv

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ncu_roofline.analysis.roofline import attainable, ratio, recoverable, ridge_point, side
 from ncu_roofline.analysis.roofs import peak_column
+from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
 from ncu_roofline.core.frame import floats
 
 FloatArray = npt.NDArray[np.float64]
@@ -306,24 +307,6 @@ def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
     return names.isin(hits).to_numpy()
 
 
-#: Columns that identify a kernel group.
-GROUP_KEYS: tuple[str, ...] = ("source", "device_name", "kernel", "grid", "block")
-
-_SUMMED = (
-    "theory_flops",
-    "theory_bytes",
-    "theory_floor_s",
-    "flops",
-    "flops_fp64",
-    "flops_fp32",
-    "flops_fp16",
-    "flops_tensor",
-    "dram_bytes",
-    "l2_bytes",
-    "l1_bytes",
-)
-
-
 def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
     """One row per kernel and launch configuration, with time-weighted figures.
 
@@ -357,19 +340,7 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     out: dict[str, npt.NDArray[np.generic]] = {}
     for k in GROUP_KEYS:
         out[k] = launches[k].to_numpy(dtype=object)[first]
-    for k in (
-        "kernel_short",
-        "cc",
-        "device",
-        "theory_op",
-        "theory_label",
-        "theory_precision",
-        "theory_source",
-        "confidence",
-        "family",
-        "roof_source_compute",
-        "roof_source_dram",
-    ):
+    for k in FIRST_LAUNCH_COLUMNS:
         if k in launches:
             out[k] = launches[k].to_numpy(dtype=object)[first]
     out["launches"] = np.bincount(gid, weights=inv, minlength=n_groups)
@@ -378,7 +349,7 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     out["duration_s"] = ratio(total, out["launches"])
     out["min_duration_s"] = pd.Series(_f(launches, "duration_s")).groupby(gid).min().to_numpy()
     out["max_duration_s"] = pd.Series(_f(launches, "duration_s")).groupby(gid).max().to_numpy()
-    for col in _SUMMED:
+    for col in SUMMED_COLUMNS:
         if col in launches:
             out[col] = gsum(_f(launches, col) * inv)
     for col in [
