@@ -16,6 +16,7 @@ import pandas as pd
 
 from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
 from ncu_roofline.analysis.findings import Finding, collect_findings
+from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.analysis.roofs import ALL_COMPUTE_KEYS, DeviceRoofs, assign_roofs, peak_column
@@ -211,34 +212,27 @@ def theory_floor(
 ) -> npt.NDArray[np.float64]:
     """The least time the theoretical work could take on each launch's roofs.
 
-    ``max(FLOPs / peak of the op's precision, minimal bytes / DRAM bandwidth)``;
-    it needs no FLOP or byte counters, so kernels the roofline cannot place
-    (a duration but no counters) still get a theory-based efficiency.
+    :func:`~ncu_roofline.analysis.floor.time_floor` on the ceiling of the
+    op's precision (:func:`~ncu_roofline.analysis.floor.compute_ceiling`)
+    and the DRAM bandwidth; it needs no FLOP or byte counters, so kernels
+    the roofline cannot place (a duration but no counters) still get a
+    theory-based efficiency.
     """
     n = len(frame)
-    peak = np.full(n, np.nan)
-    if "theory_precision" in frame:
-        precision = frame["theory_precision"].to_numpy(dtype=object)
-        for key in pd.unique(precision[pd.notna(precision)]):
-            col = f"peak_{key}_flops_per_s"
-            if col in frame:
-                rows = precision == key
-                peak[rows] = floats(frame[col])[rows]
-    if "peak_flops_per_s" in frame:
-        peak = np.where(
-            np.isnan(peak),
-            floats(frame["peak_flops_per_s"]),
-            peak,
-        )
+    ceilings = {
+        key: floats(frame[peak_column(key)])
+        for key in ALL_COMPUTE_KEYS
+        if peak_column(key) in frame
+    }
+    precision = (
+        frame["theory_precision"].to_numpy(dtype=object)
+        if "theory_precision" in frame
+        else np.full(n, None, dtype=object)
+    )
+    peak, _ = compute_ceiling(ceilings, precision, cc_number(frame["cc"]))
     bw = (
         floats(frame["peak_dram_bytes_per_s"])
         if "peak_dram_bytes_per_s" in frame
         else np.full(n, np.nan)
     )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        compute = np.where(t_flops == 0, 0.0, t_flops / peak)
-        memory = np.where(t_bytes == 0, 0.0, t_bytes / bw)
-    floor = np.fmax(compute, memory)
-    # fmax ignores one NaN side: a floor needs both parts known.
-    floor[np.isnan(compute) | np.isnan(memory)] = np.nan
-    return np.asarray(floor, dtype=np.float64)
+    return time_floor(t_flops, t_bytes, peak, bw)

@@ -14,22 +14,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.theory.models import ModelOp
 from ncu_roofline.theory.ops import OpEstimate
-
-#: Ceilings to fall back to when a GPU lacks the op's own (same-rate pairs).
-_FALLBACK: dict[str, tuple[str, ...]] = {
-    "tensor_bf16": ("tensor_fp16",),
-    "tensor_fp16": ("tensor_bf16",),
-    "tensor_fp8": ("tensor_int8",),
-    "tensor_int8": ("tensor_fp8",),
-    "fp16": ("fp32",),
-}
-#: Oldest compute capability that has each tensor datatype: a fallback never
-#: lends a GPU a type its hardware lacks (no BF16 on Volta/Turing, no FP8
-#: before Ada).
-_MIN_CC: dict[str, float] = {"tensor_bf16": 8.0, "tensor_fp8": 8.9, "tensor_int8": 7.2}
 
 
 @dataclass(frozen=True)
@@ -51,29 +41,26 @@ def rows_from_model(ops: list[ModelOp]) -> list[TheoryRow]:
 
 
 def peak_for(spec: GpuSpec, precision: str) -> tuple[float | None, str | None]:
-    """The compute ceiling (FLOP/s) a GPU offers for a precision, and its key."""
-    if precision in spec.compute:
-        return spec.compute[precision], precision
-    cc = _cc(spec.cc)
-    if precision in _MIN_CC and cc is not None and cc < _MIN_CC[precision]:
-        return None, None
-    for key in _FALLBACK.get(precision, ()):
-        if key in spec.compute:
-            return spec.compute[key], key
-    return None, None
+    """The compute ceiling (FLOP/s) a GPU offers for a precision, and its key.
 
-
-def _cc(text: str | None) -> float | None:
-    try:
-        return float(text) if text else None
-    except ValueError:
-        return None
+    The rule of :func:`~ncu_roofline.analysis.floor.compute_ceiling`: the
+    precision's own ceiling, else a same-rate one the GPU's datatypes allow.
+    """
+    ceilings = {k: np.array([v], dtype=np.float64) for k, v in spec.compute.items()}
+    peak, key = compute_ceiling(ceilings, np.array([precision], dtype=object), cc_number(np.array([spec.cc], dtype=object)))
+    return (_num(float(peak[0])), str(key[0])) if key[0] is not None else (None, None)
 
 
 def _place(est: OpEstimate, spec: GpuSpec) -> dict[str, Any]:
     peak, key = peak_for(spec, est.precision)
     bw = spec.memory.get("dram")
     ai = est.flops / est.bytes if est.bytes > 0 else math.inf if est.flops > 0 else math.nan
+    floor = time_floor(
+        [est.flops],
+        [est.bytes],
+        [math.nan if peak is None else peak],
+        [math.nan if bw is None else bw],
+    )
     out: dict[str, Any] = {
         "precision": key,
         "peak_flops_per_s": peak,
@@ -86,10 +73,7 @@ def _place(est: OpEstimate, spec: GpuSpec) -> dict[str, Any]:
     if est.op == "allreduce":
         out["bound"] = "communication"
         return out
-    compute_t = est.flops / peak if peak else (0.0 if est.flops == 0 else None)
-    memory_t = est.bytes / bw if bw else (0.0 if est.bytes == 0 else None)
-    if compute_t is not None and memory_t is not None:
-        out["time_floor_s"] = max(compute_t, memory_t)
+    out["time_floor_s"] = _num(float(floor[0]))
     if peak and bw:
         ridge = peak / bw
         out["ridge"] = ridge
