@@ -19,13 +19,7 @@ import click
 
 from ncu_roofline.analysis import CLOCK_MODES, analyze
 from ncu_roofline.analysis.compare import compare as compare_analyses
-from ncu_roofline.analysis.theory_table import (
-    TheoryRow,
-    build_theory_table,
-    rows_from_model,
-    theory_chart_context,
-    theory_text_context,
-)
+from ncu_roofline.analysis.theory_table import TheoryRow, build_theory_table, rows_from_model
 from ncu_roofline.cli.config import load_config
 from ncu_roofline.core.hardware import builtin_gpus, find_gpu, load_roofs_file
 from ncu_roofline.core.units import format_si
@@ -42,6 +36,7 @@ from ncu_roofline.render.output import write_atomic
 from ncu_roofline.render.page import build_page, untitled
 from ncu_roofline.render.templates import render
 from ncu_roofline.render.terminal import render_summary
+from ncu_roofline.render.theory import theory_chart_context, theory_text_context
 from ncu_roofline.report.compare import comparison_context
 from ncu_roofline.report.context import build_context
 from ncu_roofline.report.gates import (
