@@ -161,30 +161,48 @@ def profile_roofs(
     """Ceilings from ncu's peak metrics, per launch (NaN where absent)."""
     n = len(df)
     clock = _first(n, _col(df, "sm__cycles_elapsed.avg.per_second"))
-    out: dict[str, FloatArray] = {}
+    out: dict[str, FloatArray] = {
+        "fp64": _sass_peak(df, clock, "d", 2.0),
+        "fp32": _sass_peak(df, clock, "f", 2.0),
+        "fp16": _sass_peak(df, clock, "h", 4.0),
+    }
+    out.update(_tensor_peaks(df, clock))
+    dram_clock = _col(df, "dram__cycles_elapsed.avg.per_second")
+    out["dram"] = _first(
+        n,
+        _mul(_col(df, "dram__bytes.sum.peak_sustained"), dram_clock),
+        _col(df, "dram__bytes.sum.peak_sustained_elapsed.per_second"),
+    )
+    out["l2"] = _by_basis(n, basis["l2"], _l2_peaks(df))
+    out["l1"] = _by_basis(n, basis["l1"], _l1_peaks(df))
+    return out
 
-    def sass_peak(letter: str, factor: float) -> FloatArray:
-        name = f"sass_thread_inst_executed_op_{letter}fma_pred_on"
-        cands: list[FloatArray | None] = [
-            _mul(_col(df, f"sm__{name}.sum.peak_sustained"), clock, factor=factor),
-            _mul(_col(df, f"derived__sm__{name}_x{int(factor)}"), clock),
-            _mul(_col(df, f"sm__{name}.sum.peak_sustained_elapsed.per_second"), factor=factor),
-        ]
-        if letter == "h":
-            # Older half-precision sections defined an _x2 peak; the
-            # instruction is still a packed pair, so 4 FLOPs per HFMA2.
-            cands.append(_mul(_col(df, f"derived__sm__{name}_x2"), clock, factor=2.0))
-        return _first(n, *cands)
 
-    out["fp64"] = sass_peak("d", 2.0)
-    out["fp32"] = sass_peak("f", 2.0)
-    out["fp16"] = sass_peak("h", 4.0)
+def _sass_peak(df: pd.DataFrame, clock: FloatArray, letter: str, factor: float) -> FloatArray:
+    """The FMA peak of one CUDA-core precision (``d``, ``f``, ``h``) in FLOP/s."""
+    name = f"sass_thread_inst_executed_op_{letter}fma_pred_on"
+    cands: list[FloatArray | None] = [
+        _mul(_col(df, f"sm__{name}.sum.peak_sustained"), clock, factor=factor),
+        _mul(_col(df, f"derived__sm__{name}_x{int(factor)}"), clock),
+        _mul(_col(df, f"sm__{name}.sum.peak_sustained_elapsed.per_second"), factor=factor),
+    ]
+    if letter == "h":
+        # Older half-precision sections defined an _x2 peak; the
+        # instruction is still a packed pair, so 4 FLOPs per HFMA2.
+        cands.append(_mul(_col(df, f"derived__sm__{name}_x2"), clock, factor=2.0))
+    return _first(len(df), *cands)
 
-    # Tensor peaks per datatype.  Variants of one input type differ by
-    # accumulator (GeForce parts run FP32 accumulation at half the FP16
-    # rate), so a launch is judged against the peaks of the variants that
-    # carry its operations, weighted by them; without counts, against the
-    # FP32-accumulate variant (the table's convention), else the highest.
+
+def _tensor_peaks(df: pd.DataFrame, clock: FloatArray) -> dict[str, FloatArray]:
+    """Tensor peaks per datatype (``tensor_bf16``, ...).
+
+    Variants of one input type differ by accumulator (GeForce parts run FP32
+    accumulation at half the FP16 rate), so a launch is judged against the
+    peaks of the variants that carry its operations, weighted by them;
+    without counts, against the FP32-accumulate variant (the table's
+    convention), else the highest.
+    """
+    n = len(df)
     per_dtype: dict[str, list[tuple[str, FloatArray]]] = {}
     for name in df.columns:
         s = str(name)
@@ -200,6 +218,7 @@ def profile_roofs(
                 value = _mul(_col(df, s), clock) if needs_clock else _col(df, s)
                 if value is not None:
                     per_dtype.setdefault(dtype, []).append((variant, value))
+    out: dict[str, FloatArray] = {}
     for dtype, variants in per_dtype.items():
         num = np.zeros(n)
         den = np.zeros(n)
@@ -217,16 +236,14 @@ def profile_roofs(
         for _, peak in variants:
             highest = np.fmax(highest, peak)
         out[f"tensor_{dtype}"] = _first(n, weighted, fallback, highest)
+    return out
 
-    dram_clock = _col(df, "dram__cycles_elapsed.avg.per_second")
-    out["dram"] = _first(
-        n,
-        _mul(_col(df, "dram__bytes.sum.peak_sustained"), dram_clock),
-        _col(df, "dram__bytes.sum.peak_sustained_elapsed.per_second"),
-    )
 
+def _l2_peaks(df: pd.DataFrame) -> dict[str, FloatArray]:
+    """L2 bandwidth peaks by the byte definition they match."""
+    n = len(df)
     lts_clock = _col(df, "lts__cycles_elapsed.avg.per_second")
-    l2_by_basis = {
+    return {
         "lts__t_bytes": _first(
             n,
             _mul(_col(df, "lts__t_bytes.sum.peak_sustained"), lts_clock),
@@ -246,8 +263,11 @@ def profile_roofs(
             n, _mul(_col(df, "l1tex__m_xbar2l1tex_read_bytes.sum.peak_sustained"), lts_clock)
         ),
     }
-    out["l2"] = _by_basis(n, basis["l2"], l2_by_basis)
 
+
+def _l1_peaks(df: pd.DataFrame) -> dict[str, FloatArray]:
+    """L1 bandwidth peaks by the byte definition they match."""
+    n = len(df)
     l1_clock = _col(df, "l1tex__cycles_elapsed.avg.per_second")
     wb: list[FloatArray | None] = []
     for suffix in ("_mem_lgds", "_mem_lg", ""):
@@ -264,7 +284,7 @@ def profile_roofs(
                 l1_clock,
             )
         )
-    l1_by_basis = {
+    return {
         "l1tex__t_bytes": _first(
             n,
             _mul(_col(df, "l1tex__t_bytes.sum.peak_sustained"), l1_clock),
@@ -272,8 +292,6 @@ def profile_roofs(
         ),
         "l1tex__lsu_writeback": _first(n, *wb),
     }
-    out["l1"] = _by_basis(n, basis["l1"], l1_by_basis)
-    return out
 
 
 def _by_basis(n: int, basis: npt.NDArray[np.object_], table: dict[str, FloatArray]) -> FloatArray:
@@ -419,6 +437,23 @@ def _spec_label(spec: GpuSpec, how: str) -> str:
     return f"{how}: {spec.name} ({spec.origin})"
 
 
+class _Offers:
+    """Per-launch ceilings being chosen: the first finite, positive offer of a key wins."""
+
+    def __init__(self, n: int, keys: Sequence[str]) -> None:
+        self.peaks = {k: np.full(n, np.nan) for k in keys}
+        self.sources = {k: np.full(n, None, dtype=object) for k in keys}
+
+    def offer(self, values: dict[str, FloatArray], label: str, rows: npt.NDArray[np.bool_]) -> None:
+        """Offer ``values`` under ``label`` to ``rows`` that have no ceiling of that key yet."""
+        for key, arr in values.items():
+            if key not in self.peaks:
+                continue
+            take = rows & np.isnan(self.peaks[key]) & np.isfinite(arr) & (arr > 0)
+            self.peaks[key][take] = arr[take]
+            self.sources[key][take] = label
+
+
 def assign_roofs(
     df: pd.DataFrame,
     basis: dict[str, npt.NDArray[np.object_]],
@@ -426,23 +461,12 @@ def assign_roofs(
     clocks: str = "measured",
 ) -> RoofAssignment:
     """Choose every ceiling of every launch and record where it came from."""
-    n = len(df)
     clock = sm_clock(df)
     scale = clocks == "measured"
     prof = profile_roofs(df, basis)
     keys = [*ALL_COMPUTE_KEYS, *MEMORY_KEYS]
-    peaks = {k: np.full(n, np.nan) for k in keys}
-    sources = {k: np.full(n, None, dtype=object) for k in keys}
+    offers = _Offers(len(df), keys)
     devices: list[DeviceRoofs] = []
-
-    def offer(values: dict[str, FloatArray], label: str, rows: npt.NDArray[np.bool_]) -> None:
-        for key, arr in values.items():
-            if key not in peaks:
-                continue
-            take = rows & np.isnan(peaks[key]) & np.isfinite(arr) & (arr > 0)
-            peaks[key][take] = arr[take]
-            sources[key][take] = label
-
     for src, name, cc, rows in _device_groups(df):
         chosen: GpuSpec | None = None
         notes: list[str] = []
@@ -451,50 +475,27 @@ def assign_roofs(
             if chosen is None:
                 notes.append(f"no entry of the roofs file matches device {name!r}")
         table = match_device(name)
+        if chosen is not None and len(explicit or ()) == 1:
+            notes.extend(_mismatch_note(chosen, table, name, cc))
+        # Order of precedence: the chosen GPU, the profile's own peaks, the
+        # table, and last the roofs derived from per-SM rates.
         scaled_note = (
             " at the measured SM clock" if scale and not np.isnan(clock[rows]).all() else ""
         )
-        if chosen is not None and len(explicit or ()) == 1:
-            mismatch = []
-            if cc and chosen.cc and cc != chosen.cc:
-                mismatch.append(f"CC {cc} vs {chosen.cc}")
-            if table is not None and table.key != chosen.key and chosen.origin == "built-in":
-                mismatch.append(f"the device name matches {table.name}")
-            if mismatch:
-                notes.append(
-                    f"chosen GPU {chosen.name} does not look like this device "
-                    f"({name or 'unknown name'}: {'; '.join(mismatch)}); its roofs are used anyway"
-                )
         for spec, how in ((chosen, "chosen"), (None, "profile"), (table, "table")):
             if how == "profile":
-                offer(
+                offers.offer(
                     {k: np.where(rows, v, np.nan) for k, v in prof.items()},
                     "profile: ncu peak metrics x measured clock",
                     rows,
                 )
-                continue
-            if spec is None:
-                continue
-            values = spec_roofs(spec, rows, clock, scale, basis)
-            label = _spec_label(spec, how)
-            for key, arr in values.items():
-                scaled = scaled_note if spec.clock_for(key) else ""
-                offer({key: arr}, label + scaled, rows)
-        derived, arch_key = derived_roofs(
-            df, rows, cc or (table.cc if table else None), name, clock
-        )
-        if derived:
-            offer(
-                {k: v for k, v in derived.items() if k != "dram"},
-                f"derived: {arch_key} per-SM rates x SM count x measured clock",
-                rows,
-            )
-            if "dram" in derived:
-                offer(
-                    {"dram": derived["dram"]},
-                    "derived: 2 x memory clock x bus width (device attributes)",
-                    rows,
-                )
+            elif spec is not None:
+                label = _spec_label(spec, how)
+                for key, arr in spec_roofs(spec, rows, clock, scale, basis).items():
+                    offers.offer(
+                        {key: arr}, label + (scaled_note if spec.clock_for(key) else ""), rows
+                    )
+        _offer_derived(df, rows, cc or (table.cc if table else None), name, clock, offers)
 
         spec = chosen or table
         med_clock = float(np.nanmedian(clock[rows])) if not np.isnan(clock[rows]).all() else None
@@ -505,41 +506,8 @@ def assign_roofs(
             gpu=spec,
             measured_sm_clock_hz=med_clock,
         )
-        for key in keys:
-            vals = peaks[key][rows]
-            ok = ~np.isnan(vals)
-            if not ok.any():
-                continue
-            labels = pd.Series(sources[key][rows][ok]).value_counts()
-            label = str(labels.index[0])
-            dev.ceilings.append(
-                Ceiling(
-                    key=key,
-                    kind="memory" if key in MEMORY_KEYS else "compute",
-                    value=float(np.median(vals[ok])),
-                    low=float(vals[ok].min()),
-                    high=float(vals[ok].max()),
-                    source=label,
-                    clock_hz=_ceiling_clock(key, label, med_clock, chosen, table),
-                    launches=int(ok.sum()),
-                    uncertain=_uncertain(key, label, chosen, table),
-                )
-            )
-        if med_clock is not None and spec is not None and spec.boost_hz:
-            ratio = med_clock / spec.boost_hz
-            if ratio < 0.95:
-                effect = (
-                    "ceilings from the profile or scaled to the measured clock sit that much below "
-                    "datasheet peaks"
-                    if scale
-                    else "table ceilings are kept at datasheet clocks (--clocks datasheet), so they "
-                    "overstate what these kernels could reach"
-                )
-                notes.append(
-                    f"kernels ran at {med_clock / 1e9:.2f} GHz SM clock, {100 * (1 - ratio):.0f}% below the "
-                    f"{spec.boost_hz / 1e9:.2f} GHz boost clock of the datasheet (ncu locks clocks to base by "
-                    f"default, --clock-control base); {effect}"
-                )
+        dev.ceilings = _summarise(keys, offers, rows, med_clock, chosen, table)
+        notes.extend(_clock_note(med_clock, spec, scale))
         if spec is None and not any(c.kind == "compute" for c in dev.ceilings):
             notes.append(
                 f"device {name or 'unknown'!r} is not in the built-in GPU table and the export has no peak "
@@ -547,4 +515,102 @@ def assign_roofs(
             )
         dev.notes.extend(notes)
         devices.append(dev)
-    return RoofAssignment(peaks=peaks, sources=sources, devices=devices, sm_clock_hz=clock)
+    return RoofAssignment(
+        peaks=offers.peaks, sources=offers.sources, devices=devices, sm_clock_hz=clock
+    )
+
+
+def _mismatch_note(
+    chosen: GpuSpec, table: GpuSpec | None, name: str | None, cc: str | None
+) -> list[str]:
+    """A note when the one chosen GPU does not look like the profiled device."""
+    mismatch = []
+    if cc and chosen.cc and cc != chosen.cc:
+        mismatch.append(f"CC {cc} vs {chosen.cc}")
+    if table is not None and table.key != chosen.key and chosen.origin == "built-in":
+        mismatch.append(f"the device name matches {table.name}")
+    if not mismatch:
+        return []
+    return [
+        f"chosen GPU {chosen.name} does not look like this device "
+        f"({name or 'unknown name'}: {'; '.join(mismatch)}); its roofs are used anyway"
+    ]
+
+
+def _offer_derived(
+    df: pd.DataFrame,
+    rows: npt.NDArray[np.bool_],
+    cc: str | None,
+    name: str | None,
+    clock: FloatArray,
+    offers: _Offers,
+) -> None:
+    """Offer the roofs derived from per-SM rates and device attributes, the last resort."""
+    derived, arch_key = derived_roofs(df, rows, cc, name, clock)
+    if not derived:
+        return
+    offers.offer(
+        {k: v for k, v in derived.items() if k != "dram"},
+        f"derived: {arch_key} per-SM rates x SM count x measured clock",
+        rows,
+    )
+    if "dram" in derived:
+        offers.offer(
+            {"dram": derived["dram"]},
+            "derived: 2 x memory clock x bus width (device attributes)",
+            rows,
+        )
+
+
+def _summarise(
+    keys: Sequence[str],
+    offers: _Offers,
+    rows: npt.NDArray[np.bool_],
+    med_clock: float | None,
+    chosen: GpuSpec | None,
+    table: GpuSpec | None,
+) -> list[Ceiling]:
+    """One :class:`Ceiling` per key a device's launches have: median, range, commonest source."""
+    ceilings = []
+    for key in keys:
+        vals = offers.peaks[key][rows]
+        ok = ~np.isnan(vals)
+        if not ok.any():
+            continue
+        labels = pd.Series(offers.sources[key][rows][ok]).value_counts()
+        label = str(labels.index[0])
+        ceilings.append(
+            Ceiling(
+                key=key,
+                kind="memory" if key in MEMORY_KEYS else "compute",
+                value=float(np.median(vals[ok])),
+                low=float(vals[ok].min()),
+                high=float(vals[ok].max()),
+                source=label,
+                clock_hz=_ceiling_clock(key, label, med_clock, chosen, table),
+                launches=int(ok.sum()),
+                uncertain=_uncertain(key, label, chosen, table),
+            )
+        )
+    return ceilings
+
+
+def _clock_note(med_clock: float | None, spec: GpuSpec | None, scale: bool) -> list[str]:
+    """A note when the kernels ran well below the datasheet boost clock."""
+    if med_clock is None or spec is None or not spec.boost_hz:
+        return []
+    ratio = med_clock / spec.boost_hz
+    if ratio >= 0.95:
+        return []
+    effect = (
+        "ceilings from the profile or scaled to the measured clock sit that much below "
+        "datasheet peaks"
+        if scale
+        else "table ceilings are kept at datasheet clocks (--clocks datasheet), so they "
+        "overstate what these kernels could reach"
+    )
+    return [
+        f"kernels ran at {med_clock / 1e9:.2f} GHz SM clock, {100 * (1 - ratio):.0f}% below the "
+        f"{spec.boost_hz / 1e9:.2f} GHz boost clock of the datasheet (ncu locks clocks to base by "
+        f"default, --clock-control base); {effect}"
+    ]
