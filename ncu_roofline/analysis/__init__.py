@@ -19,7 +19,13 @@ from ncu_roofline.analysis.findings import Finding, collect_findings
 from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.roofline import ratio
-from ncu_roofline.analysis.roofs import ALL_COMPUTE_KEYS, DeviceRoofs, assign_roofs, peak_column
+from ncu_roofline.analysis.roofs import (
+    ALL_COMPUTE_KEYS,
+    DeviceRoofs,
+    RoofAssignment,
+    assign_roofs,
+    peak_column,
+)
 from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.hardware import MEMORY_KEYS, GpuSpec, find_gpu, load_roofs_file, match_device
@@ -124,7 +130,6 @@ def analyze(
     explicit = _explicit_specs(gpu, roofs)
     # Positional alignment everywhere below; concatenated frames can repeat labels.
     src = profile.launches.reset_index(drop=True)
-    n = len(src)
     cc = _fill_cc(src, explicit)
     measured = measure(src, cc=cc)
 
@@ -152,17 +157,7 @@ def analyze(
     placed = place(frame, thresholds)
     for col, values in placed.items():
         frame[col] = values
-    # Where each launch's binding ceilings came from.
-    precision = np.asarray(placed["precision"], dtype=object)
-    compute_source = np.full(n, None, dtype=object)
-    for key in pd.unique(precision[pd.notna(precision)]):
-        rows = precision == key
-        compute_source[rows] = assignment.sources[str(key)][rows]
-    frame["roof_source_compute"] = compute_source
-    frame["roof_source_dram"] = assignment.sources["dram"]
-    frame["roof_source"] = np.where(
-        pd.notna(compute_source), compute_source, assignment.sources["dram"]
-    )
+    _add_roof_sources(frame, np.asarray(placed["precision"], dtype=object), assignment)
 
     unmatched: list[str] = []
     if theory is not None:
@@ -191,6 +186,21 @@ def analyze(
         },
         theory=theory,
         unmatched=unmatched,
+    )
+
+
+def _add_roof_sources(
+    frame: pd.DataFrame, precision: npt.NDArray[np.object_], assignment: RoofAssignment
+) -> None:
+    """Where each launch's binding ceilings came from, in place."""
+    compute_source = np.full(len(frame), None, dtype=object)
+    for key in pd.unique(precision[pd.notna(precision)]):
+        rows = precision == key
+        compute_source[rows] = assignment.sources[str(key)][rows]
+    frame["roof_source_compute"] = compute_source
+    frame["roof_source_dram"] = assignment.sources["dram"]
+    frame["roof_source"] = np.where(
+        pd.notna(compute_source), compute_source, assignment.sources["dram"]
     )
 
 
