@@ -32,8 +32,8 @@ from ncu_roofline.core.files import parse_toml, read_user_text
 from ncu_roofline.core.gpu_spec import CC_PATTERN, ArchRates, GpuSpec
 from ncu_roofline.errors import InputFormatError
 
-# File key -> (vocabulary key, factor to SI).  The file keeps datasheet units
-# so that its numbers can be compared with a datasheet by eye.
+# File key -> vocabulary key; the factor to SI goes with the file unit
+# (TFLOP/s, GB/s, MHz).
 _COMPUTE_FILE_KEYS: dict[str, str] = {
     "fp64_tflops": "fp64",
     "fp32_tflops": "fp32",
@@ -56,7 +56,6 @@ _TERA = 1e12
 _GIGA = 1e9
 _MEGA = 1e6
 
-_TEXT_KEYS = ("name", "arch", "cc", "source", "notes")
 _MARK_KEYS = ("unsure", "derived", "disputed")
 
 # Order of the keys in error messages: the order a table is usually written in.

@@ -57,9 +57,7 @@ class Located:
     header: list[str]
     start: int
     end: int
-    prelude_lines: int
-    trailer_lines: int
-    log_lines: list[str] = field(default_factory=list)
+    #: ncu's ``==ERROR==`` lines before and after the table.
     errors: list[str] = field(default_factory=list)
     truncated: bool = False
 
@@ -155,22 +153,18 @@ def locate_table(raw: RawInput) -> Located:
         raise InputFormatError(
             f'{name}: a CSV table without a "Kernel Name" column is not an ncu export'
         )
-    end, trailer = _table_end(buf, header_end)
+    end = _table_end(buf, header_end)
 
     prelude = buf[:start]
     log_lines = [_decode(m.group(0)).lstrip("\ufeff") for m in _LOG_RE.finditer(prelude)]
     trailer_bytes = buf[end:]
     log_lines += [_decode(m.group(0)) for m in _LOG_RE.finditer(trailer_bytes)]
     errors = [line for line in log_lines if line.startswith("==ERROR==")]
-    prelude_lines = prelude.count(b"\n")
     end, truncated = _cut_partial_row(buf, header_end, end, raw.gz_truncated)
     return Located(
         header=header,
         start=start,
         end=end,
-        prelude_lines=prelude_lines,
-        trailer_lines=trailer,
-        log_lines=log_lines,
         errors=errors,
         truncated=truncated,
     )
@@ -222,26 +216,20 @@ def _header_start(raw: RawInput) -> int:
     )
 
 
-def _table_end(buf: Buffer, header_end: int) -> tuple[int, int]:
-    """The end of the table, and how many non-blank lines follow it.
+def _table_end(buf: Buffer, header_end: int) -> int:
+    """The end of the table: the end of the last line that starts with a quote.
 
-    The table ends at the last line that starts with a quote; what follows
-    is program output or ncu's closing log lines.
+    What follows is program output or ncu's closing log lines.
     """
-    end = len(buf)
-    trailer = 0
-    pos = end
+    pos = len(buf)
     while pos > header_end:
         line_start = buf.rfind(b"\n", header_end, pos - 1) + 1
         if line_start <= 0:
             line_start = header_end
-        line = buf[line_start:pos]
-        if line.startswith(b'"'):
-            return pos, trailer
-        if line.strip():
-            trailer += 1
+        if buf[line_start:pos].startswith(b'"'):
+            return pos
         pos = line_start
-    return header_end, trailer
+    return header_end
 
 
 def _cut_partial_row(buf: Buffer, header_end: int, end: int, truncated: bool) -> tuple[int, bool]:
