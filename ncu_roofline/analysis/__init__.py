@@ -16,9 +16,17 @@ import pandas as pd
 
 from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
 from ncu_roofline.analysis.findings import Finding, collect_findings
+from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.roofline import ratio
-from ncu_roofline.analysis.roofs import ALL_COMPUTE_KEYS, DeviceRoofs, assign_roofs, peak_column
+from ncu_roofline.analysis.roofs import (
+    ALL_COMPUTE_KEYS,
+    DeviceRoofs,
+    RoofAssignment,
+    assign_roofs,
+    peak_column,
+)
+from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.hardware import MEMORY_KEYS, GpuSpec, find_gpu, load_roofs_file, match_device
 from ncu_roofline.core.model import Profile
@@ -29,24 +37,6 @@ __all__ = ["BOUND_CLASSES", "Analysis", "Finding", "TheoryConfig", "Thresholds",
 
 CLOCK_MODES = ("measured", "datasheet")
 
-#: Identity columns carried into the analysed launch frame.
-_IDENTITY = (
-    "source",
-    "id",
-    "kernel",
-    "kernel_short",
-    "process_id",
-    "device",
-    "device_name",
-    "cc",
-    "stream",
-    "grid",
-    "block",
-    "nvtx",
-    "invocations",
-    "duration_s",
-    "duration_basis",
-)
 _SOL = (
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
@@ -140,11 +130,10 @@ def analyze(
     explicit = _explicit_specs(gpu, roofs)
     # Positional alignment everywhere below; concatenated frames can repeat labels.
     src = profile.launches.reset_index(drop=True)
-    n = len(src)
     cc = _fill_cc(src, explicit)
     measured = measure(src, cc=cc)
 
-    frame = pd.DataFrame({c: src[c] for c in _IDENTITY if c in src}, index=src.index)
+    frame = pd.DataFrame({c: src[c] for c in PROFILE_COLUMNS if c in src}, index=src.index)
     frame["cc"] = cc
     inv = src["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
     frame["total_duration_s"] = floats(src["duration_s"]) * inv
@@ -168,17 +157,7 @@ def analyze(
     placed = place(frame, thresholds)
     for col, values in placed.items():
         frame[col] = values
-    # Where each launch's binding ceilings came from.
-    precision = np.asarray(placed["precision"], dtype=object)
-    compute_source = np.full(n, None, dtype=object)
-    for key in pd.unique(precision[pd.notna(precision)]):
-        rows = precision == key
-        compute_source[rows] = assignment.sources[str(key)][rows]
-    frame["roof_source_compute"] = compute_source
-    frame["roof_source_dram"] = assignment.sources["dram"]
-    frame["roof_source"] = np.where(
-        pd.notna(compute_source), compute_source, assignment.sources["dram"]
-    )
+    _add_roof_sources(frame, np.asarray(placed["precision"], dtype=object), assignment)
 
     unmatched: list[str] = []
     if theory is not None:
@@ -210,6 +189,21 @@ def analyze(
     )
 
 
+def _add_roof_sources(
+    frame: pd.DataFrame, precision: npt.NDArray[np.object_], assignment: RoofAssignment
+) -> None:
+    """Where each launch's binding ceilings came from, in place."""
+    compute_source = np.full(len(frame), None, dtype=object)
+    for key in pd.unique(precision[pd.notna(precision)]):
+        rows = precision == key
+        compute_source[rows] = assignment.sources[str(key)][rows]
+    frame["roof_source_compute"] = compute_source
+    frame["roof_source_dram"] = assignment.sources["dram"]
+    frame["roof_source"] = np.where(
+        pd.notna(compute_source), compute_source, assignment.sources["dram"]
+    )
+
+
 def add_comparison(frame: pd.DataFrame) -> None:
     """Theoretical intensity and the measured-over-theory ratios, in place."""
     t_flops = floats(frame["theory_flops"])
@@ -228,34 +222,27 @@ def theory_floor(
 ) -> npt.NDArray[np.float64]:
     """The least time the theoretical work could take on each launch's roofs.
 
-    ``max(FLOPs / peak of the op's precision, minimal bytes / DRAM bandwidth)``;
-    it needs no FLOP or byte counters, so kernels the roofline cannot place
-    (a duration but no counters) still get a theory-based efficiency.
+    :func:`~ncu_roofline.analysis.floor.time_floor` on the ceiling of the
+    op's precision (:func:`~ncu_roofline.analysis.floor.compute_ceiling`)
+    and the DRAM bandwidth; it needs no FLOP or byte counters, so kernels
+    the roofline cannot place (a duration but no counters) still get a
+    theory-based efficiency.
     """
     n = len(frame)
-    peak = np.full(n, np.nan)
-    if "theory_precision" in frame:
-        precision = frame["theory_precision"].to_numpy(dtype=object)
-        for key in pd.unique(precision[pd.notna(precision)]):
-            col = f"peak_{key}_flops_per_s"
-            if col in frame:
-                rows = precision == key
-                peak[rows] = floats(frame[col])[rows]
-    if "peak_flops_per_s" in frame:
-        peak = np.where(
-            np.isnan(peak),
-            floats(frame["peak_flops_per_s"]),
-            peak,
-        )
+    ceilings = {
+        key: floats(frame[peak_column(key)])
+        for key in ALL_COMPUTE_KEYS
+        if peak_column(key) in frame
+    }
+    precision = (
+        frame["theory_precision"].to_numpy(dtype=object)
+        if "theory_precision" in frame
+        else np.full(n, None, dtype=object)
+    )
+    peak, _ = compute_ceiling(ceilings, precision, cc_number(frame["cc"]))
     bw = (
         floats(frame["peak_dram_bytes_per_s"])
         if "peak_dram_bytes_per_s" in frame
         else np.full(n, np.nan)
     )
-    with np.errstate(divide="ignore", invalid="ignore"):
-        compute = np.where(t_flops == 0, 0.0, t_flops / peak)
-        memory = np.where(t_bytes == 0, 0.0, t_bytes / bw)
-    floor = np.fmax(compute, memory)
-    # fmax ignores one NaN side: a floor needs both parts known.
-    floor[np.isnan(compute) | np.isnan(memory)] = np.nan
-    return np.asarray(floor, dtype=np.float64)
+    return time_floor(t_flops, t_bytes, peak, bw)

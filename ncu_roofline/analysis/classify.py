@@ -28,6 +28,7 @@ import pandas as pd
 
 from ncu_roofline.analysis.roofline import attainable, ratio, recoverable, ridge_point, side
 from ncu_roofline.analysis.roofs import peak_column
+from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
 from ncu_roofline.core.frame import floats
 
 FloatArray = npt.NDArray[np.float64]
@@ -119,17 +120,62 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
     ``*_bytes_per_s``, ``achieved_flops_per_s``, ``duration_s``,
     ``total_duration_s``) and ceiling columns (``peak_*``).
     """
-    n = len(frame)
     flops = _f(frame, "flops")
     achieved = _f(frame, "achieved_flops_per_s")
-    duration = _f(frame, "duration_s")
-    total = _f(frame, "total_duration_s")
     precision = dominant_precision(frame)
     zero_work = flops == 0
     precision[zero_work] = None
     peak = _gather_peak(frame, precision)
     out: dict[str, npt.NDArray[np.generic]] = {"precision": precision, "peak_flops_per_s": peak}
+    _place_levels(frame, flops, achieved, peak, out)
+    from_sol = _dram_utilization(frame, out)
+    dram_util = np.asarray(out["dram_utilization"], dtype=np.float64)
     bw = _f(frame, "peak_dram_bytes_per_s")
+    att = np.asarray(out["attainable_dram_flops_per_s"], dtype=np.float64)
+    out["attainable_flops_per_s"] = att
+    out["ridge_dram"] = ridge_point(peak, bw)
+    out["compute_utilization"] = ratio(achieved, peak)
+    out["binding_level"] = _binding_level(out)
+    eff = ratio(achieved, att)
+    # Pure data movement (copies, memsets): the bandwidth fraction is the
+    # limit of achieved/attainable as the FLOPs go to zero.
+    eff = np.where(zero_work & ~from_sol, dram_util, eff)
+    roof_side = side(np.asarray(out["ai_dram"], dtype=np.float64), peak, bw)
+    roof_side[zero_work & ~np.isnan(dram_util) & ~from_sol] = "memory"
+    out["side"] = roof_side
+
+    bound = np.array(roof_side, dtype=object)
+    reason = np.full(len(frame), None, dtype=object)
+    reason[roof_side == "memory"] = "intensity below the ridge point"
+    reason[roof_side == "compute"] = "intensity at or above the ridge point"
+    _mark_latency(frame, out, eff, bound, reason, thresholds)
+    unplaced = _unplaced_reason(frame, flops, peak, bw, precision)
+    nop = pd.notna(unplaced)
+    bound[nop] = "not placeable"
+    reason[nop] = unplaced[nop]
+    comm = _communication_mask(frame)
+    bound[comm] = "communication"
+    reason[comm] = (
+        "collective communication kernel: bound by the interconnect, not judged against the DRAM roof"
+    )
+    eff[comm | nop] = np.nan
+
+    out["efficiency"] = eff
+    out["bound"] = bound
+    out["bound_reason"] = reason
+    out["recoverable_s"] = recoverable(_f(frame, "total_duration_s"), eff)
+    out["above_roof"] = _above_roof(frame, out, from_sol, comm, thresholds)
+    return out
+
+
+def _place_levels(
+    frame: pd.DataFrame,
+    flops: FloatArray,
+    achieved: FloatArray,
+    peak: FloatArray,
+    out: dict[str, npt.NDArray[np.generic]],
+) -> None:
+    """Intensity, attainable rate and bandwidth utilisation at DRAM, L2 and L1, into ``out``."""
     for level in ("dram", "l2", "l1"):
         nbytes = _f(frame, f"{level}_bytes")
         rate = _f(frame, f"{level}_bytes_per_s")
@@ -145,61 +191,66 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
             ai, peak, _f(frame, f"peak_{level}_bytes_per_s")
         )
         out[f"{level}_utilization"] = ratio(rate, _f(frame, f"peak_{level}_bytes_per_s"))
+
+
+def _dram_utilization(
+    frame: pd.DataFrame, out: dict[str, npt.NDArray[np.generic]]
+) -> npt.NDArray[np.bool_]:
+    """DRAM utilisation with its basis, into ``out``; the rows taken from ncu's percentage.
+
+    Without byte counts, ncu's DRAM speed-of-light percentage still tells
+    how busy DRAM was (reported, never used to place the point).
+    """
     dram_util = np.asarray(out["dram_utilization"], dtype=np.float64)
-    # Without byte counts, ncu's DRAM speed-of-light percentage still tells
-    # how busy DRAM was (reported, never used to place the point).
     sol_dram = _f(frame, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed") / 100.0
-    from_sol = np.isnan(dram_util) & ~np.isnan(sol_dram)
+    from_sol: npt.NDArray[np.bool_] = np.isnan(dram_util) & ~np.isnan(sol_dram)
     dram_util = np.where(from_sol, sol_dram, dram_util)
     out["dram_utilization"] = dram_util
-    basis = np.full(n, None, dtype=object)
+    basis = np.full(len(frame), None, dtype=object)
     basis[~np.isnan(dram_util)] = "bytes/s over the DRAM roof"
     basis[from_sol] = "ncu DRAM speed-of-light %"
     out["dram_utilization_basis"] = basis
+    return from_sol
 
-    ai_dram = np.asarray(out["ai_dram"], dtype=np.float64)
-    att = np.asarray(out["attainable_dram_flops_per_s"], dtype=np.float64)
-    out["attainable_flops_per_s"] = att
-    out["ridge_dram"] = ridge_point(peak, bw)
-    out["compute_utilization"] = ratio(achieved, peak)
+
+def _binding_level(out: dict[str, npt.NDArray[np.generic]]) -> ObjArray:
+    """The memory level with the lowest attainable rate, per row (None where none is known)."""
     levels = np.vstack(
         [
             np.asarray(out[f"attainable_{lv}_flops_per_s"], dtype=np.float64)
             for lv in ("dram", "l2", "l1")
         ]
     )
-    binding = np.full(n, None, dtype=object)
+    binding = np.full(levels.shape[1], None, dtype=object)
     known = ~np.isnan(levels).all(axis=0)
     lowest = np.argmin(np.where(np.isnan(levels), np.inf, levels), axis=0)
     binding[known] = np.array(["dram", "l2", "l1"], dtype=object)[lowest[known]]
-    out["binding_level"] = binding
-    eff = ratio(achieved, att)
-    # Pure data movement (copies, memsets): the bandwidth fraction is the
-    # limit of achieved/attainable as the FLOPs go to zero.
-    eff = np.where(zero_work & ~from_sol, dram_util, eff)
-    roof_side = side(ai_dram, peak, bw)
-    roof_side[zero_work & ~np.isnan(dram_util) & ~from_sol] = "memory"
-    out["side"] = roof_side
+    return binding
 
-    bound = np.array(roof_side, dtype=object)
-    reason = np.full(n, None, dtype=object)
-    reason[roof_side == "memory"] = "intensity below the ridge point"
-    reason[roof_side == "compute"] = "intensity at or above the ridge point"
 
-    # Latency: far under every roof with low speed-of-light throughput, or
-    # so short that launch overhead dominates.
+def _mark_latency(
+    frame: pd.DataFrame,
+    out: dict[str, npt.NDArray[np.generic]],
+    eff: FloatArray,
+    bound: ObjArray,
+    reason: ObjArray,
+    thresholds: Thresholds,
+) -> None:
+    """Latency-bound rows, in place: far under every roof with low speed-of-light
+    throughput, or so short that launch overhead dominates."""
+    n = len(frame)
+    compute_util = np.asarray(out["compute_utilization"], dtype=np.float64)
+    dram_util = np.asarray(out["dram_utilization"], dtype=np.float64)
     far = np.ones(n, dtype=bool)
-    utils = [out["compute_utilization"], dram_util, out["l2_utilization"], out["l1_utilization"]]
-    for util in utils:
+    for util in (compute_util, dram_util, out["l2_utilization"], out["l1_utilization"]):
         u = np.asarray(util, dtype=np.float64)
         far &= np.isnan(u) | (u < thresholds.far_below)
-    far &= ~(
-        np.isnan(np.asarray(out["compute_utilization"], dtype=np.float64)) & np.isnan(dram_util)
-    )
+    far &= ~(np.isnan(compute_util) & np.isnan(dram_util))
     sol = np.fmax(
         _f(frame, "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
         _f(frame, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
     )
+    duration = _f(frame, "duration_s")
     short = (duration < thresholds.short_launch_s) & (eff < thresholds.short_launch_efficiency)
     placed = pd.notna(bound)
     lat_far = placed & far & (sol < thresholds.low_sol_pct)
@@ -219,8 +270,19 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
         dtype=object,
     )
 
-    # Not placeable, most basic cause first (later assignments win).
-    unplaced = np.full(n, None, dtype=object)
+
+def _unplaced_reason(
+    frame: pd.DataFrame,
+    flops: FloatArray,
+    peak: FloatArray,
+    bw: FloatArray,
+    precision: ObjArray,
+) -> ObjArray:
+    """Why each row cannot be placed (None where it can), most basic cause winning."""
+    zero_work = flops == 0
+    duration = _f(frame, "duration_s")
+    unplaced = np.full(len(frame), None, dtype=object)
+    # Later assignments win, so the most basic cause comes last.
     checks: list[tuple[npt.NDArray[np.bool_], str]] = [
         (np.isnan(bw), "no DRAM roof for this GPU"),
         (
@@ -255,23 +317,19 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
             "no SASS FLOP counters; only an approximate tensor-core estimate "
             "(collect sm__sass_thread_inst_executed_op_* or the full set)"
         )
-    nop = pd.notna(unplaced)
-    bound[nop] = "not placeable"
-    reason[nop] = unplaced[nop]
+    return unplaced
 
-    comm = _communication_mask(frame)
-    bound[comm] = "communication"
-    reason[comm] = (
-        "collective communication kernel: bound by the interconnect, not judged against the DRAM roof"
-    )
-    eff[comm | nop] = np.nan
 
-    out["efficiency"] = eff
-    out["bound"] = bound
-    out["bound_reason"] = reason
-    out["recoverable_s"] = recoverable(total, eff)
-
+def _above_roof(
+    frame: pd.DataFrame,
+    out: dict[str, npt.NDArray[np.generic]],
+    from_sol: npt.NDArray[np.bool_],
+    comm: npt.NDArray[np.bool_],
+    thresholds: Thresholds,
+) -> ObjArray:
+    """The roofs each row is above (``"compute, DRAM bandwidth"``), None where none."""
     tol = 1.0 + thresholds.above_roof_tolerance
+    dram_util = np.asarray(out["dram_utilization"], dtype=np.float64)
     labels: list[tuple[npt.NDArray[np.bool_], str]] = []
     with np.errstate(invalid="ignore"):
         labels.append((np.asarray(out["compute_utilization"], dtype=np.float64) > tol, "compute"))
@@ -285,15 +343,14 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
                 .str.contains("approximate", na=False)
                 .to_numpy(dtype=bool)
             )
-            tensor_rate = ratio(_f(frame, "flops_tensor"), duration)
+            tensor_rate = ratio(_f(frame, "flops_tensor"), _f(frame, "duration_s"))
             over = approx & (ratio(tensor_rate, _f(frame, "peak_tensor_fp16_flops_per_s")) > tol)
             labels.append((over, "tensor (approximate FLOPs)"))
-    above = np.full(n, "", dtype=object)
+    above = np.full(len(frame), "", dtype=object)
     for mask, text in labels:
         above[mask] = np.where(above[mask] == "", text, above[mask] + ", " + text)
     above[(above == "") | comm] = None
-    out["above_roof"] = above
-    return out
+    return above
 
 
 def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
@@ -306,22 +363,41 @@ def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
     return names.isin(hits).to_numpy()
 
 
-#: Columns that identify a kernel group.
-GROUP_KEYS: tuple[str, ...] = ("source", "device_name", "kernel", "grid", "block")
+class _Groups:
+    """Launches' group ids and the vectorised per-group reductions over them."""
 
-_SUMMED = (
-    "theory_flops",
-    "theory_bytes",
-    "theory_floor_s",
-    "flops",
-    "flops_fp64",
-    "flops_fp32",
-    "flops_fp16",
-    "flops_tensor",
-    "dram_bytes",
-    "l2_bytes",
-    "l1_bytes",
-)
+    def __init__(self, launches: pd.DataFrame) -> None:
+        keys = launches[list(GROUP_KEYS)].astype(object).fillna("")
+        self.gid: npt.NDArray[np.intp] = (
+            keys.groupby(list(GROUP_KEYS), sort=False).ngroup().to_numpy()
+        )
+        self.n = int(self.gid.max()) + 1 if len(self.gid) else 0
+        self.first = pd.Series(np.arange(len(launches))).groupby(self.gid).first().to_numpy()
+
+    def count(self, weights: FloatArray) -> FloatArray:
+        """Per-group sum of ``weights`` with NaN as nothing."""
+        out: FloatArray = np.bincount(self.gid, weights=weights, minlength=self.n).astype(
+            np.float64
+        )
+        return out
+
+    def sum(self, values: FloatArray, strict: bool = True) -> FloatArray:
+        """Per-group sum; NaN when any (``strict``) or every launch lacks the value."""
+        nan = np.isnan(values)
+        total = self.count(np.where(nan, 0.0, values))
+        if strict:
+            total[self.count(nan.astype(np.float64)) > 0] = np.nan
+        else:
+            total[~(self.count((~nan).astype(np.float64)) > 0)] = np.nan
+        return total
+
+    def weighted_mean(self, values: FloatArray, weights: FloatArray) -> FloatArray:
+        """Per-group mean of ``values`` weighted by ``weights``, over launches that have a value."""
+        has = ~np.isnan(values)
+        return ratio(
+            self.count(np.where(has, values * weights, 0.0)),
+            self.count(np.where(has, weights, 0.0)),
+        )
 
 
 def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
@@ -333,100 +409,98 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     launches; the bound class is the one that holds for most of the time.
     A sum is NaN when any launch of the group lacks the value.
     """
-    keys = launches[list(GROUP_KEYS)].astype(object).fillna("")
-    gid = keys.groupby(list(GROUP_KEYS), sort=False).ngroup().to_numpy()
-    n_groups = int(gid.max()) + 1 if len(gid) else 0
+    groups = _Groups(launches)
     inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
-    t = _f(launches, "total_duration_s")
-    t0 = np.nan_to_num(t)
-
-    def gsum(values: FloatArray, strict: bool = True) -> FloatArray:
-        nan = np.isnan(values)
-        total: FloatArray = np.bincount(
-            gid, weights=np.where(nan, 0.0, values), minlength=n_groups
-        ).astype(np.float64)
-        if strict:
-            bad = np.bincount(gid, weights=nan.astype(np.float64), minlength=n_groups) > 0
-            total[bad] = np.nan
-        else:
-            seen = np.bincount(gid, weights=(~nan).astype(np.float64), minlength=n_groups) > 0
-            total[~seen] = np.nan
-        return total
-
-    first = pd.Series(np.arange(len(launches))).groupby(gid).first().to_numpy()
-    out: dict[str, npt.NDArray[np.generic]] = {}
-    for k in GROUP_KEYS:
-        out[k] = launches[k].to_numpy(dtype=object)[first]
-    for k in (
-        "kernel_short",
-        "cc",
-        "device",
-        "theory_op",
-        "theory_label",
-        "theory_precision",
-        "theory_source",
-        "confidence",
-        "family",
-        "roof_source_compute",
-        "roof_source_dram",
-    ):
-        if k in launches:
-            out[k] = launches[k].to_numpy(dtype=object)[first]
-    out["launches"] = np.bincount(gid, weights=inv, minlength=n_groups)
-    total = gsum(t)
-    out["total_duration_s"] = total
-    out["duration_s"] = ratio(total, out["launches"])
-    out["min_duration_s"] = pd.Series(_f(launches, "duration_s")).groupby(gid).min().to_numpy()
-    out["max_duration_s"] = pd.Series(_f(launches, "duration_s")).groupby(gid).max().to_numpy()
-    for col in _SUMMED:
-        if col in launches:
-            out[col] = gsum(_f(launches, col) * inv)
-    for col in [
-        c
-        for c in launches.columns
-        if str(c).startswith("flops_tensor_") and not str(c).endswith("_basis")
-    ]:
-        out[str(col)] = gsum(_f(launches, str(col)) * inv)
-    out["achieved_flops_per_s"] = (
-        ratio(out["flops"], total) if "flops" in out else np.full(n_groups, np.nan)
-    )
-    for level in ("dram", "l2", "l1"):
-        out[f"{level}_bytes_per_s"] = ratio(out[f"{level}_bytes"], total)
+    t0 = np.nan_to_num(_f(launches, "total_duration_s"))
+    out = _group_counts(launches, groups, inv)
+    total = np.asarray(out["total_duration_s"], dtype=np.float64)
     # Ceilings: time-weighted means of the launches' ceilings.
     for col in [
         c for c in launches.columns if str(c).startswith("peak_") and str(c) != "peak_flops_per_s"
     ]:
-        v = _f(launches, str(col))
-        w = np.where(np.isnan(v), 0.0, t0)
-        num = np.bincount(gid, weights=np.nan_to_num(v) * w, minlength=n_groups)
-        den = np.bincount(gid, weights=w, minlength=n_groups)
-        out[str(col)] = ratio(num, den)
+        out[str(col)] = groups.weighted_mean(_f(launches, str(col)), t0)
     frame = pd.DataFrame(out)
-    _join_theory_labels(launches, gid, inv, n_groups, frame)
+    _join_theory_labels(launches, groups.gid, inv, groups.n, frame)
     if "theory_flops" in frame:
-        frame["theory_ai"] = ratio(out["theory_flops"], out["theory_bytes"])
-        frame["byte_excess"] = ratio(out["dram_bytes"], out["theory_bytes"])
-        frame["flop_excess"] = ratio(out["flops"], out["theory_flops"])
-        frame["excess_bytes"] = np.asarray(out["dram_bytes"], dtype=np.float64) - np.asarray(
-            out["theory_bytes"], dtype=np.float64
-        )
-        if "theory_floor_s" in out:
-            frame["theory_efficiency"] = ratio(out["theory_floor_s"], total)
+        _group_theory_comparison(frame, out, total)
     placed = place(frame, thresholds)
     for name, values in placed.items():
         frame[name] = values
 
     eff = _f(launches, "efficiency")
-    has = ~np.isnan(eff) & (t0 > 0)
-    num = np.bincount(gid, weights=np.where(has, eff * t0, 0.0), minlength=n_groups)
-    den = np.bincount(gid, weights=np.where(has, t0, 0.0), minlength=n_groups)
-    frame["efficiency"] = ratio(num, den)
-    frame["recoverable_s"] = gsum(_f(launches, "recoverable_s"), strict=False)
+    frame["efficiency"] = groups.weighted_mean(np.where(t0 > 0, eff, np.nan), t0)
+    frame["recoverable_s"] = groups.sum(_f(launches, "recoverable_s"), strict=False)
+    frame["bound"], frame["bound_reason"] = _dominant_bound(launches, groups, t0)
+    above = launches["above_roof"].notna().to_numpy()
+    frame["above_roof_launches"] = groups.count(above.astype(np.float64)).astype(np.int64)
+    grand = float(np.nansum(t0))
+    frame["time_share"] = ratio(total, np.full(groups.n, grand))
+    frame["launches"] = frame["launches"].astype(np.int64)
+    frame = frame.sort_values(
+        ["recoverable_s", "total_duration_s"],
+        ascending=[False, False],
+        na_position="last",
+        kind="stable",
+    )
+    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
+    ranked: pd.DataFrame = frame.reset_index(drop=True)
+    return ranked
 
-    # The bound class (and its reason) that holds for the most time.
+
+def _group_counts(
+    launches: pd.DataFrame, groups: _Groups, inv: FloatArray
+) -> dict[str, npt.NDArray[np.generic]]:
+    """Group identity, launch counts, durations, summed work and traffic, and the rates."""
+    out: dict[str, npt.NDArray[np.generic]] = {}
+    for k in GROUP_KEYS:
+        out[k] = launches[k].to_numpy(dtype=object)[groups.first]
+    for k in FIRST_LAUNCH_COLUMNS:
+        if k in launches:
+            out[k] = launches[k].to_numpy(dtype=object)[groups.first]
+    out["launches"] = groups.count(inv)
+    total = groups.sum(_f(launches, "total_duration_s"))
+    out["total_duration_s"] = total
+    out["duration_s"] = ratio(total, out["launches"])
+    durations = pd.Series(_f(launches, "duration_s")).groupby(groups.gid)
+    out["min_duration_s"] = durations.min().to_numpy()
+    out["max_duration_s"] = durations.max().to_numpy()
+    per_type = [
+        str(c)
+        for c in launches.columns
+        if str(c).startswith("flops_tensor_") and not str(c).endswith("_basis")
+    ]
+    for col in (*SUMMED_COLUMNS, *per_type):
+        if col in launches:
+            out[col] = groups.sum(_f(launches, col) * inv)
+    out["achieved_flops_per_s"] = (
+        ratio(out["flops"], total) if "flops" in out else np.full(groups.n, np.nan)
+    )
+    for level in ("dram", "l2", "l1"):
+        out[f"{level}_bytes_per_s"] = ratio(out[f"{level}_bytes"], total)
+    return out
+
+
+def _group_theory_comparison(
+    frame: pd.DataFrame, out: dict[str, npt.NDArray[np.generic]], total: FloatArray
+) -> None:
+    """The groups' theoretical intensity and measured-over-theory ratios, in place."""
+    frame["theory_ai"] = ratio(out["theory_flops"], out["theory_bytes"])
+    frame["byte_excess"] = ratio(out["dram_bytes"], out["theory_bytes"])
+    frame["flop_excess"] = ratio(out["flops"], out["theory_flops"])
+    frame["excess_bytes"] = np.asarray(out["dram_bytes"], dtype=np.float64) - np.asarray(
+        out["theory_bytes"], dtype=np.float64
+    )
+    if "theory_floor_s" in out:
+        frame["theory_efficiency"] = ratio(out["theory_floor_s"], total)
+
+
+def _dominant_bound(
+    launches: pd.DataFrame, groups: _Groups, t0: FloatArray
+) -> tuple[ObjArray, ObjArray]:
+    """Per group, the bound class that holds for the most time, and its first launch's reason."""
     by = pd.DataFrame(
         {
-            "gid": gid,
+            "gid": groups.gid,
             "bound": launches["bound"].astype(object).fillna("not placeable"),
             "t": t0,
             "i": np.arange(len(launches)),
@@ -438,29 +512,12 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     per = per.sort_values(["gid", "t"], ascending=[True, False], kind="stable").drop_duplicates(
         "gid"
     )
-    bound = np.full(n_groups, None, dtype=object)
-    reason = np.full(n_groups, None, dtype=object)
+    bound = np.full(groups.n, None, dtype=object)
+    reason = np.full(groups.n, None, dtype=object)
     gids = per["gid"].to_numpy()
     bound[gids] = per["bound"].to_numpy(dtype=object)
     reason[gids] = launches["bound_reason"].to_numpy(dtype=object)[per["i"].to_numpy()]
-    frame["bound"] = bound
-    frame["bound_reason"] = reason
-    above = launches["above_roof"].notna().to_numpy()
-    frame["above_roof_launches"] = np.bincount(
-        gid, weights=above.astype(np.float64), minlength=n_groups
-    ).astype(np.int64)
-    grand = float(np.nansum(t0))
-    frame["time_share"] = ratio(total, np.full(n_groups, grand))
-    frame["launches"] = frame["launches"].astype(np.int64)
-    frame = frame.sort_values(
-        ["recoverable_s", "total_duration_s"],
-        ascending=[False, False],
-        na_position="last",
-        kind="stable",
-    )
-    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
-    ranked: pd.DataFrame = frame.reset_index(drop=True)
-    return ranked
+    return bound, reason
 
 
 _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2, "user": 3}

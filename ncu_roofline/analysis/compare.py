@@ -39,6 +39,7 @@ import pandas as pd
 
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.roofline import ratio
+from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
 from ncu_roofline.core.frame import floats
 
 __all__ = [
@@ -71,27 +72,6 @@ MATCH_NAME_ONLY = "name only"
 
 #: Columns identifying a kernel group across profiles.
 _KEY: tuple[str, ...] = ("kernel", "grid", "block")
-
-#: Per-side columns of the aggregated groups (prefixed ``base_`` / ``candidate_``).
-_SIDE_FIELDS: tuple[str, ...] = (
-    "grid",
-    "block",
-    "groups",
-    "source",
-    "device_name",
-    "cc",
-    "kernel_short",
-    "launches",
-    "total_duration_s",
-    "duration_s",
-    "time_share",
-    "flops",
-    "dram_bytes",
-    "ai_dram",
-    "achieved_flops_per_s",
-    "efficiency",
-    "bound",
-)
 
 #: Fields of every comparison record, in order.
 COMPARISON_FIELDS: tuple[str, ...] = (
@@ -249,7 +229,9 @@ def _aggregate(kernels: pd.DataFrame) -> pd.DataFrame:
 
 def _side(agg: pd.DataFrame, prefix: str) -> pd.DataFrame:
     """``agg`` with its columns prefixed, plus the match keys ``kernel``, ``_grid``, ``_block``."""
-    out: pd.DataFrame = pd.DataFrame({f"{prefix}{c}": agg[c].to_numpy() for c in _SIDE_FIELDS})
+    out: pd.DataFrame = pd.DataFrame(
+        {f"{prefix}{c}": agg[c].to_numpy() for c in COMPARE_SIDE_FIELDS}
+    )
     out["kernel"] = agg["kernel"].to_numpy(dtype=object)
     out["_grid"] = agg["grid"].fillna("").astype(str).to_numpy(dtype=object)
     out["_block"] = agg["block"].fillna("").astype(str).to_numpy(dtype=object)

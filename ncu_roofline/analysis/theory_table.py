@@ -5,7 +5,9 @@ the ceiling of the op's precision, the ridge point, the attainable rate, the
 bound class and the time floor ``max(FLOPs / peak, bytes / bandwidth)`` --
 the least time any implementation could take at datasheet peaks.  For a
 model, per-op floors times their counts add up to a floor per forward pass
-(per generated token in decode).
+(per generated token in decode).  The floor's rule is
+:mod:`ncu_roofline.analysis.floor`'s, the same as the report's; the table's
+text and chart forms are in :mod:`ncu_roofline.render.theory`.
 """
 
 from __future__ import annotations
@@ -14,22 +16,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.theory.models import ModelOp
 from ncu_roofline.theory.ops import OpEstimate
-
-#: Ceilings to fall back to when a GPU lacks the op's own (same-rate pairs).
-_FALLBACK: dict[str, tuple[str, ...]] = {
-    "tensor_bf16": ("tensor_fp16",),
-    "tensor_fp16": ("tensor_bf16",),
-    "tensor_fp8": ("tensor_int8",),
-    "tensor_int8": ("tensor_fp8",),
-    "fp16": ("fp32",),
-}
-#: Oldest compute capability that has each tensor datatype: a fallback never
-#: lends a GPU a type its hardware lacks (no BF16 on Volta/Turing, no FP8
-#: before Ada).
-_MIN_CC: dict[str, float] = {"tensor_bf16": 8.0, "tensor_fp8": 8.9, "tensor_int8": 7.2}
 
 
 @dataclass(frozen=True)
@@ -51,29 +43,28 @@ def rows_from_model(ops: list[ModelOp]) -> list[TheoryRow]:
 
 
 def peak_for(spec: GpuSpec, precision: str) -> tuple[float | None, str | None]:
-    """The compute ceiling (FLOP/s) a GPU offers for a precision, and its key."""
-    if precision in spec.compute:
-        return spec.compute[precision], precision
-    cc = _cc(spec.cc)
-    if precision in _MIN_CC and cc is not None and cc < _MIN_CC[precision]:
-        return None, None
-    for key in _FALLBACK.get(precision, ()):
-        if key in spec.compute:
-            return spec.compute[key], key
-    return None, None
+    """The compute ceiling (FLOP/s) a GPU offers for a precision, and its key.
 
-
-def _cc(text: str | None) -> float | None:
-    try:
-        return float(text) if text else None
-    except ValueError:
-        return None
+    The rule of :func:`~ncu_roofline.analysis.floor.compute_ceiling`: the
+    precision's own ceiling, else a same-rate one the GPU's datatypes allow.
+    """
+    ceilings = {k: np.array([v], dtype=np.float64) for k, v in spec.compute.items()}
+    peak, key = compute_ceiling(
+        ceilings, np.array([precision], dtype=object), cc_number(np.array([spec.cc], dtype=object))
+    )
+    return (_num(float(peak[0])), str(key[0])) if key[0] is not None else (None, None)
 
 
 def _place(est: OpEstimate, spec: GpuSpec) -> dict[str, Any]:
     peak, key = peak_for(spec, est.precision)
     bw = spec.memory.get("dram")
     ai = est.flops / est.bytes if est.bytes > 0 else math.inf if est.flops > 0 else math.nan
+    floor = time_floor(
+        [est.flops],
+        [est.bytes],
+        [math.nan if peak is None else peak],
+        [math.nan if bw is None else bw],
+    )
     out: dict[str, Any] = {
         "precision": key,
         "peak_flops_per_s": peak,
@@ -86,10 +77,7 @@ def _place(est: OpEstimate, spec: GpuSpec) -> dict[str, Any]:
     if est.op == "allreduce":
         out["bound"] = "communication"
         return out
-    compute_t = est.flops / peak if peak else (0.0 if est.flops == 0 else None)
-    memory_t = est.bytes / bw if bw else (0.0 if est.bytes == 0 else None)
-    if compute_t is not None and memory_t is not None:
-        out["time_floor_s"] = max(compute_t, memory_t)
+    out["time_floor_s"] = _num(float(floor[0]))
     if peak and bw:
         ridge = peak / bw
         out["ridge"] = ridge
@@ -167,115 +155,3 @@ def build_theory_table(
         "ops": ops,
         "totals": totals if model is not None else None,
     }
-
-
-def _fmt_count(x: float | None, unit: str = "") -> str:
-    from ncu_roofline.core.units import format_si
-
-    return format_si(x, unit) if x is not None else "n/a"
-
-
-def theory_text_context(table: dict[str, Any]) -> dict[str, Any]:
-    """Strings and column widths for the text template (no arithmetic there)."""
-    gpus = table["gpus"]
-    header = ["op", "count", "FLOPs", "bytes", "FLOP/B"]
-    for g in gpus:
-        header += [f"{g['key']} bound", "floor"]
-    body: list[list[str]] = []
-    for op in table["ops"]:
-        cells = [
-            str(op["name"]),
-            str(op["count"]),
-            _fmt_count(op["flops"]),
-            _fmt_count(op["bytes"], "B"),
-            "n/a" if op["ai"] is None else f"{op['ai']:.4g}",
-        ]
-        for g in gpus:
-            placed = op["gpus"][g["key"]]
-            cells += [str(placed["bound"] or "n/a"), _fmt_count(placed["time_floor_s"], "s")]
-        body.append(cells)
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
-        for r in [header, *body]
-    ]
-    totals = []
-    if table.get("totals"):
-        for g in gpus:
-            t = table["totals"][g["key"]]
-            totals.append(
-                {
-                    "gpu": f"{g['key']} ({g['name']})",
-                    "floor": _fmt_count(t["time_floor_s"], "s"),
-                    "flops": _fmt_count(t["flops"]),
-                    "bytes": _fmt_count(t["bytes"], "B"),
-                    "complete": t["complete"],
-                    "collectives": t["collectives_not_included"],
-                }
-            )
-    model = table.get("model")
-    title = None
-    if model:
-        title = (
-            f"{model['name']} {model['phase']}, batch {model['batch']}, seq {model['seq']}, "
-            f"{model['dtype']}" + (f", tp {model['tp']}" if model["tp"] > 1 else "")
-        )
-    return {"title": title, "lines": lines, "totals": totals}
-
-
-def theory_chart_context(table: dict[str, Any]) -> dict[str, Any]:
-    """The ``theory`` table in the shape the roofline charts read.
-
-    Each GPU becomes a device with its datasheet ceilings; each op a point
-    at its theoretical intensity and the best rate it could reach there
-    (FLOPs over its time floor), sized by its share of the summed floors.
-    """
-    roofs = []
-    kernels: list[dict[str, Any]] = []
-    for g in table["gpus"]:
-        ceilings = [
-            {"key": k, "kind": "compute", "unit": "FLOP/s", "value": v, "source": "datasheet",
-             "clock_hz": g["boost_hz"], "uncertain": False}
-            for k, v in g["compute"].items()
-        ] + [
-            {"key": k, "kind": "memory", "unit": "byte/s", "value": v, "source": "datasheet",
-             "clock_hz": None, "uncertain": False}
-            for k, v in g["memory"].items()
-        ]  # fmt: skip
-        roofs.append(
-            {"source": g["key"], "device_name": g["name"], "cc": None, "gpu": None,
-             "measured_sm_clock_hz": None, "ceilings": ceilings, "notes": []}
-        )  # fmt: skip
-        floors = [
-            (op["gpus"][g["key"]]["time_floor_s"] or 0.0) * op["count"] for op in table["ops"]
-        ]
-        total = sum(floors) or 1.0
-        for op, floor in zip(table["ops"], floors, strict=True):
-            placed = op["gpus"][g["key"]]
-            per_op = placed["time_floor_s"]
-            rate = op["flops"] / per_op if per_op else None
-            kernels.append(
-                {
-                    "rank": len(kernels) + 1,
-                    "source": g["key"],
-                    "device_name": g["name"],
-                    "cc": None,
-                    "kernel": f"{op['name']}: {op['label']}",
-                    "kernel_short": op["name"],
-                    "grid": None,
-                    "block": None,
-                    "launches": op["count"],
-                    "total_duration_s": floor,
-                    "time_share": floor / total,
-                    "ai_dram": op["ai"],
-                    "achieved_flops_per_s": rate,
-                    "efficiency": 1.0,
-                    "bound": placed["bound"] or "not placeable",
-                    "bound_reason": "theory: the op at its time floor, on the roof",
-                    "recoverable_s": None,
-                }
-            )
-    return {"roofs": roofs, "kernels": kernels, "launches": [], "findings": []}

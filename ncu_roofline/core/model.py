@@ -74,8 +74,6 @@ _STR_COLUMNS = (
     "duration_basis",
 )
 
-LAYOUTS = ("details", "raw", "summary", "ncu-rep")
-
 
 @dataclass
 class SourceInfo:

@@ -275,15 +275,7 @@ def read_long(
             raise InputFormatError(f"{raw.name}: the ncu table has no {needed!r} column")
     header_end = raw.buf.find(b"\n", loc.start) + 1 or loc.end
     samples = sample_rows(raw.buf, header_end, loc.end)
-    name_idx = header.index("Metric Name")
-    widths = Counter(len(r) for r in samples if len(r) > name_idx and r[name_idx])
-    width = widths.most_common(1)[0][0] if widths else len(header)
-    if width <= len(header):
-        names = header[:width]
-    else:
-        names = header + [f"_extra{i}" for i in range(width - len(header))]
-    names = _dedupe(names)
-    rule_width = len(header) if width != len(header) else None
+    names, rule_width = _long_names(header, samples)
     nvtx_cols = [h for h in names if h.startswith((_NVTX_PUSHPOP, _NVTX_STARTEND))]
     wanted = [*IDENTITY_HEADERS, "Section Name", "Body Item Label", "Metric Name", "Metric Unit"]
     if summary:
@@ -301,24 +293,75 @@ def read_long(
     b = _Builder(raw, loc, layout)
     info = b.info
 
-    key_col = "Invocations" if summary else "ID"
-    valid = _valid_ids(table, key_col)
-    name_codes, name_dict = dict_codes(table.column("Metric Name"))
-    sec_codes, sec_dict = dict_codes(table.column("Section Name"))
-    if "Body Item Label" in table.column_names:
-        body_codes, body_dict = dict_codes(table.column("Body Item Label"))
-    else:
-        body_codes, body_dict = np.zeros(table.num_rows, dtype=np.int32), [""]
-    unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
-
+    valid = _valid_ids(table, "Invocations" if summary else "ID")
     if summary:
         keys = ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC", *nvtx_cols]
     else:
         keys = ["Process ID", "ID"]
     launch_of_row, first_rows = _launch_keys(table, keys, valid)
     n_launch = first_rows.size
+    row_metric, row_is_label = _row_metrics(table, b)
+    values_col = table.column(value_col)
+    _warn_not_collected(table, values_col, valid, info)
 
-    # Metric id of each distinct (section, body label, metric name).
+    sel = np.nonzero(valid & (row_metric >= 0))[0]
+    unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
+    texts = values_col.take(pa.array(sel))
+    decimal = _decimal_for(samples, header, [value_col])
+    numbers = _si_numbers(texts, decimal, unit_codes[sel], unit_dict, row_metric[sel], b)
+    metrics = _metric_columns(
+        numbers, texts, launch_of_row[sel], row_metric[sel], row_is_label[sel], n_launch, b
+    )
+    _record_units(unit_codes[sel], unit_dict, row_metric[sel], b)
+
+    ident = _identity(table, first_rows, header)
+    if summary:
+        _summary_identity(table, first_rows, ident, info)
+    ident["source"] = [raw.name] * n_launch
+    frame = finalize_launches(ident, metrics, n_launch)
+
+    units_seen = [unit_dict[u] for u in np.unique(unit_codes[sel]).tolist()] if sel.size else []
+    info.units = "auto" if _auto_units(units_seen) else "base"
+    if info.units == "auto":
+        info.warn(
+            "values are auto-scaled with two decimals (e.g. 'Mbyte 17.50'); export with "
+            "`--print-units base` for full precision"
+        )
+    ccs = [r[header.index("CC")] for r in samples if "CC" in header and len(r) > header.index("CC")]
+    info.ncu_version = infer_ncu_version(header, list(unit_dict), ccs)
+    b.common_warnings(skipped.other_rows, skipped.last_other)
+    if n_launch == 0:
+        raise InputFormatError(f"{raw.name}: the ncu table holds no launches")
+    return frame, info
+
+
+def _long_names(header: list[str], samples: list[list[str]]) -> tuple[list[str], int | None]:
+    """Column names for the rows as they are, and the rule width when rows are wider.
+
+    Rule rows (and some ncu versions' metric rows) carry more cells than the
+    header names: the commonest width of metric rows decides.
+    """
+    name_idx = header.index("Metric Name")
+    widths = Counter(len(r) for r in samples if len(r) > name_idx and r[name_idx])
+    width = widths.most_common(1)[0][0] if widths else len(header)
+    if width <= len(header):
+        names = header[:width]
+    else:
+        names = header + [f"_extra{i}" for i in range(width - len(header))]
+    return _dedupe(names), len(header) if width != len(header) else None
+
+
+def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray]:
+    """Metric index per row (-1 when irrelevant), and whether it came from a section label.
+
+    Decided once per distinct (section, body label, metric name), not per row.
+    """
+    name_codes, name_dict = dict_codes(table.column("Metric Name"))
+    sec_codes, sec_dict = dict_codes(table.column("Section Name"))
+    if "Body Item Label" in table.column_names:
+        body_codes, body_dict = dict_codes(table.column("Body Item Label"))
+    else:
+        body_codes, body_dict = np.zeros(table.num_rows, dtype=np.int32), [""]
     nb, nn = max(len(body_dict), 1), max(len(name_dict), 1)
     combo = (sec_codes.astype(np.int64) * nb + body_codes) * nn + name_codes
     uniq, inverse = np.unique(combo, return_inverse=True)
@@ -338,52 +381,70 @@ def read_long(
         if mid is None or not is_relevant(mid):
             continue
         combo_metric[k] = b.metric(mid)
-    row_metric = combo_metric[inverse.reshape(-1)] if uniq.size else np.zeros(0, dtype=np.int64)
-    row_is_label = combo_is_label[inverse.reshape(-1)] if uniq.size else np.zeros(0, dtype=bool)
+    if not uniq.size:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+    return combo_metric[inverse.reshape(-1)], combo_is_label[inverse.reshape(-1)]
 
-    values_col = table.column(value_col)
-    # Metrics ncu could not collect print as n/a: say which, once.
+
+def _warn_not_collected(
+    table: pa.Table, values_col: pa.ChunkedArray, valid: np.ndarray, info: SourceInfo
+) -> None:
+    """Metrics ncu could not collect print as n/a: say which, once."""
     na_mask = np.asarray(
         pc.equal(pc.utf8_trim_whitespace(values_col), "n/a").to_numpy(zero_copy_only=False),
         dtype=bool,
     )
-    if na_mask.any():
-        na_names = sorted({name_dict[i] for i in np.unique(name_codes[na_mask & valid]).tolist()})
-        if na_names:
-            info.warn(
-                "ncu printed n/a (not supported on this GPU or misspelled) for: "
-                + ", ".join(na_names[:12])
-                + (" ..." if len(na_names) > 12 else "")
-            )
+    if not na_mask.any():
+        return
+    name_codes, name_dict = dict_codes(table.column("Metric Name"))
+    na_names = sorted({name_dict[i] for i in np.unique(name_codes[na_mask & valid]).tolist()})
+    if na_names:
+        info.warn(
+            "ncu printed n/a (not supported on this GPU or misspelled) for: "
+            + ", ".join(na_names[:12])
+            + (" ..." if len(na_names) > 12 else "")
+        )
 
-    sel = np.nonzero(valid & (row_metric >= 0))[0]
-    decimal = _decimal_for(samples, header, [value_col])
-    factors, si_units = _unit_factors(unit_dict)
-    sel_units = unit_codes[sel]
-    unknown = np.isnan(factors[sel_units]) if sel.size else np.zeros(0, dtype=bool)
+
+def _si_numbers(
+    texts: pa.ChunkedArray,
+    decimal: str,
+    sel_units: np.ndarray,
+    unit_dict: list[str],
+    sel_metric: np.ndarray,
+    b: _Builder,
+) -> np.ndarray:
+    """The selected rows' values in SI units; NaN (and a warning) for unknown units."""
+    factors, _ = _unit_factors(unit_dict)
+    unknown = np.isnan(factors[sel_units]) if sel_units.size else np.zeros(0, dtype=bool)
     if unknown.any():
         bad = sorted({unit_dict[u] for u in np.unique(sel_units[unknown]).tolist()})
         metric_names = {v: k for k, v in b.metric_index.items()}
-        bad_metrics = sorted(
-            {metric_names[m] for m in np.unique(row_metric[sel][unknown]).tolist()}
-        )
-        info.warn(
+        bad_metrics = sorted({metric_names[m] for m in np.unique(sel_metric[unknown]).tolist()})
+        b.info.warn(
             f"unknown unit(s) {', '.join(repr(u) for u in bad)}: left out "
             f"{', '.join(bad_metrics[:6])} rather than misread"
         )
-    texts = values_col.take(pa.array(sel))
-    numbers = parse_numbers(texts, decimal) * factors[sel_units]
+    numbers: np.ndarray = parse_numbers(texts, decimal) * factors[sel_units]
     for mid in KHZ_METRICS & b.metric_index.keys():
-        rows_k = row_metric[sel] == b.metric_index[mid]
+        rows_k = sel_metric == b.metric_index[mid]
         blank = np.array([unit_for(mid, u) == "Khz" for u in unit_dict], dtype=bool)
         numbers[rows_k & blank[sel_units]] *= 1e3
+    return numbers
 
+
+def _metric_columns(
+    numbers: np.ndarray,
+    texts: pa.ChunkedArray,
+    li: np.ndarray,
+    mi: np.ndarray,
+    labels: np.ndarray,
+    n_launch: int,
+    b: _Builder,
+) -> dict[str, Any]:
+    """One column per metric over launches: numbers, or text for string metrics."""
     string_metric_idx = {b.metric_index[m] for m in STRING_METRICS if m in b.metric_index}
-    n_metric = len(b.metric_index)
-    matrix = np.full((n_launch, n_metric), np.nan)
-    li = launch_of_row[sel]
-    mi = row_metric[sel]
-    labels = row_is_label[sel]
+    matrix = np.full((n_launch, len(b.metric_index)), np.nan)
     ok = ~np.isnan(numbers)
     # Values from metric ids win over values from section labels; within one
     # kind the first occurrence wins (numpy keeps the last of duplicate
@@ -391,7 +452,6 @@ def read_long(
     for kind in (labels, ~labels):
         rows = np.nonzero(kind & ok)[0][::-1]
         matrix[li[rows], mi[rows]] = numbers[rows]
-
     metrics: dict[str, Any] = {}
     for mid, j in b.metric_index.items():
         if j in string_metric_idx:
@@ -401,47 +461,37 @@ def read_long(
             metrics[mid] = col
         else:
             metrics[mid] = matrix[:, j]
+    return metrics
+
+
+def _record_units(sel_units: np.ndarray, unit_dict: list[str], mi: np.ndarray, b: _Builder) -> None:
+    """The SI unit of each metric, into the source info."""
+    _, si_units = _unit_factors(unit_dict)
     for mid, j in b.metric_index.items():
         units_here = np.unique(sel_units[(mi == j)]).tolist()
         si = next((si_units[u] for u in units_here if si_units[u] is not None), None)
         if mid in KHZ_METRICS:
             si = "Hz"
         if si is not None:
-            info.metric_units[mid] = si
+            b.info.metric_units[mid] = si
 
-    ident = _identity(table, first_rows, header)
-    if summary:
-        inv_codes, inv_dict = dict_codes(table.column("Invocations"))
-        inv_vals = np.array(
-            [
-                int(d.replace(",", "")) if d.replace(",", "").strip().isdigit() else 0
-                for d in inv_dict
-            ],
-            dtype=np.int64,
-        )
-        ident["invocations"] = inv_vals[inv_codes[first_rows]]
-        ident["id"] = np.arange(n_launch)
-        info.aggregated = True
-        info.warn(
-            "per-kernel summary: one row per kernel and launch shape; values are ncu's "
-            "per-launch averages (totals = average x invocations)"
-        )
-    ident["source"] = [raw.name] * n_launch
-    frame = finalize_launches(ident, metrics, n_launch)
 
-    units_seen = [unit_dict[u] for u in np.unique(unit_codes[sel]).tolist()] if sel.size else []
-    info.units = "auto" if _auto_units(units_seen) else "base"
-    if info.units == "auto":
-        info.warn(
-            "values are auto-scaled with two decimals (e.g. 'Mbyte 17.50'); export with "
-            "`--print-units base` for full precision"
-        )
-    ccs = [r[header.index("CC")] for r in samples if "CC" in header and len(r) > header.index("CC")]
-    info.ncu_version = infer_ncu_version(header, list(unit_dict), ccs)
-    b.common_warnings(skipped.other_rows, skipped.last_other)
-    if n_launch == 0:
-        raise InputFormatError(f"{raw.name}: the ncu table holds no launches")
-    return frame, info
+def _summary_identity(
+    table: pa.Table, first_rows: np.ndarray, ident: dict[str, Any], info: SourceInfo
+) -> None:
+    """Invocation counts and ids of a per-kernel summary's rows, in place."""
+    inv_codes, inv_dict = dict_codes(table.column("Invocations"))
+    inv_vals = np.array(
+        [int(d.replace(",", "")) if d.replace(",", "").strip().isdigit() else 0 for d in inv_dict],
+        dtype=np.int64,
+    )
+    ident["invocations"] = inv_vals[inv_codes[first_rows]]
+    ident["id"] = np.arange(first_rows.size)
+    info.aggregated = True
+    info.warn(
+        "per-kernel summary: one row per kernel and launch shape; values are ncu's "
+        "per-launch averages (totals = average x invocations)"
+    )
 
 
 def read_raw(

@@ -57,9 +57,7 @@ class Located:
     header: list[str]
     start: int
     end: int
-    prelude_lines: int
-    trailer_lines: int
-    log_lines: list[str] = field(default_factory=list)
+    #: ncu's ``==ERROR==`` lines before and after the table.
     errors: list[str] = field(default_factory=list)
     truncated: bool = False
 
@@ -145,50 +143,7 @@ def locate_table(raw: RawInput) -> Located:
         raise InputFormatError(
             f"{name}: binary data, not an ncu CSV export (expected `ncu --csv` output or a .ncu-rep report)"
         )
-    # The profiled program may print its own quoted "ID" table; ncu's has a
-    # "Kernel Name" column.
-    match = None
-    first_match = None
-    for candidate in _HEADER_RE.finditer(buf):
-        first_match = first_match or candidate
-        line = buf[candidate.start() : _line_end(buf, candidate.start())]
-        if b'"Kernel Name"' in line:
-            match = candidate
-            break
-    if match is None and first_match is not None:
-        raise InputFormatError(
-            f'{name}: a CSV table without a "Kernel Name" column is not an ncu export'
-        )
-    if match is None:
-        last = _last_error(raw)
-        if last:
-            raise InputFormatError(
-                f"{name}: no ncu table found, only log output; ncu's last error: {last}"
-            )
-        if _NVPROF_RE.search(buf[: 1 << 20]):
-            raise InputFormatError(
-                f"{name}: this looks like an nvprof export; ncu-roofline reads Nsight Compute (ncu) exports"
-            )
-        if _TEXT_MODE_RE.search(buf[: 1 << 22]):
-            raise InputFormatError(
-                f"{name}: ncu text output, not CSV; re-export with `ncu --csv --print-units base ...`"
-            )
-        logs = [_decode(m.group(0)).lstrip("\ufeff") for m in _LOG_RE.finditer(buf)]
-        no_kernels = [line for line in logs if "No kernels were profiled" in line]
-        if no_kernels:
-            raise InputFormatError(
-                f"{name}: no ncu table: ncu profiled no kernels ({no_kernels[-1]})"
-            )
-        if logs:
-            raise InputFormatError(
-                f"{name}: no ncu table found, only ncu log lines; the last one: {logs[-1]}"
-            )
-        if re.search(rb"[^\s\xef\xbb\xbf]", buf) is None:
-            raise InputFormatError(f"{name}: the input holds no data")
-        raise InputFormatError(
-            f'{name}: not an ncu CSV export (no header row starting with "ID" or "Process ID")'
-        )
-    start = match.start()
+    start = _header_start(raw)
     if buf[start : start + 3] == _BOM:
         start += 3
     header_end = _line_end(buf, start)
@@ -198,34 +153,87 @@ def locate_table(raw: RawInput) -> Located:
         raise InputFormatError(
             f'{name}: a CSV table without a "Kernel Name" column is not an ncu export'
         )
-
-    # The table ends at the last line that starts with a quote; what follows
-    # is program output or ncu's closing log lines.
-    end = len(buf)
-    trailer = 0
-    pos = end
-    while pos > header_end:
-        line_start = buf.rfind(b"\n", header_end, pos - 1) + 1
-        if line_start <= 0:
-            line_start = header_end
-        line = buf[line_start:pos]
-        if line.startswith(b'"'):
-            end = pos
-            break
-        if line.strip():
-            trailer += 1
-        pos = line_start
-    else:
-        end = header_end
+    end = _table_end(buf, header_end)
 
     prelude = buf[:start]
     log_lines = [_decode(m.group(0)).lstrip("\ufeff") for m in _LOG_RE.finditer(prelude)]
     trailer_bytes = buf[end:]
     log_lines += [_decode(m.group(0)) for m in _LOG_RE.finditer(trailer_bytes)]
     errors = [line for line in log_lines if line.startswith("==ERROR==")]
-    prelude_lines = prelude.count(b"\n")
+    end, truncated = _cut_partial_row(buf, header_end, end, raw.gz_truncated)
+    return Located(
+        header=header,
+        start=start,
+        end=end,
+        errors=errors,
+        truncated=truncated,
+    )
 
-    truncated = raw.gz_truncated
+
+def _header_start(raw: RawInput) -> int:
+    """Where ncu's header row starts; the error says what the input is when it has none.
+
+    The profiled program may print its own quoted "ID" table; ncu's has a
+    "Kernel Name" column.
+    """
+    buf = raw.buf
+    first_match = None
+    for candidate in _HEADER_RE.finditer(buf):
+        first_match = first_match or candidate
+        line = buf[candidate.start() : _line_end(buf, candidate.start())]
+        if b'"Kernel Name"' in line:
+            return candidate.start()
+    name = raw.name
+    if first_match is not None:
+        raise InputFormatError(
+            f'{name}: a CSV table without a "Kernel Name" column is not an ncu export'
+        )
+    last = _last_error(raw)
+    if last:
+        raise InputFormatError(
+            f"{name}: no ncu table found, only log output; ncu's last error: {last}"
+        )
+    if _NVPROF_RE.search(buf[: 1 << 20]):
+        raise InputFormatError(
+            f"{name}: this looks like an nvprof export; ncu-roofline reads Nsight Compute (ncu) exports"
+        )
+    if _TEXT_MODE_RE.search(buf[: 1 << 22]):
+        raise InputFormatError(
+            f"{name}: ncu text output, not CSV; re-export with `ncu --csv --print-units base ...`"
+        )
+    logs = [_decode(m.group(0)).lstrip("\ufeff") for m in _LOG_RE.finditer(buf)]
+    no_kernels = [line for line in logs if "No kernels were profiled" in line]
+    if no_kernels:
+        raise InputFormatError(f"{name}: no ncu table: ncu profiled no kernels ({no_kernels[-1]})")
+    if logs:
+        raise InputFormatError(
+            f"{name}: no ncu table found, only ncu log lines; the last one: {logs[-1]}"
+        )
+    if re.search(rb"[^\s\xef\xbb\xbf]", buf) is None:
+        raise InputFormatError(f"{name}: the input holds no data")
+    raise InputFormatError(
+        f'{name}: not an ncu CSV export (no header row starting with "ID" or "Process ID")'
+    )
+
+
+def _table_end(buf: Buffer, header_end: int) -> int:
+    """The end of the table: the end of the last line that starts with a quote.
+
+    What follows is program output or ncu's closing log lines.
+    """
+    pos = len(buf)
+    while pos > header_end:
+        line_start = buf.rfind(b"\n", header_end, pos - 1) + 1
+        if line_start <= 0:
+            line_start = header_end
+        if buf[line_start:pos].startswith(b'"'):
+            return pos
+        pos = line_start
+    return header_end
+
+
+def _cut_partial_row(buf: Buffer, header_end: int, end: int, truncated: bool) -> tuple[int, bool]:
+    """The table's end without a row cut mid-way, and whether the input was truncated."""
     last_line_start = buf.rfind(b"\n", header_end, max(end - 1, header_end)) + 1
     last_line = buf[max(last_line_start, header_end) : end]
     if end == len(buf) and end > header_end and not last_line.endswith(b"\n"):
@@ -244,16 +252,7 @@ def locate_table(raw: RawInput) -> Located:
         # Drop the partial row: a number cut mid-way ("5,6" of "5,664") would
         # otherwise parse as a wrong value when the field count still matches.
         end = last_line_start
-    return Located(
-        header=header,
-        start=start,
-        end=end,
-        prelude_lines=prelude_lines,
-        trailer_lines=trailer,
-        log_lines=log_lines,
-        errors=errors,
-        truncated=truncated,
-    )
+    return end, truncated
 
 
 def sample_rows(buf: Buffer, start: int, end: int, limit: int = 400) -> list[list[str]]:

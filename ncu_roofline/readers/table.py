@@ -80,18 +80,16 @@ class _RangeReader(io.RawIOBase):
 
 @dataclass
 class SkipCounter:
-    """Rows the handler skipped, by kind."""
+    """Rows the handler skipped that are not rule rows: how many, and the first few."""
 
-    expected: int
     rule_width: int | None
-    rule_rows: int = 0
     other_rows: int = 0
     last_other: list[str] = field(default_factory=list)
 
     def __call__(self, row: Any) -> str:
-        if self.rule_width is not None and row.actual_columns == self.rule_width:
-            self.rule_rows += 1
-        else:
+        # Rule rows (as wide as the rule table) are expected and skipped
+        # silently; anything else is counted for a warning.
+        if self.rule_width is None or row.actual_columns != self.rule_width:
             self.other_rows += 1
             if len(self.last_other) < 3:
                 self.last_other.append(str(row.text)[:120])
@@ -123,7 +121,7 @@ def read_table(
         source = io.BufferedReader(_ProgressReader(view, progress), buffer_size=_BLOCK_SIZE)
     else:
         source = pa.BufferReader(pa.py_buffer(memoryview(buf)[start:end]))
-    counter = SkipCounter(expected=len(column_names), rule_width=rule_width)
+    counter = SkipCounter(rule_width=rule_width)
     types: dict[str, pa.DataType] = {
         c: (pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string())
         for c in include

@@ -26,7 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ncu_roofline.analysis.theory_table import theory_chart_context, theory_text_context
 from ncu_roofline.render.charts import roofline_figures
 from ncu_roofline.render.compare_charts import comparison_figures
 from ncu_roofline.render.compare_report import render_compare_html, render_compare_markdown
@@ -37,6 +36,7 @@ from ncu_roofline.render.markdown_report import render_markdown
 from ncu_roofline.render.page import build_page, untitled
 from ncu_roofline.render.terminal import render_summary
 from ncu_roofline.render.text import gpus_text, inspect_text, theory_text
+from ncu_roofline.render.theory import theory_chart_context, theory_text_context
 from ncu_roofline.version import __version__
 
 #: Output formats of written reports and the file suffixes that imply them.

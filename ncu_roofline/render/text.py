@@ -12,9 +12,9 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ncu_roofline.analysis.theory_table import theory_text_context
 from ncu_roofline.core.units import format_si
 from ncu_roofline.render.templates import render
+from ncu_roofline.render.theory import theory_text_context
 
 __all__ = ["gpus_text", "inspect_text", "theory_text"]
 

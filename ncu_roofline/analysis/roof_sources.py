@@ -1,0 +1,266 @@
+"""Ceilings from each source, per launch: ncu's peak metrics, a GPU spec, per-SM rates.
+
+:mod:`ncu_roofline.analysis.roofs` chooses among them in order of precedence
+and records where each ceiling came from; every function here returns
+``{ceiling key: per-launch values}`` with NaN where the source has no figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ncu_roofline.analysis.measures import SECTOR_BYTES, tensor_dtype
+from ncu_roofline.core.frame import floats
+from ncu_roofline.core.hardware import GpuSpec, rates_for_cc
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Byte definitions a table L2/L1 figure can be compared with.
+_TABLE_LEVEL_BASIS = {"l2": "lts__t_bytes", "l1": "l1tex__t_bytes"}
+
+
+def _col(df: pd.DataFrame, name: str) -> FloatArray | None:
+    if name not in df.columns:
+        return None
+    return floats(df[name])
+
+
+def _first(n: int, *candidates: FloatArray | None) -> FloatArray:
+    out = np.full(n, np.nan)
+    for c in candidates:
+        if c is not None:
+            out = np.where(np.isnan(out), c, out)
+    return out
+
+
+def _mul(*arrays: FloatArray | None, factor: float = 1.0) -> FloatArray | None:
+    if any(a is None for a in arrays):
+        return None
+    out = np.full(len(arrays[0]), factor)  # type: ignore[arg-type]
+    for a in arrays:
+        out = out * a
+    return out
+
+
+def sm_clock(df: pd.DataFrame) -> FloatArray:
+    """The SM clock each launch ran at (Hz), NaN when the export lacks it."""
+    return _first(
+        len(df),
+        _col(df, "sm__cycles_elapsed.avg.per_second"),
+        _col(df, "smsp__cycles_elapsed.avg.per_second"),
+        _col(df, "gpc__cycles_elapsed.avg.per_second"),
+    )
+
+
+def profile_roofs(
+    df: pd.DataFrame, basis: dict[str, npt.NDArray[np.object_]]
+) -> dict[str, FloatArray]:
+    """Ceilings from ncu's peak metrics, per launch (NaN where absent)."""
+    n = len(df)
+    clock = _first(n, _col(df, "sm__cycles_elapsed.avg.per_second"))
+    out: dict[str, FloatArray] = {
+        "fp64": _sass_peak(df, clock, "d", 2.0),
+        "fp32": _sass_peak(df, clock, "f", 2.0),
+        "fp16": _sass_peak(df, clock, "h", 4.0),
+    }
+    out.update(_tensor_peaks(df, clock))
+    dram_clock = _col(df, "dram__cycles_elapsed.avg.per_second")
+    out["dram"] = _first(
+        n,
+        _mul(_col(df, "dram__bytes.sum.peak_sustained"), dram_clock),
+        _col(df, "dram__bytes.sum.peak_sustained_elapsed.per_second"),
+    )
+    out["l2"] = _by_basis(n, basis["l2"], _l2_peaks(df))
+    out["l1"] = _by_basis(n, basis["l1"], _l1_peaks(df))
+    return out
+
+
+def _sass_peak(df: pd.DataFrame, clock: FloatArray, letter: str, factor: float) -> FloatArray:
+    """The FMA peak of one CUDA-core precision (``d``, ``f``, ``h``) in FLOP/s."""
+    name = f"sass_thread_inst_executed_op_{letter}fma_pred_on"
+    cands: list[FloatArray | None] = [
+        _mul(_col(df, f"sm__{name}.sum.peak_sustained"), clock, factor=factor),
+        _mul(_col(df, f"derived__sm__{name}_x{int(factor)}"), clock),
+        _mul(_col(df, f"sm__{name}.sum.peak_sustained_elapsed.per_second"), factor=factor),
+    ]
+    if letter == "h":
+        # Older half-precision sections defined an _x2 peak; the
+        # instruction is still a packed pair, so 4 FLOPs per HFMA2.
+        cands.append(_mul(_col(df, f"derived__sm__{name}_x2"), clock, factor=2.0))
+    return _first(len(df), *cands)
+
+
+def _tensor_peaks(df: pd.DataFrame, clock: FloatArray) -> dict[str, FloatArray]:
+    """Tensor peaks per datatype (``tensor_bf16``, ...).
+
+    Variants of one input type differ by accumulator (GeForce parts run FP32
+    accumulation at half the FP16 rate), so a launch is judged against the
+    peaks of the variants that carry its operations, weighted by them;
+    without counts, against the FP32-accumulate variant (the table's
+    convention), else the highest.
+    """
+    n = len(df)
+    per_dtype: dict[str, list[tuple[str, FloatArray]]] = {}
+    for name in df.columns:
+        s = str(name)
+        for suffix, needs_clock in (
+            (".sum.peak_sustained", True),
+            (".sum.peak_sustained_elapsed.per_second", False),
+        ):
+            if s.startswith("sm__ops_path_tensor_") and s.endswith(suffix):
+                variant = s[len("sm__ops_path_tensor_") : -len(suffix)]
+                dtype = tensor_dtype(variant)
+                if dtype is None or "sparsity_on" in variant:
+                    continue
+                value = _mul(_col(df, s), clock) if needs_clock else _col(df, s)
+                if value is not None:
+                    per_dtype.setdefault(dtype, []).append((variant, value))
+    out: dict[str, FloatArray] = {}
+    for dtype, variants in per_dtype.items():
+        num = np.zeros(n)
+        den = np.zeros(n)
+        for variant, peak in variants:
+            count = _col(df, f"sm__ops_path_tensor_{variant}.sum")
+            if count is None:
+                continue
+            use = ~np.isnan(count) & (count > 0) & ~np.isnan(peak)
+            num[use] += (count * peak)[use]
+            den[use] += count[use]
+        weighted = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+        preferred = [v for name, v in variants if "dst_fp32" in name]
+        fallback = _first(n, *preferred) if preferred else np.full(n, np.nan)
+        highest = np.full(n, np.nan)
+        for _, peak in variants:
+            highest = np.fmax(highest, peak)
+        out[f"tensor_{dtype}"] = _first(n, weighted, fallback, highest)
+    return out
+
+
+def _l2_peaks(df: pd.DataFrame) -> dict[str, FloatArray]:
+    """L2 bandwidth peaks by the byte definition they match."""
+    n = len(df)
+    lts_clock = _col(df, "lts__cycles_elapsed.avg.per_second")
+    return {
+        "lts__t_bytes": _first(
+            n,
+            _mul(_col(df, "lts__t_bytes.sum.peak_sustained"), lts_clock),
+            _mul(_col(df, "lts__t_sectors.sum.peak_sustained"), lts_clock, factor=SECTOR_BYTES),
+            _col(df, "lts__t_bytes.sum.peak_sustained_elapsed.per_second"),
+        ),
+        "lts__lts2xbar": _first(
+            n,
+            _mul(
+                _col(df, "lts__lts2xbar_cycles_active.sum.peak_sustained"),
+                lts_clock,
+                factor=SECTOR_BYTES,
+            ),
+            _mul(_col(df, "derived__lts__lts2xbar_bytes.sum.peak_sustained"), lts_clock),
+        ),
+        "l1tex__m_xbar2l1tex_read": _first(
+            n, _mul(_col(df, "l1tex__m_xbar2l1tex_read_bytes.sum.peak_sustained"), lts_clock)
+        ),
+    }
+
+
+def _l1_peaks(df: pd.DataFrame) -> dict[str, FloatArray]:
+    """L1 bandwidth peaks by the byte definition they match."""
+    n = len(df)
+    l1_clock = _col(df, "l1tex__cycles_elapsed.avg.per_second")
+    wb: list[FloatArray | None] = []
+    for suffix in ("_mem_lgds", "_mem_lg", ""):
+        wb.append(
+            _mul(
+                _col(df, f"l1tex__lsu_writeback_active{suffix}.sum.peak_sustained"),
+                l1_clock,
+                factor=128.0,
+            )
+        )
+        wb.append(
+            _mul(
+                _col(df, f"derived__l1tex__lsu_writeback_bytes{suffix}.sum.peak_sustained"),
+                l1_clock,
+            )
+        )
+    return {
+        "l1tex__t_bytes": _first(
+            n,
+            _mul(_col(df, "l1tex__t_bytes.sum.peak_sustained"), l1_clock),
+            _col(df, "l1tex__t_bytes.sum.peak_sustained_elapsed.per_second"),
+        ),
+        "l1tex__lsu_writeback": _first(n, *wb),
+    }
+
+
+def _by_basis(n: int, basis: npt.NDArray[np.object_], table: dict[str, FloatArray]) -> FloatArray:
+    out = np.full(n, np.nan)
+    for name, values in table.items():
+        rows = basis == name
+        out[rows] = values[rows]
+    return out
+
+
+def spec_roofs(
+    spec: GpuSpec,
+    rows: npt.NDArray[np.bool_],
+    clock: FloatArray,
+    scale_clocks: bool,
+    basis: dict[str, npt.NDArray[np.object_]],
+) -> dict[str, FloatArray]:
+    """Ceilings from a GPU spec for the selected rows (NaN elsewhere)."""
+    n = len(rows)
+    out: dict[str, FloatArray] = {}
+    for key, value in spec.compute.items():
+        arr = np.full(n, np.nan)
+        arr[rows] = value
+        ref = spec.clock_for(key)
+        if scale_clocks and ref:
+            scaled = value * clock / ref
+            use = rows & ~np.isnan(clock)
+            arr[use] = scaled[use]
+        out[key] = arr
+    for key, value in spec.memory.items():
+        arr = np.full(n, np.nan)
+        sel = rows
+        if key in _TABLE_LEVEL_BASIS:
+            sel = rows & (basis[key] == _TABLE_LEVEL_BASIS[key])
+        arr[sel] = value
+        ref = spec.clock_for(key)
+        if scale_clocks and ref:
+            # Cache bandwidths are per-clock figures; DRAM has no SM clock.
+            use = sel & ~np.isnan(clock)
+            arr[use] = (value * clock / ref)[use]
+        out[key] = arr
+    return out
+
+
+def derived_roofs(
+    df: pd.DataFrame,
+    rows: npt.NDArray[np.bool_],
+    cc: str | None,
+    device_name: str | None,
+    clock: FloatArray,
+) -> tuple[dict[str, FloatArray], str | None]:
+    """Compute ceilings from per-SM rates, DRAM from the memory attributes."""
+    n = len(df)
+    out: dict[str, FloatArray] = {}
+    rates = rates_for_cc(cc, device_name)
+    sms = _first(
+        n, _col(df, "device__attribute_multiprocessor_count"), _col(df, "launch__sm_count")
+    )
+    label = None
+    if rates is not None:
+        for key, per_clock in rates.per_sm_per_clock.items():
+            arr = np.full(n, np.nan)
+            arr[rows] = (per_clock * sms * clock)[rows]
+            out[key] = arr
+        label = rates.key
+    mem_clock = _col(df, "device__attribute_memory_clock_rate")
+    width = _col(df, "device__attribute_global_memory_bus_width")
+    if mem_clock is not None and width is not None:
+        arr = np.full(n, np.nan)
+        # Double data rate: the attribute is the I/O clock, two transfers a cycle.
+        arr[rows] = (2.0 * mem_clock * width / 8.0)[rows]
+        out["dram"] = arr
+    return out, label
