@@ -10,7 +10,6 @@ suspicious (nothing matched, different launch counts).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import click
 
@@ -43,6 +42,7 @@ from ncu_roofline.render.format import TEXT
 from ncu_roofline.render.output import refuse_existing
 from ncu_roofline.report.compare import comparison_document
 from ncu_roofline.report.gates import Gate, evaluate_comparison
+from ncu_roofline.report.schema import ComparisonContext
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ def compare(
     exit_on_tripped(tripped)
 
 
-def _warn_unlike(cmp: dict[str, Any], basis: str, gates: list[Gate]) -> None:
+def _warn_unlike(cmp: ComparisonContext, basis: str, gates: list[Gate]) -> None:
     """Warn when the two profiles are not like for like, or a gate cannot be judged."""
     if cmp["totals"].get("matched", 1) == 0:
         warn("no kernel group matched between base and candidate: are these the same workload?")

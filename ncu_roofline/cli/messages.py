@@ -13,6 +13,7 @@ import click
 from ncu_roofline.errors import GATE_TRIPPED
 from ncu_roofline.render.output import write_output
 from ncu_roofline.report.gates import Gate, theory_gates_without_theory
+from ncu_roofline.report.schema import ReportContext
 
 PROG = "ncu-roofline"
 
@@ -25,7 +26,7 @@ def warn(message: str) -> None:
     click.echo(f"{PROG}: warning: {message}", err=True)
 
 
-def print_warnings(context: dict[str, Any]) -> None:
+def print_warnings(context: ReportContext) -> None:
     """Input warnings and warning findings of one report context, on stderr."""
     for item in context["inputs"]:
         for w in item["warnings"]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,7 @@ from ncu_roofline.render.page import build_page, untitled
 from ncu_roofline.render.terminal import render_summary
 from ncu_roofline.render.text import gpus_text, inspect_text, theory_text
 from ncu_roofline.render.theory import theory_chart_context, theory_text_context
+from ncu_roofline.report.schema import ComparisonDocument, ReportContext
 from ncu_roofline.version import __version__
 
 #: Output formats of written reports and the file suffixes that imply them.
@@ -64,47 +65,48 @@ class RenderOptions:
 
 
 #: A renderer: the plain-data context and the options to the document.
-Renderer = Callable[[dict[str, Any], RenderOptions], str | bytes]
+#: Each takes its own kind's document type (a report, a comparison document...).
+Renderer = Callable[[Any, RenderOptions], str | bytes]
 
 
-def _json(context: dict[str, Any], options: RenderOptions) -> str:
+def _json(context: Mapping[str, Any], options: RenderOptions) -> str:
     return render_json(context)
 
 
-def _report_html(context: dict[str, Any], options: RenderOptions) -> str:
+def _report_html(context: ReportContext, options: RenderOptions) -> str:
     return render_html(build_page(context, plotly_js=options.plotly_js))
 
 
-def _report_md(context: dict[str, Any], options: RenderOptions) -> str:
+def _report_md(context: ReportContext, options: RenderOptions) -> str:
     return render_markdown(context, html_url=options.html_url, top=options.top, gates=options.gates)
 
 
-def _report_junit(context: dict[str, Any], options: RenderOptions) -> bytes:
+def _report_junit(context: ReportContext, options: RenderOptions) -> bytes:
     return render_junit(context, gates=options.gates)
 
 
-def _report_text(context: dict[str, Any], options: RenderOptions) -> str:
+def _report_text(context: ReportContext, options: RenderOptions) -> str:
     return render_summary(context, width=options.width, top=options.top).rstrip("\n") + "\n"
 
 
-def _comparison_html(doc: dict[str, Any], options: RenderOptions) -> str:
+def _comparison_html(doc: ComparisonDocument, options: RenderOptions) -> str:
     cmp = doc["comparison"]
     figures = untitled(comparison_figures(cmp, doc["base_report"], doc["candidate_report"]))
     return render_compare_html(cmp, figures, plotly_js=options.plotly_js, gates=options.gates)
 
 
-def _comparison_md(doc: dict[str, Any], options: RenderOptions) -> str:
+def _comparison_md(doc: ComparisonDocument, options: RenderOptions) -> str:
     return render_compare_markdown(
         doc["comparison"], html_url=options.html_url, top=options.top, gates=options.gates
     )
 
 
-def _comparison_junit(doc: dict[str, Any], options: RenderOptions) -> bytes:
+def _comparison_junit(doc: ComparisonDocument, options: RenderOptions) -> bytes:
     context = comparison_junit_context(doc["comparison"], doc["candidate_report"])
     return render_junit(context, gates=options.gates, suite_name="ncu-roofline compare")
 
 
-def _comparison_json(doc: dict[str, Any], options: RenderOptions) -> str:
+def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:
     return render_json(doc["comparison"])
 
 
@@ -167,7 +169,10 @@ RENDERERS: dict[tuple[str, str], Renderer] = {
 
 
 def render_document(
-    kind: str, fmt: str, context: dict[str, Any], options: RenderOptions | None = None
+    kind: str,
+    fmt: str,
+    context: ReportContext | ComparisonDocument | Mapping[str, Any],
+    options: RenderOptions | None = None,
 ) -> str | bytes:
     """Render ``context`` (a ``kind`` document) as ``fmt``; see the module docstring."""
     try:

@@ -18,6 +18,7 @@ from ncu_roofline.render.markdown_report import (
     html_link,
 )
 from ncu_roofline.render.templates import environment
+from ncu_roofline.report.schema import ComparisonContext
 from ncu_roofline.version import __version__
 
 
@@ -87,7 +88,7 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 
 def render_compare_markdown(
-    cmp: dict[str, Any],
+    cmp: ComparisonContext,
     *,
     html_url: str | None = None,
     top: int = 10,
@@ -102,7 +103,7 @@ def render_compare_markdown(
 
 
 def _compare_markdown(
-    cmp: dict[str, Any], html_url: str | None, limit: int, gates: list[dict[str, Any]] | None
+    cmp: ComparisonContext, html_url: str | None, limit: int, gates: list[dict[str, Any]] | None
 ) -> str:
     t = cmp["totals"]
     repeats: Counter[str] = Counter(
@@ -131,16 +132,17 @@ def _compare_markdown(
         for g in gates[: max(limit, 5)]:
             lines.append(f"- **{escape_text(g['rule'])}**: {escape_text(g['message'], limit=300)}")
         lines.append("")
-    for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
-        records = cmp[key]
+    for title, records in (
+        ("Regressions", cmp["regressions"]),
+        ("Improvements", cmp["improvements"]),
+    ):
         if records and limit:
             lines += [f"### {title}", ""]
             lines += _table(_rows(records, limit, repeats))
             if len(records) > limit:
                 lines.append(f"\n… and {len(records) - limit} more")
             lines.append("")
-    for title, key in (("New kernels", "added"), ("Removed kernels", "removed")):
-        records = cmp[key]
+    for title, records in (("New kernels", cmp["added"]), ("Removed kernels", cmp["removed"])):
         if records:
             shown = ", ".join(_label(r, repeats, table=False) for r in records[: max(limit, 3)])
             more = (
@@ -188,7 +190,7 @@ def _html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def render_compare_html(
-    cmp: dict[str, Any],
+    cmp: ComparisonContext,
     charts: list[dict[str, Any]],
     *,
     plotly_js: str = "inline",

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 
-def render_json(context: dict[str, Any], indent: int | None = None) -> str:
+def render_json(context: Mapping[str, Any], indent: int | None = None) -> str:
     """Serialise a report context; NaN is refused (the context has none).
 
     Compact by default: with an indent the standard library falls back to

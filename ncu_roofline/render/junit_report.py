@@ -18,9 +18,11 @@ import importlib
 import math
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from ncu_roofline.render.format import TEXT, file_name
+from ncu_roofline.report.schema import ComparisonContext, ReportContext
 
 # lxml ships no type information and the project's mypy settings do not
 # exempt it; imported by name, it is simply untyped here.
@@ -85,7 +87,7 @@ def _failure(case: Any, gate: dict[str, Any], prefix: str = "") -> None:
 
 
 def render_junit(
-    context: dict[str, Any],
+    context: Mapping[str, Any],
     *,
     gates: list[dict[str, Any]] | None = None,
     suite_name: str = "ncu-roofline",
@@ -160,7 +162,7 @@ def render_junit(
     return result
 
 
-def comparison_junit_context(cmp: dict[str, Any], candidate: dict[str, Any]) -> dict[str, Any]:
+def comparison_junit_context(cmp: ComparisonContext, candidate: ReportContext) -> dict[str, Any]:
     """The comparison's groups (merged over inputs) as the kernels of a report context.
 
     ``cmp`` is :func:`~ncu_roofline.report.compare.comparison_context`, ``candidate`` the candidate's report

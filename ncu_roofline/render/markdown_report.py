@@ -24,9 +24,11 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
+from ncu_roofline.analysis.catalogue import SEVERITIES
 from ncu_roofline.render.format import TEXT, file_name, plural
-from ncu_roofline.render.severity import SEVERITIES, most_severe_first, severity_counts
+from ncu_roofline.render.severity import most_severe_first, severity_counts
 from ncu_roofline.render.templates import render
+from ncu_roofline.report.schema import FindingRecord, ReportContext
 
 #: GitHub's limit on the body of an issue or pull-request comment.
 MAX_MARKDOWN_CHARS = 65_536
@@ -130,7 +132,7 @@ class _Names:
         return escape_code(self._by_full.get(str(full), str(full)), table=table)
 
 
-def _title(context: dict[str, Any]) -> str:
+def _title(context: ReportContext) -> str:
     inputs = [file_name(i.get("path")) for i in context.get("inputs") or []]
     if not inputs:
         return "no input"
@@ -140,7 +142,7 @@ def _title(context: dict[str, Any]) -> str:
     return names
 
 
-def _verdict(context: dict[str, Any], gates: list[dict[str, Any]] | None) -> str:
+def _verdict(context: ReportContext, gates: list[dict[str, Any]] | None) -> str:
     summary = context.get("summary") or {}
     total = summary.get("total_duration_s")
     recoverable = summary.get("recoverable_s")
@@ -159,7 +161,7 @@ def _verdict(context: dict[str, Any], gates: list[dict[str, Any]] | None) -> str
     return "**Verdict:** " + "; ".join(parts) + "."
 
 
-def _bound_rows(context: dict[str, Any]) -> list[list[str]]:
+def _bound_rows(context: ReportContext) -> list[list[str]]:
     summary = context.get("summary") or {}
     by_bound = summary.get("by_bound") or {}
     total = summary.get("total_duration_s")
@@ -225,7 +227,7 @@ def _full_rows(kernels: list[dict[str, Any]], names: _Names, with_theory: bool) 
     return rows
 
 
-def _roof_groups(context: dict[str, Any]) -> list[dict[str, Any]]:
+def _roof_groups(context: ReportContext) -> list[dict[str, Any]]:
     groups = []
     for r in context.get("roofs") or []:
         gpu = r.get("gpu") or {}
@@ -259,7 +261,7 @@ def _roof_groups(context: dict[str, Any]) -> list[dict[str, Any]]:
     return groups
 
 
-def _finding_lines(findings: list[dict[str, Any]]) -> list[str]:
+def _finding_lines(findings: list[FindingRecord]) -> list[str]:
     return [
         f"**{escape_text(f.get('severity') or 'info', limit=20)}** "
         f"({escape_text(f.get('kind') or 'finding', limit=40)}): "
@@ -309,7 +311,7 @@ _SHRINK: tuple[tuple[str, int], ...] = (
 
 
 def render_markdown(
-    context: dict[str, Any],
+    context: ReportContext,
     *,
     html_url: str | None = None,
     top: int = 10,

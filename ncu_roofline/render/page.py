@@ -17,6 +17,7 @@ from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.format import TABLE
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.severity import most_severe_first
+from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, ReportContext, Summary
 from ncu_roofline.version import __version__
 
 #: What each bound class means, in one line, for the summary.
@@ -86,7 +87,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
     return rows
 
 
-def _methodology(context: dict[str, Any]) -> list[dict[str, Any]]:
+def _methodology(context: ReportContext) -> list[dict[str, Any]]:
     """Which metric family each quantity came from, with launch counts."""
     launches = context["launches"]
     out = []
@@ -139,7 +140,7 @@ def _options_line(options: dict[str, Any]) -> str:
     return "options: " + "; ".join(parts)
 
 
-def _by_bound(summary: dict[str, Any]) -> list[dict[str, Any]]:
+def _by_bound(summary: Summary) -> list[dict[str, Any]]:
     """One bar per bound class: time, share of the profile and colour.
 
     ``summary["by_bound"]`` lists every bound class in the report's order,
@@ -180,7 +181,7 @@ def _top_recoverable(kernels: list[dict[str, Any]], total: Any) -> list[dict[str
     ]
 
 
-def _summary(context: dict[str, Any]) -> dict[str, Any]:
+def _summary(context: ReportContext) -> dict[str, Any]:
     """The summary block: totals, time by bound class, top kernels, finding kinds."""
     summary = context["summary"]
     kernels = context["kernels"]
@@ -204,7 +205,7 @@ def _summary(context: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _findings(context: dict[str, Any]) -> list[dict[str, Any]]:
+def _findings(context: ReportContext) -> list[dict[str, Any]]:
     """The findings, most severe first, each with why it matters and what to try."""
     bound_of = {k["kernel"]: k["bound"] for k in context["kernels"]}
     findings = []
@@ -214,9 +215,9 @@ def _findings(context: dict[str, Any]) -> list[dict[str, Any]]:
     return findings
 
 
-def _devices(roofs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _devices(roofs: list[DeviceRoofsRecord]) -> list[dict[str, Any]]:
     """Each device's ceilings with their sources, and a one-line summary of where they came from."""
-    devices = []
+    devices: list[dict[str, Any]] = []
     for d in roofs:
         devices.append(
             {
@@ -272,7 +273,7 @@ def _theory_rows(kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
-def _title(inputs: list[dict[str, Any]]) -> str:
+def _title(inputs: list[InputRecord]) -> str:
     title = "Roofline report: " + ", ".join(i["path"].rsplit("/", 1)[-1] for i in inputs[:3])
     if len(inputs) > 3:
         title += f" and {len(inputs) - 3} more"
@@ -280,7 +281,7 @@ def _title(inputs: list[dict[str, Any]]) -> str:
 
 
 def build_page(
-    context: dict[str, Any], plotly_js: str = "inline", generated_at: str | None = None
+    context: ReportContext, plotly_js: str = "inline", generated_at: str | None = None
 ) -> dict[str, Any]:
     """The template's context for the HTML report."""
     kernels = context["kernels"]

@@ -16,6 +16,7 @@ from typing import Any
 from ncu_roofline.analysis.catalogue import BOUND_ABBREVIATIONS, abbreviation
 from ncu_roofline.render.format import TEXT, file_name
 from ncu_roofline.render.severity import severity_counts
+from ncu_roofline.report.schema import FindingRecord, ReportContext
 
 # Controls (C0, DEL, C1) and the bidirectional overrides that could reorder
 # what a terminal shows.
@@ -39,7 +40,7 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _kinds_by_kernel(findings: list[dict[str, Any]]) -> dict[str, list[str]]:
+def _kinds_by_kernel(findings: list[FindingRecord]) -> dict[str, list[str]]:
     kinds: dict[str, list[str]] = {}
     for f in findings:
         if f.get("kernel") is None:
@@ -61,7 +62,7 @@ class _Column:
         self.right = right
 
 
-def _header(context: dict[str, Any], groups: int) -> list[str]:
+def _header(context: ReportContext, groups: int) -> list[str]:
     """The inputs, the totals and a blank line."""
     summary = context.get("summary") or {}
     inputs = [file_name(i.get("path")) for i in context.get("inputs") or []]
@@ -96,7 +97,7 @@ def _fit(widths: list[int], width: int) -> list[int]:
     return keep
 
 
-def _footer(findings: list[dict[str, Any]]) -> str:
+def _footer(findings: list[FindingRecord]) -> str:
     """The findings counted by severity."""
     counts = severity_counts(findings)
     return "findings: " + ", ".join(
@@ -104,7 +105,7 @@ def _footer(findings: list[dict[str, Any]]) -> str:
     )
 
 
-def render_summary(context: dict[str, Any], *, width: int = 100, top: int = 15) -> str:
+def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -> str:
     """Render a report context as a plain-text table no wider than ``width`` columns.
 
     Rows are the ``top`` kernel groups by total time (the context's rank):

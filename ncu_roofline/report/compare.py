@@ -14,21 +14,28 @@ from typing import Any
 
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.compare import COMPARISON_FIELDS, STATUSES, Comparison
-from ncu_roofline.report.context import SCHEMA_VERSION, build_context, records, summary_context
+from ncu_roofline.report.context import (
+    SCHEMA_VERSION,
+    build_context,
+    input_records,
+    records,
+    summary_context,
+)
+from ncu_roofline.report.schema import ComparisonContext, ComparisonDocument, ComparisonSide
 from ncu_roofline.version import __version__
 
 __all__ = ["comparison_context", "comparison_document"]
 
 
-def _side_context(analysis: Analysis) -> dict[str, Any]:
+def _side_context(analysis: Analysis) -> ComparisonSide:
     return {
-        "inputs": [s.to_dict() for s in analysis.profile.sources],
+        "inputs": input_records(analysis),
         "options": dict(analysis.options),
         "summary": summary_context(analysis),
     }
 
 
-def comparison_context(cmp: Comparison) -> dict[str, Any]:
+def comparison_context(cmp: Comparison) -> ComparisonContext:
     """The plain-data report of a comparison (JSON-safe: ``None`` for missing, never NaN).
 
     ``kernels`` holds every row (fields of :data:`COMPARISON_FIELDS`);
@@ -55,7 +62,7 @@ def comparison_context(cmp: Comparison) -> dict[str, Any]:
     }
 
 
-def comparison_document(cmp: Comparison) -> dict[str, Any]:
+def comparison_document(cmp: Comparison) -> ComparisonDocument:
     """What the comparison renderers read: ``{"comparison", "base_report", "candidate_report"}``.
 
     ``comparison`` is :func:`comparison_context` (the JSON document);

@@ -8,14 +8,24 @@ NaN.  A missing value is ``None``, never 0.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis import BOUND_CLASSES, Analysis
+from ncu_roofline.analysis.catalogue import SEVERITIES
 from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELDS
 from ncu_roofline.core.frame import floats
+from ncu_roofline.report.schema import (
+    BoundTotals,
+    DeviceRoofsRecord,
+    FindingRecord,
+    InputRecord,
+    ReportContext,
+    Summary,
+    TheorySummary,
+)
 from ncu_roofline.version import __version__
 
 #: Version of the JSON report layout; bumped when a field changes meaning
@@ -54,14 +64,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def summary_context(analysis: Analysis) -> dict[str, Any]:
+def summary_context(analysis: Analysis) -> Summary:
     k = analysis.kernels
     launches = analysis.launches
     durations = floats(launches["total_duration_s"])
     timed = bool((~np.isnan(durations)).any())
     total = float(np.nansum(durations)) if timed else None
     rec = floats(launches["recoverable_s"])
-    by_bound = {}
+    by_bound: dict[str, BoundTotals] = {}
     for b in BOUND_CLASSES:
         rows = k[k["bound"] == b]
         group_t = floats(rows["total_duration_s"])
@@ -77,10 +87,7 @@ def summary_context(analysis: Analysis) -> dict[str, Any]:
         "total_duration_s": total,
         "recoverable_s": float(np.nansum(rec)) if (~np.isnan(rec)).any() else None,
         "by_bound": by_bound,
-        "findings": {
-            s: sum(1 for f in analysis.findings if f.severity == s)
-            for s in ("error", "warning", "info")
-        },
+        "findings": {s: sum(1 for f in analysis.findings if f.severity == s) for s in SEVERITIES},
     }
 
 
@@ -105,7 +112,7 @@ def _with_tensor_types(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[st
     return (*fields[:at], *extra, *fields[at:])
 
 
-def _theory(analysis: Analysis) -> dict[str, Any] | None:
+def _theory(analysis: Analysis) -> TheorySummary | None:
     if analysis.theory is None:
         return None
     k = analysis.kernels
@@ -114,24 +121,28 @@ def _theory(analysis: Analysis) -> dict[str, Any] | None:
         if "theory_bytes" in k
         else k.iloc[:0]
     )
-    return {
-        **analysis.theory.describe(),
-        "kernels_with_theory": len(with_theory),
-        "unmatched": list(analysis.unmatched),
-    }
+    summary = cast("TheorySummary", analysis.theory.describe())
+    summary["kernels_with_theory"] = len(with_theory)
+    summary["unmatched"] = list(analysis.unmatched)
+    return summary
 
 
-def build_context(analysis: Analysis) -> dict[str, Any]:
+def input_records(analysis: Analysis) -> list[InputRecord]:
+    """Each input file of the analysis and what was read from it."""
+    return cast("list[InputRecord]", [s.to_dict() for s in analysis.profile.sources])
+
+
+def build_context(analysis: Analysis) -> ReportContext:
     """The plain-data report of an analysis."""
     return {
         "schema_version": SCHEMA_VERSION,
         "generator": {"name": "ncu-roofline", "version": __version__},
         "options": dict(analysis.options),
-        "inputs": [s.to_dict() for s in analysis.profile.sources],
+        "inputs": input_records(analysis),
         "summary": summary_context(analysis),
-        "roofs": [d.to_dict() for d in analysis.roofs],
+        "roofs": cast("list[DeviceRoofsRecord]", [d.to_dict() for d in analysis.roofs]),
         "theory": _theory(analysis),
         "launches": records(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
         "kernels": records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
-        "findings": [f.to_dict() for f in analysis.findings],
+        "findings": cast("list[FindingRecord]", [f.to_dict() for f in analysis.findings]),
     }

@@ -26,6 +26,7 @@ from typing import Any
 
 from ncu_roofline.analysis.catalogue import GATEABLE_KINDS, THEORY_KINDS
 from ncu_roofline.errors import UsageError
+from ncu_roofline.report.schema import ComparisonContext, FindingRecord, ReportContext
 
 #: Efficiency gates skip kernel groups with less of the time than this.
 EFFICIENCY_MIN_SHARE = 0.01
@@ -130,12 +131,12 @@ def _efficiency(gate: Gate, kernels: list[dict[str, Any]]) -> list[dict[str, Any
     return out
 
 
-def _findings(gate: Gate, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _findings(gate: Gate, findings: list[FindingRecord]) -> list[dict[str, Any]]:
     kind = gate.text.strip().lower()
     return [_trip(gate, f.get("kernel"), f["message"]) for f in findings if f["kind"] == kind]
 
 
-def evaluate_report(gates: list[Gate], context: dict[str, Any]) -> list[dict[str, Any]]:
+def evaluate_report(gates: list[Gate], context: ReportContext) -> list[dict[str, Any]]:
     """The gates a report trips: ``[{"rule", "kernel", "message"}]``."""
     tripped: list[dict[str, Any]] = []
     for gate in gates:
@@ -147,7 +148,7 @@ def evaluate_report(gates: list[Gate], context: dict[str, Any]) -> list[dict[str
 
 
 def evaluate_comparison(
-    gates: list[Gate], cmp: dict[str, Any], candidate: dict[str, Any]
+    gates: list[Gate], cmp: ComparisonContext, candidate: ReportContext
 ) -> list[dict[str, Any]]:
     """The gates a comparison trips (regressions, new kernels, candidate findings)."""
     tripped: list[dict[str, Any]] = []

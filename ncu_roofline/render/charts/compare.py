@@ -31,6 +31,7 @@ from ncu_roofline.render.charts.compare_rows import (
 from ncu_roofline.render.charts.figure import DeviceIndex, roofline_figures
 from ncu_roofline.render.charts.groups import PLOTTED_BOUNDS
 from ncu_roofline.render.charts.style import MIN_ARROW_DECADES, arrow, escape_markup, marker_size
+from ncu_roofline.report.schema import ComparisonContext, ReportContext
 
 #: Colour of the candidate marker and arrow of each status.  Okabe-Ito
 #: vermillion and bluish green; the marker symbols differ too (triangle up /
@@ -250,7 +251,7 @@ def _stand_ins(
     return {"roofs": devices, "kernels": stand_ins, "launches": [], "findings": []}
 
 
-def _input_names(context: dict[str, Any]) -> str:
+def _input_names(context: ReportContext) -> str:
     names = [
         PurePath(str(s.get("path"))).name for s in context.get("inputs") or [] if s.get("path")
     ]
@@ -303,9 +304,9 @@ def _comparison_figure(
 
 
 def comparison_figures(
-    cmp_context: dict[str, Any],
-    base_context: dict[str, Any],
-    candidate_context: dict[str, Any],
+    cmp_context: ComparisonContext,
+    base_context: ReportContext,
+    candidate_context: ReportContext,
 ) -> list[dict[str, Any]]:
     """One comparison roofline per device of the candidate profile that has ceilings.
 
@@ -322,7 +323,7 @@ def comparison_figures(
     :data:`~ncu_roofline.render.charts.MIN_ARROW_DECADES` decades; a shorter arrow
     would be hidden under the marker.
     """
-    devices: list[dict[str, Any]] = list(candidate_context.get("roofs") or [])
+    devices: list[dict[str, Any]] = [dict(d) for d in candidate_context["roofs"]]
     records: list[dict[str, Any]] = list(cmp_context.get("kernels") or [])
     # Devices that get a figure: those with a compute and a memory ceiling.
     drawn = [i for i, d in enumerate(devices) if device_roofs(d) is not None]

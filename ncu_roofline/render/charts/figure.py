@@ -7,7 +7,7 @@ the every-launch view; the view menu toggles traces by that index.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -119,7 +119,7 @@ def _device_figure(
 
 
 def roofline_figures(
-    context: dict[str, Any], max_launch_points: int = 200_000
+    context: Mapping[str, Any], max_launch_points: int = 200_000
 ) -> list[dict[str, Any]]:
     """One roofline figure per device of the report context.
 

@@ -10,7 +10,7 @@ with the reason instead.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +63,7 @@ def not_plotted_reason(k: dict[str, Any]) -> str | None:
     return None
 
 
-def kinds_by_kernel(findings: Iterable[dict[str, Any]]) -> dict[tuple[Any, str], list[str]]:
+def kinds_by_kernel(findings: Iterable[Mapping[str, Any]]) -> dict[tuple[Any, str], list[str]]:
     """Finding kinds per (source, kernel); source ``None`` matches every source."""
     out: dict[tuple[Any, str], list[str]] = {}
     for f in findings:
