@@ -1,19 +1,29 @@
-"""The registry of analysed columns: each column once, with where it comes
-from, how kernel groups aggregate it and which outputs carry it.
+"""The registry of columns: each column once, with where it comes from, its
+type and meaning in the launch model, how kernel groups aggregate it and
+which outputs carry it.
 
-Every tuple of column names the analysis and the report need (the identity
-columns carried from the profile, the grouping keys, the columns summed per
-group, the fields of launch, kernel-group and theory records, the per-side
-fields of a comparison) is derived from :data:`COLUMNS`, so adding a column
-is one :class:`Column` entry here plus the code that computes it.
+Every tuple of column names the readers, the analysis and the report need
+(the launch model's identity columns and their types, the columns carried
+from the profile, the grouping keys, the columns summed per group, the
+fields of launch, kernel-group and theory records, the per-side fields of a
+comparison) is derived from :data:`COLUMNS`, so adding a column is one
+:class:`Column` entry here plus the code that computes it.
 
 The order of :data:`COLUMNS` is the order of the fields in the JSON records;
 each derived tuple keeps it.
 
 Origin
-    ``profile``: copied from the launch model; ``analysis``: computed per
-    launch by the analysis; ``group``: exists only for kernel groups;
-    ``compare``: exists only on a side of a comparison.
+    ``profile``: a launch-model column the analysis copies into its launch
+    frame; ``model``: a launch-model column the analysis does not carry;
+    ``analysis``: computed per launch by the analysis; ``group``: exists
+    only for kernel groups; ``compare``: exists only on a side of a
+    comparison.
+Launch-model columns (``profile`` and ``model``)
+    They are the identity columns of :mod:`ncu_roofline.core.model`, in
+    registry order, each with its storage type (``int``: nullable
+    ``Int64``; ``str``: object, None when missing; ``float``: float64, NaN
+    when missing) and a one-line meaning.  Readers fill them by name and
+    ``finalize_launches`` refuses a name that is not here.
 Aggregation (launch to kernel group)
     ``key``: identifies the group; ``first``: the group's first launch's
     value; ``summed``: the sum over launches, each weighted by its
@@ -30,7 +40,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Origin = Literal["profile", "analysis", "group", "compare"]
+Origin = Literal["profile", "model", "analysis", "group", "compare"]
+#: The origins of columns the launch model lacks (they have no dtype).
+Computed = Literal["analysis", "group", "compare"]
+Dtype = Literal["int", "str", "float"]
 Aggregation = Literal["key", "first", "summed", "recomputed", "none"]
 Output = Literal["launch", "kernel", "theory", "compare"]
 
@@ -39,42 +52,86 @@ _OUTPUT_LETTERS: dict[str, Output] = {"L": "launch", "K": "kernel", "T": "theory
 
 @dataclass(frozen=True)
 class Column:
-    """One analysed column."""
+    """One column of the launch model, the analysis or a comparison."""
 
     name: str
     origin: Origin
     aggregation: Aggregation
     outputs: frozenset[Output]
+    #: Storage type in the launch model; None for columns the model lacks.
+    dtype: Dtype | None = None
+    #: One-line meaning (launch-model columns).
+    doc: str = ""
 
 
-def _col(name: str, origin: Origin, aggregation: Aggregation, outputs: str = "") -> Column:
-    """A column; ``outputs`` in letters: L launch, K kernel, T theory, C compare side."""
-    return Column(name, origin, aggregation, frozenset(_OUTPUT_LETTERS[c] for c in outputs))
+def _letters(outputs: str) -> frozenset[Output]:
+    return frozenset(_OUTPUT_LETTERS[c] for c in outputs)
 
 
-#: Every analysed column, in the order of the record fields.
+def _col(name: str, origin: Computed, aggregation: Aggregation, outputs: str = "") -> Column:
+    """A computed column; ``outputs`` in letters: L launch, K kernel, T theory, C compare side."""
+    return Column(name, origin, aggregation, _letters(outputs))
+
+
+def _profile(name: str, dtype: Dtype, aggregation: Aggregation, outputs: str, doc: str) -> Column:
+    """A launch-model column the analysis carries into its launch frame."""
+    return Column(name, "profile", aggregation, _letters(outputs), dtype, doc)
+
+
+def _model_only(name: str, dtype: Dtype, doc: str) -> Column:
+    """A launch-model column the analysis leaves behind (so no group or output role)."""
+    return Column(name, "model", "none", frozenset(), dtype, doc)
+
+
+#: Every column, in the order of the launch model's identity columns and of the record fields.
 COLUMNS: tuple[Column, ...] = (
     _col("rank", "group", "recomputed", "K"),
-    _col("source", "profile", "key", "LKC"),
-    _col("id", "profile", "none", "L"),
-    _col("kernel", "profile", "key", "LK"),
-    _col("kernel_short", "profile", "first", "LKC"),
-    _col("process_id", "profile", "none"),
-    _col("device", "profile", "first", "L"),
-    _col("device_name", "profile", "key", "LKC"),
-    _col("cc", "profile", "first", "LKC"),
-    _col("stream", "profile", "none", "L"),
-    _col("grid", "profile", "key", "LKC"),
-    _col("block", "profile", "key", "LKC"),
-    _col("nvtx", "profile", "none", "L"),
-    _col("invocations", "profile", "none", "L"),
+    _profile(
+        "source",
+        "str",
+        "key",
+        "LKC",
+        "input the launch was read from (path as given, '-' for stdin)",
+    ),
+    _profile(
+        "id", "int", "none", "L", "ncu's result ID within its source (group ordinal for summaries)"
+    ),
+    _profile("kernel", "str", "key", "LK", "kernel name exactly as ncu printed it"),
+    _profile("kernel_short", "str", "first", "LKC", "short readable kernel name"),
+    _profile("process_id", "int", "none", "", "OS process id of the profiled application"),
+    _model_only("process_name", "str", "process name"),
+    _model_only("host", "str", "host name"),
+    _profile("device", "int", "first", "L", "CUDA device index"),
+    _profile("device_name", "str", "key", "LKC", "GPU name, when the export carries it"),
+    _profile("cc", "str", "first", "LKC", "compute capability, e.g. '8.0'"),
+    _model_only("context", "int", "CUDA context id"),
+    _profile("stream", "int", "none", "L", "CUDA stream id"),
+    _profile("grid", "str", "key", "LKC", "grid size as printed, '(x, y, z)'"),
+    _profile("block", "str", "key", "LKC", "block size as printed, '(x, y, z)'"),
+    _model_only("grid_blocks", "int", "blocks in the grid (product of the grid dimensions)"),
+    _model_only("block_threads", "int", "threads per block (product of the block dimensions)"),
+    _profile(
+        "nvtx", "str", "none", "L", "enclosing NVTX range(s), outermost first, joined by ' > '"
+    ),
+    _model_only(
+        "kernel_time", "str", "wall-clock timestamp of the launch (old exports; not a duration)"
+    ),
+    _profile(
+        "invocations", "int", "none", "L", "launches this row stands for (1 except for summaries)"
+    ),
     _col("groups", "compare", "none", "C"),
     _col("launches", "group", "recomputed", "KC"),
     _col("total_duration_s", "analysis", "recomputed", "KC"),
-    _col("duration_s", "profile", "recomputed", "LKC"),
+    _profile("duration_s", "float", "recomputed", "LKC", "launch duration in seconds"),
     _col("min_duration_s", "group", "recomputed", "K"),
     _col("max_duration_s", "group", "recomputed", "K"),
-    _col("duration_basis", "profile", "none", "L"),
+    _profile(
+        "duration_basis",
+        "str",
+        "none",
+        "L",
+        "how duration_s was obtained: 'gpu__time_duration' or 'cycles/clock'",
+    ),
     _col("time_share", "group", "recomputed", "KC"),
     _col("flops", "analysis", "summed", "LKC"),
     _col("flops_fp64", "analysis", "summed", "LK"),
@@ -142,6 +199,10 @@ def _names(keep: list[Column]) -> tuple[str, ...]:
     return tuple(c.name for c in keep)
 
 
+#: The launch model's identity columns, in order (every reader's frame starts with them).
+LAUNCH_MODEL_COLUMNS: tuple[Column, ...] = tuple(
+    c for c in COLUMNS if c.origin in ("profile", "model")
+)
 #: Identity columns carried from the profile into the analysed launch frame.
 PROFILE_COLUMNS: tuple[str, ...] = _names([c for c in COLUMNS if c.origin == "profile"])
 #: Columns that identify a kernel group.

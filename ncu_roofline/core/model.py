@@ -1,9 +1,11 @@
 """The launch model: one row per profiled launch, in SI units.
 
 Every reader produces a :class:`pandas.DataFrame` with the identity columns in
-:data:`IDENTITY_COLUMNS` followed by one float column per roofline input,
-named by its ncu metric id (``dram__bytes.sum``) and holding SI values
-(seconds, bytes, hertz, bytes per second, counts; percentages in percent).
+:data:`IDENTITY_COLUMNS` (the launch-model entries of the column registry,
+:mod:`ncu_roofline.core.columns`, which gives their order, type and
+meaning) followed by one float column per roofline input, named by its ncu
+metric id (``dram__bytes.sum``) and holding SI values (seconds, bytes,
+hertz, bytes per second, counts; percentages in percent).
 A missing value is NaN, never zero.  Downstream stages never see a unit
 string or a thousands separator.
 
@@ -21,58 +23,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.names import short_name
 
-#: Identity columns, in order, with their meaning.
-IDENTITY_COLUMNS: dict[str, str] = {
-    "source": "input the launch was read from (path as given, '-' for stdin)",
-    "id": "ncu's result ID within its source (group ordinal for summaries)",
-    "kernel": "kernel name exactly as ncu printed it",
-    "kernel_short": "short readable kernel name",
-    "process_id": "OS process id of the profiled application",
-    "process_name": "process name",
-    "host": "host name",
-    "device": "CUDA device index",
-    "device_name": "GPU name, when the export carries it",
-    "cc": "compute capability, e.g. '8.0'",
-    "context": "CUDA context id",
-    "stream": "CUDA stream id",
-    "grid": "grid size as printed, '(x, y, z)'",
-    "block": "block size as printed, '(x, y, z)'",
-    "grid_blocks": "blocks in the grid (product of the grid dimensions)",
-    "block_threads": "threads per block (product of the block dimensions)",
-    "nvtx": "enclosing NVTX range(s), outermost first, joined by ' > '",
-    "kernel_time": "wall-clock timestamp of the launch (old exports; not a duration)",
-    "invocations": "launches this row stands for (1 except for summaries)",
-    "duration_s": "launch duration in seconds",
-    "duration_basis": "how duration_s was obtained: 'gpu__time_duration' or 'cycles/clock'",
-}
+#: Identity columns, in order, with their meaning (from the column registry).
+IDENTITY_COLUMNS: dict[str, str] = {c.name: c.doc for c in LAUNCH_MODEL_COLUMNS}
 
-_INT_COLUMNS = (
-    "id",
-    "process_id",
-    "device",
-    "context",
-    "stream",
-    "grid_blocks",
-    "block_threads",
-    "invocations",
-)
-_STR_COLUMNS = (
-    "source",
-    "kernel",
-    "kernel_short",
-    "process_name",
-    "host",
-    "device_name",
-    "cc",
-    "grid",
-    "block",
-    "nvtx",
-    "kernel_time",
-    "duration_basis",
-)
+_INT_COLUMNS = tuple(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "int")
+_STR_COLUMNS = tuple(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "str")
 
 
 @dataclass
@@ -172,8 +131,12 @@ def finalize_launches(identity: dict[str, Any], metrics: dict[str, Any], n: int)
 
     Missing identity columns are filled with nulls; derived identity columns
     (short name, grid/block products, duration) are computed here so every
-    reader agrees on them.
+    reader agrees on them.  An identity name the column registry lacks is a
+    programming error (``ValueError``): a reader fills registry columns only.
     """
+    unknown = [c for c in identity if c not in IDENTITY_COLUMNS]
+    if unknown:
+        raise ValueError(f"not launch-model columns: {', '.join(unknown)}")
     data: dict[str, Any] = {}
     for col in IDENTITY_COLUMNS:
         if col in identity:

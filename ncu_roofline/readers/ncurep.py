@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -76,27 +77,10 @@ def read_ncu_rep(raw: RawInput) -> tuple[Any, SourceInfo]:
 
 def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[Any, SourceInfo]:
     demangled = getattr(ncu_report.IAction, "NameBase_DEMANGLED", 1)
-    rows_ident: dict[str, list[Any]] = {
-        k: []
-        for k in (
-            "id",
-            "kernel",
-            "device",
-            "cc",
-            "context",
-            "stream",
-            "grid",
-            "block",
-            "grid_blocks",
-            "block_threads",
-            "nvtx",
-            "device_name",
-        )
-    }
+    ident_rows: list[dict[str, Any]] = []
     metric_rows: list[dict[str, float | str | None]] = []
     wanted_cache: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     string_kind = getattr(ncu_report.IMetric, "ValueKind_STRING", 2)
-    next_id = 0
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
@@ -130,26 +114,7 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
                 values[mid] = float(m.as_double()) * unit.factor
                 info.metric_units.setdefault(mid, unit.si)
             metric_rows.append(values)
-            dims = [num(f"launch__grid_dim_{d}") for d in "xyz"]
-            bdims = [num(f"launch__block_dim_{d}") for d in "xyz"]
-            major = num("device__attribute_compute_capability_major")
-            minor = num("device__attribute_compute_capability_minor")
-            rows_ident["id"].append(next_id)
-            next_id += 1
-            rows_ident["kernel"].append(act.name(demangled))
-            rows_ident["device"].append(num("launch__device_id"))
-            rows_ident["cc"].append(
-                f"{int(major)}.{int(minor)}" if major is not None and minor is not None else None
-            )
-            rows_ident["context"].append(num("launch__context_id"))
-            rows_ident["stream"].append(num("launch__stream_id"))
-            rows_ident["grid"].append(_dims_text(dims))
-            rows_ident["block"].append(_dims_text(bdims))
-            rows_ident["grid_blocks"].append(num("launch__grid_size"))
-            rows_ident["block_threads"].append(num("launch__block_size"))
-            rows_ident["nvtx"].append(_nvtx(act))
-            name_metric = act.metric_by_name("device__attribute_display_name")
-            rows_ident["device_name"].append(name_metric.as_string() if name_metric else None)
+            ident_rows.append(_identity(act, num, demangled, len(ident_rows)))
     n = len(metric_rows)
     if n == 0:
         raise InputFormatError(f"{raw.name}: the report holds no profiled results")
@@ -157,10 +122,35 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
     metrics: dict[str, Any] = {
         c: np.array([row.get(c, np.nan) for row in metric_rows], dtype=np.float64) for c in columns
     }
-    ident: dict[str, Any] = dict(rows_ident)
+    # The identity columns are the keys _identity fills; finalize_launches
+    # holds them to the column registry.
+    ident: dict[str, Any] = {c: [row[c] for row in ident_rows] for c in ident_rows[0]}
     ident["source"] = [raw.name] * n
     info.ncu_version = _version_hint(raw)
     return finalize_launches(ident, metrics, n), info
+
+
+def _identity(
+    act: Any, num: Callable[[str], float | None], demangled: int, launch_id: int
+) -> dict[str, Any]:
+    """One launch's identity columns, by registry name (the rest stay null)."""
+    major = num("device__attribute_compute_capability_major")
+    minor = num("device__attribute_compute_capability_minor")
+    name_metric = act.metric_by_name("device__attribute_display_name")
+    return {
+        "id": launch_id,
+        "kernel": act.name(demangled),
+        "device": num("launch__device_id"),
+        "cc": f"{int(major)}.{int(minor)}" if major is not None and minor is not None else None,
+        "context": num("launch__context_id"),
+        "stream": num("launch__stream_id"),
+        "grid": _dims_text([num(f"launch__grid_dim_{d}") for d in "xyz"]),
+        "block": _dims_text([num(f"launch__block_dim_{d}") for d in "xyz"]),
+        "grid_blocks": num("launch__grid_size"),
+        "block_threads": num("launch__block_size"),
+        "nvtx": _nvtx(act),
+        "device_name": name_metric.as_string() if name_metric else None,
+    }
 
 
 def _dims_text(dims: list[float | None]) -> str | None:
