@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import click
 
 from ncu_roofline.analysis import analyze
+from ncu_roofline.analysis.compare import BASES, DEFAULT_NOISE
 from ncu_roofline.analysis.compare import compare as compare_analyses
 from ncu_roofline.cli.messages import (
     emit,
@@ -78,7 +79,7 @@ class ComparisonOptions(Options):
     basis: str = "total"
     candidate_gpu: str | None = None
     clocks: str = "measured"
-    noise: float = 0.02
+    noise: float = DEFAULT_NOISE
 
 
 _sides = option_group(
@@ -106,7 +107,7 @@ _comparison_options = option_group(
     ),
     click.option(
         "--basis",
-        type=click.Choice(["total", "per-launch"]),
+        type=click.Choice(BASES),
         default="total",
         show_default=True,
         help="Judge changes by total kernel time, or by mean time per launch (for profiles "
@@ -117,7 +118,7 @@ _comparison_options = option_group(
     click.option(
         "--noise",
         type=click.FloatRange(min=0.0),
-        default=0.02,
+        default=DEFAULT_NOISE,
         show_default=True,
         help="Changes below this fraction count as unchanged.",
     ),
