@@ -16,6 +16,7 @@ import click
 from ncu_roofline.analysis import analyze
 from ncu_roofline.analysis.compare import BASES, DEFAULT_NOISE
 from ncu_roofline.analysis.compare import compare as compare_analyses
+from ncu_roofline.cli.analyse import gates_record
 from ncu_roofline.cli.messages import (
     emit,
     exit_on_tripped,
@@ -189,7 +190,7 @@ def compare(
     _warn_unlike(cmp, judge.basis, gates)
     tripped = evaluate_comparison(gates, cmp, doc["candidate_report"])
     if gates:
-        cmp["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
+        cmp["gates"] = gates_record(gates, tripped)
     text = render_document(
         "comparison", out_format, doc, out.render_options(tripped if gates else None)
     )
