@@ -8,8 +8,14 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from ncu_roofline.cli.options import OutputOptions, RoofOptions, option_group, roof_options
-from ncu_roofline.errors import OutputError
+from ncu_roofline.cli.options import (
+    OutputOptions,
+    RoofOptions,
+    format_from_name,
+    option_group,
+    roof_options,
+)
+from ncu_roofline.errors import OutputError, UsageError
 from ncu_roofline.render import FORMATS, RENDERERS, render_document
 from ncu_roofline.render.output import refuse_existing, write_output
 
@@ -50,6 +56,24 @@ def test_fields_without_an_option_keep_their_default() -> None:
     assert got[0].format() == "md"
     assert got[0].target("runs/p.csv.gz", "md") == "x.md"
     assert OutputOptions().target("runs/p.csv.gz", "junit", infix=".diff") == "p.diff.xml"
+
+
+def test_one_suffix_table_decides_the_format_of_every_output_name() -> None:
+    assert format_from_name("runs/Report.HTM") == "html"
+    assert format_from_name("ci/results.xml") == "junit"
+    assert format_from_name("notes.markdown") == "md"
+    assert [format_from_name(p) for p in (None, "-", "", "report.pdf", "html")] == [None] * 5
+    # A command offering fewer formats (theory: text, json, html) never gets another one.
+    assert format_from_name("t.md", ("text", "json", "html")) is None
+    assert format_from_name("t.json", ("text", "json", "html")) == "json"
+    # The default file of a format carries that format's first suffix.
+    for fmt in ("html", "junit"):
+        assert OutputOptions().target("p.csv", fmt) == "p" + FORMATS[fmt][0]
+    assert OutputOptions(output="a.json", fmt="md").implied_format() == "json"
+    assert OutputOptions(output="a.md", fmt="md").implied_format() is None
+    assert OutputOptions(output="-", fmt="md").implied_format() is None
+    with pytest.raises(UsageError, match="cannot tell the format"):
+        OutputOptions(output="report.pdf").format()
 
 
 def test_every_written_format_has_a_renderer() -> None:

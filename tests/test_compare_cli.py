@@ -114,6 +114,26 @@ def test_summary_formats_and_gates() -> None:
     assert proc.stdout.startswith("## ncu-roofline report")
 
 
+def test_summary_writes_the_document_and_warnings_report_writes() -> None:
+    gated = ("--model", "llama-3-8b", "--fail-on", "excess-traffic", "--format", "json")
+    summary = run("summary", str(SAMPLE), str(SAMPLE), *gated)
+    report = run("report", str(SAMPLE), str(SAMPLE), *gated)
+    assert summary.returncode == report.returncode == 3, summary.stderr
+    doc, expected = json.loads(summary.stdout), json.loads(report.stdout)
+    assert doc["gates"]["rules"] == ["excess-traffic"]
+    assert doc["gates"] == expected["gates"]
+    assert {k: v for k, v in doc.items() if k != "generator"} == {
+        k: v for k, v in expected.items() if k != "generator"
+    }
+    assert "an input was given more than once" in summary.stderr
+    assert summary.stderr == report.stderr
+    # A theory gate without theory can never trip: said, as by report.
+    proc = run("summary", str(SAMPLE), "--fail-on", "excess-traffic", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert "can never trip without --theory or --model" in proc.stderr
+    assert json.loads(proc.stdout)["gates"] == {"rules": ["excess-traffic"], "tripped": []}
+
+
 def test_per_launch_basis_for_different_launch_counts(tmp_path: Path) -> None:
     # The candidate side is the sample twice (two files): every group ran
     # twice as many launches at the same time per launch.

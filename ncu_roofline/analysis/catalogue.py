@@ -30,6 +30,9 @@ class FindingKind:
     time, excess traffic of a compute-bound kernel) are downgraded where
     they are detected.  ``by_bound`` gives bound-class-specific advice that
     replaces ``why`` and ``what_to_try`` for kernels of that class.
+    ``on_stderr`` says whether the command line repeats a finding of this
+    kind at warning severity or worse as a warning on stderr; a kind that
+    flags many kernels of an ordinary profile stays in the report only.
     """
 
     kind: str
@@ -40,6 +43,7 @@ class FindingKind:
     abbreviation: str
     gateable: bool = True
     needs_theory: bool = False
+    on_stderr: bool = True
     by_bound: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     def advice(self, bound: str | None) -> tuple[str, str]:
@@ -78,6 +82,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "batch more work per weight read, improve reuse with tiling; make loads wide and coalesced "
         "so DRAM runs near its peak.",
         "below",
+        on_stderr=False,
         by_bound={
             "compute": (
                 "The kernel has enough work per byte to be compute-bound but runs well under the "

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import click
 
 from ncu_roofline.analysis import analyze
+from ncu_roofline.analysis.compare import BASES, DEFAULT_NOISE
 from ncu_roofline.analysis.compare import compare as compare_analyses
+from ncu_roofline.cli.analyse import gates_record
 from ncu_roofline.cli.messages import (
     emit,
     exit_on_tripped,
@@ -78,7 +80,7 @@ class ComparisonOptions(Options):
     basis: str = "total"
     candidate_gpu: str | None = None
     clocks: str = "measured"
-    noise: float = 0.02
+    noise: float = DEFAULT_NOISE
 
 
 _sides = option_group(
@@ -106,7 +108,7 @@ _comparison_options = option_group(
     ),
     click.option(
         "--basis",
-        type=click.Choice(["total", "per-launch"]),
+        type=click.Choice(BASES),
         default="total",
         show_default=True,
         help="Judge changes by total kernel time, or by mean time per launch (for profiles "
@@ -117,7 +119,7 @@ _comparison_options = option_group(
     click.option(
         "--noise",
         type=click.FloatRange(min=0.0),
-        default=0.02,
+        default=DEFAULT_NOISE,
         show_default=True,
         help="Changes below this fraction count as unchanged.",
     ),
@@ -188,7 +190,7 @@ def compare(
     _warn_unlike(cmp, judge.basis, gates)
     tripped = evaluate_comparison(gates, cmp, doc["candidate_report"])
     if gates:
-        cmp["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
+        cmp["gates"] = gates_record(gates, tripped)
     text = render_document(
         "comparison", out_format, doc, out.render_options(tripped if gates else None)
     )

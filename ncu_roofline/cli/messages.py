@@ -10,12 +10,16 @@ from typing import Any
 
 import click
 
+from ncu_roofline.analysis.catalogue import CATALOGUE, SEVERITIES
 from ncu_roofline.errors import GATE_TRIPPED
 from ncu_roofline.render.output import write_output
 from ncu_roofline.report.gates import Gate, theory_gates_without_theory
 from ncu_roofline.report.schema import ReportContext
 
 PROG = "ncu-roofline"
+
+#: Severities of the findings repeated on stderr (where their kind allows): warning and worse.
+_STDERR_SEVERITIES = SEVERITIES[: SEVERITIES.index("warning") + 1]
 
 #: Tripped gates listed one per line; the rest are counted (the output has them all).
 _MAX_TRIPPED_LINES = 20
@@ -32,7 +36,7 @@ def print_warnings(context: ReportContext) -> None:
         for w in item["warnings"]:
             warn(f"{item['path']}: {w}")
     for finding in context["findings"]:
-        if finding["severity"] in ("error", "warning") and finding["kind"] != "below-roof":
+        if finding["severity"] in _STDERR_SEVERITIES and CATALOGUE[finding["kind"]].on_stderr:
             warn(finding["message"])
 
 

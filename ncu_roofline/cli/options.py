@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -180,6 +180,20 @@ def top_option(default: int, help: str) -> Decorator[Any]:
 _INPUT_SUFFIXES = (".gz", ".csv", ".ncu-rep", ".txt", ".out", ".log")
 
 
+def format_from_name(path: str | None, formats: Iterable[str] = FORMATS) -> str | None:
+    """The format among ``formats`` that ``path``'s suffix implies, or None.
+
+    The suffixes are :data:`~ncu_roofline.render.FORMATS`', compared ignoring
+    case; standard output and a name no format claims give None.  Formats
+    without a suffix (the terminal ``text``) never match: a command that
+    offers one uses it as its fallback.
+    """
+    if not path or is_stdout(path):
+        return None
+    name = path.lower()
+    return next((f for f in formats if name.endswith(FORMATS.get(f, ()))), None)
+
+
 def _stem(first_input: str) -> str:
     """``runs/profile.csv.gz`` -> ``profile``: the input's name less its input suffixes."""
     name = "ncu-roofline-report" if first_input == "-" else os.path.basename(first_input)
@@ -210,22 +224,19 @@ class OutputOptions(Options):
             return self.fmt
         if not self.output or is_stdout(self.output):
             return "html"
-        output = self.output
-        suffix = output.lower().rsplit(".", 1)[-1] if "." in output else ""
-        for name, suffixes in FORMATS.items():
-            if "." + suffix in suffixes:
-                return name
-        raise UsageError(
-            f"{output}: cannot tell the format from the name; add --format "
-            + " or --format ".join(sorted(FORMATS))
-        )
+        implied = format_from_name(self.output)
+        if implied is None:
+            raise UsageError(
+                f"{self.output}: cannot tell the format from the name; add --format "
+                + " or --format ".join(sorted(FORMATS))
+            )
+        return implied
 
     def implied_format(self) -> str | None:
         """The format the output's name implies when --format names another one."""
-        if not self.fmt or not self.output or is_stdout(self.output):
+        if not self.fmt:
             return None
-        name = self.output.lower()
-        implied = next((n for n, sfx in FORMATS.items() if name.endswith(sfx)), None)
+        implied = format_from_name(self.output)
         return implied if implied != self.fmt else None
 
     def target(self, first_input: str, out_format: str, infix: str = "") -> str | None:
@@ -236,7 +247,7 @@ class OutputOptions(Options):
         """
         if self.output is not None or out_format not in ("html", "junit"):
             return self.output
-        return f"{_stem(first_input)}{infix}.{'xml' if out_format == 'junit' else out_format}"
+        return f"{_stem(first_input)}{infix}{FORMATS[out_format][0]}"
 
     def render_options(self, gates: list[dict[str, Any]] | None) -> RenderOptions:
         """The renderer's options, with the tripped gates (None when none were asked for)."""

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ncu_roofline.analysis import analyze
-from ncu_roofline.cli.messages import (
-    emit,
-    exit_on_tripped,
-    print_warnings,
-    warn,
-    warn_gates_without_theory,
-)
+from ncu_roofline.cli.analyse import analyse_and_gate
+from ncu_roofline.cli.messages import emit, exit_on_tripped, warn
 from ncu_roofline.cli.options import (
     GateOptions,
     OutputOptions,
@@ -24,13 +18,8 @@ from ncu_roofline.cli.options import (
     roof_options,
     theory_options,
 )
-from ncu_roofline.core.hardware import load_roofs_file
-from ncu_roofline.errors import UsageError
-from ncu_roofline.readers import load
 from ncu_roofline.render import render_document
 from ncu_roofline.render.output import refuse_existing
-from ncu_roofline.report.context import build_context
-from ncu_roofline.report.gates import evaluate_report
 
 
 @click.command()
@@ -79,31 +68,10 @@ def report(
         warn(f"{out.output}: writing {out.fmt} into a file named like {implied}")
     output = out.target(inputs[0], out_format)
     refuse_existing(output, out.force)
-    if roofs.gpu and roofs.roofs_file:
-        raise UsageError("give either --gpu or --roofs, not both")
-    unique = list(dict.fromkeys(inputs))
-    if len(unique) < len(inputs):
-        warn("an input was given more than once; it is read once")
-    table = load_roofs_file(roofs.roofs_file) if roofs.roofs_file else None
-    config = theory.config()
-    warn_gates_without_theory(gates, config is not None)
-    analysis = analyze(
-        load(unique, progress=progress),
-        gpu=roofs.gpu,
-        roofs=table,
-        clocks=roofs.clocks,
-        theory=config,
-    )
-    context = build_context(analysis)
-    if roofs.roofs_file:
-        context["options"]["roofs_file"] = roofs.roofs_file
-    tripped = evaluate_report(gates, context)
-    if gates:
-        context["gates"] = {"rules": [g.text for g in gates], "tripped": tripped}
+    context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress)
     text = render_document(
         "report", out_format, context, out.render_options(tripped if gates else None)
     )
-    print_warnings(context)
     summary = context["summary"]
     emit(
         text,

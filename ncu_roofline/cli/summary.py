@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ncu_roofline.analysis import analyze
-from ncu_roofline.cli.messages import exit_on_tripped, print_warnings
+from ncu_roofline.cli.analyse import analyse_and_gate
+from ncu_roofline.cli.messages import exit_on_tripped
 from ncu_roofline.cli.options import (
     GateOptions,
     RoofOptions,
@@ -19,11 +19,8 @@ from ncu_roofline.cli.options import (
     theory_options,
     top_option,
 )
-from ncu_roofline.readers import load
 from ncu_roofline.render import RenderOptions, render_document
 from ncu_roofline.render.output import write_output
-from ncu_roofline.report.context import build_context
-from ncu_roofline.report.gates import evaluate_report
 
 
 @click.command()
@@ -60,12 +57,7 @@ def summary(
     settings = gating.settings()
     roofs = roofs.configured(settings, "gpu")
     gates = gating.report_gates(settings)
-    analysis = analyze(
-        load(list(dict.fromkeys(inputs)), progress=progress), gpu=roofs.gpu, theory=theory.config()
-    )
-    context = build_context(analysis)
-    print_warnings(context)
-    tripped = evaluate_report(gates, context)
+    context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress)
     options = RenderOptions(width=width, top=top, gates=tripped if gates else None)
     write_output(render_document("report", fmt, context, options), None)
     exit_on_tripped(tripped)

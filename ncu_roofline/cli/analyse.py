@@ -1,0 +1,67 @@
+"""Reading, analysing and gating profiles: the flow ``report`` and ``summary`` share.
+
+Design: both commands turn their inputs into one report context and judge
+its ``--fail-on`` gates the same way, so that ``summary --format json`` is
+the document ``report --format json`` writes, gates record and warnings
+included.  What differs between them (where the document goes, the terminal
+table) stays in the commands.  :func:`gates_record` is also the record
+``compare`` adds to its comparison.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ncu_roofline.analysis import analyze
+from ncu_roofline.cli.messages import print_warnings, warn, warn_gates_without_theory
+from ncu_roofline.cli.options import RoofOptions, TheoryOptions
+from ncu_roofline.core.hardware import load_roofs_file
+from ncu_roofline.errors import UsageError
+from ncu_roofline.readers import load
+from ncu_roofline.report.context import build_context
+from ncu_roofline.report.gates import Gate, evaluate_report
+from ncu_roofline.report.schema import GatesRecord, ReportContext
+
+
+def gates_record(gates: list[Gate], tripped: list[dict[str, Any]]) -> GatesRecord:
+    """The ``gates`` entry of a report or comparison: the rules asked for and those that tripped."""
+    return {"rules": [g.text for g in gates], "tripped": tripped}
+
+
+def analyse_and_gate(
+    inputs: Sequence[str],
+    roofs: RoofOptions,
+    theory: TheoryOptions,
+    gates: list[Gate],
+    progress: bool | None,
+) -> tuple[ReportContext, list[dict[str, Any]]]:
+    """The report context of ``inputs`` and the gates that tripped on it.
+
+    Each input is read once (a repeated one is warned about); the context
+    carries the gates record when ``gates`` were asked for.  On stderr: gates
+    that can never trip, then the inputs' warnings and the warning findings.
+    """
+    if roofs.gpu and roofs.roofs_file:
+        raise UsageError("give either --gpu or --roofs, not both")
+    unique = list(dict.fromkeys(inputs))
+    if len(unique) < len(inputs):
+        warn("an input was given more than once; it is read once")
+    table = load_roofs_file(roofs.roofs_file) if roofs.roofs_file else None
+    config = theory.config()
+    warn_gates_without_theory(gates, config is not None)
+    analysis = analyze(
+        load(unique, progress=progress),
+        gpu=roofs.gpu,
+        roofs=table,
+        clocks=roofs.clocks,
+        theory=config,
+    )
+    context = build_context(analysis)
+    if roofs.roofs_file:
+        context["options"]["roofs_file"] = roofs.roofs_file
+    tripped = evaluate_report(gates, context)
+    if gates:
+        context["gates"] = gates_record(gates, tripped)
+    print_warnings(context)
+    return context, tripped
