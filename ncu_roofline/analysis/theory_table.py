@@ -6,7 +6,8 @@ bound class and the time floor ``max(FLOPs / peak, bytes / bandwidth)`` --
 the least time any implementation could take at datasheet peaks.  For a
 model, per-op floors times their counts add up to a floor per forward pass
 (per generated token in decode).  The floor's rule is
-:mod:`ncu_roofline.analysis.floor`'s, the same as the report's; the table's
+:mod:`ncu_roofline.analysis.floor`'s and the roof arithmetic
+:mod:`ncu_roofline.analysis.roofline`'s, the same as the report's; the table's
 text and chart forms are in :mod:`ncu_roofline.render.theory`.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
+from ncu_roofline.analysis.roofline import attainable, ratio, ridge_point, side
 from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.theory.models import ModelOp
 from ncu_roofline.theory.ops import OpEstimate
@@ -55,10 +57,20 @@ def peak_for(spec: GpuSpec, precision: str) -> tuple[float | None, str | None]:
     return (_num(float(peak[0])), str(key[0])) if key[0] is not None else (None, None)
 
 
-def _place(est: OpEstimate, spec: GpuSpec) -> dict[str, Any]:
+def intensity(est: OpEstimate) -> float:
+    """The op's FLOP/byte for placing it on a roof.
+
+    :func:`~ncu_roofline.analysis.roofline.ratio`, except that an op moving no
+    bytes but doing math sits at infinite intensity (compute-bound, with no
+    finite attainable rate) rather than being unplaceable.
+    """
+    ai = float(ratio(est.flops, est.bytes))
+    return math.inf if math.isnan(ai) and est.flops > 0 else ai
+
+
+def _place(est: OpEstimate, ai: float, spec: GpuSpec) -> dict[str, Any]:
     peak, key = peak_for(spec, est.precision)
     bw = spec.memory.get("dram")
-    ai = est.flops / est.bytes if est.bytes > 0 else math.inf if est.flops > 0 else math.nan
     floor = time_floor(
         [est.flops],
         [est.bytes],
@@ -78,13 +90,15 @@ def _place(est: OpEstimate, spec: GpuSpec) -> dict[str, Any]:
         out["bound"] = "communication"
         return out
     out["time_floor_s"] = _num(float(floor[0]))
+    # A zero peak or bandwidth is no roof: the op is not placed against it.
     if peak and bw:
-        ridge = peak / bw
-        out["ridge"] = ridge
+        out["ridge"] = _num(float(ridge_point(peak, bw)))
         if math.isfinite(ai):
-            out["attainable_flops_per_s"] = min(peak, ai * bw)
-        out["bound"] = "memory" if (math.isnan(ai) or ai < ridge) else "compute"
-    elif bw and est.flops == 0:
+            out["attainable_flops_per_s"] = float(attainable(ai, peak, bw))
+        out["bound"] = side(ai, peak, bw).item()
+    if out["bound"] is None and bw and est.flops == 0:
+        # No FLOPs: memory-bound wherever there is a bandwidth, even without a
+        # compute roof or bytes to give an intensity (side() leaves NaN unplaced).
         out["bound"] = "memory"
     return out
 
@@ -110,7 +124,8 @@ def build_theory_table(
     }
     for row in rows:
         est = row.estimate
-        placed = {g.key: _place(est, g) for g in gpus}
+        ai = intensity(est)
+        placed = {g.key: _place(est, ai, g) for g in gpus}
         ops.append(
             {
                 "name": row.name,
@@ -119,7 +134,7 @@ def build_theory_table(
                 "count": row.count,
                 "flops": est.flops,
                 "bytes": est.bytes,
-                "ai": _num(est.flops / est.bytes) if est.bytes > 0 else None,
+                "ai": _num(ai),
                 "precision": est.precision,
                 "params": {k: v for k, v in est.params.items()},
                 "notes": list(est.notes),
