@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 import ncu_roofline
-from ncu_roofline.analysis.theory_table import TheoryRow, build_theory_table, rows_from_model
+from ncu_roofline.analysis.theory_table import TheoryRow, rows_from_model
 from ncu_roofline.core.hardware import find_gpu
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.report.context import build_context
+from ncu_roofline.report.theory import build_theory_table
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.models import expand_model, find_model, load_model_config
 from ncu_roofline.theory.ops import estimate

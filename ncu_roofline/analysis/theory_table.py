@@ -7,15 +7,15 @@ the least time any implementation could take at datasheet peaks.  For a
 model, per-op floors times their counts add up to a floor per forward pass
 (per generated token in decode).  The floor's rule is
 :mod:`ncu_roofline.analysis.floor`'s and the roof arithmetic
-:mod:`ncu_roofline.analysis.roofline`'s, the same as the report's; the table's
-text and chart forms are in :mod:`ncu_roofline.render.theory`.
+:mod:`ncu_roofline.analysis.roofline`'s, the same as the report's.  The
+plain-data table is built by :func:`ncu_roofline.report.theory.build_theory_table`;
+its text and chart forms are in :mod:`ncu_roofline.render.theory`.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -68,105 +68,48 @@ def intensity(est: OpEstimate) -> float:
     return math.inf if math.isnan(ai) and est.flops > 0 else ai
 
 
-def _place(est: OpEstimate, ai: float, spec: GpuSpec) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Placement:
+    """One op on one GPU's roofs; ``None`` where the GPU gives no roof to judge by."""
+
+    #: The compute ceiling's key (the op's precision or a same-rate one).
+    precision: str | None
+    peak_flops_per_s: float | None
+    peak_dram_bytes_per_s: float | None
+    ridge: float | None
+    attainable_flops_per_s: float | None
+    #: ``memory``, ``compute``, ``communication`` (collectives) or ``None``.
+    bound: str | None
+    time_floor_s: float | None
+
+
+def place(est: OpEstimate, spec: GpuSpec, ai: float | None = None) -> Placement:
+    """Place an op on a GPU's datasheet roofs (``ai``: its :func:`intensity`, if known)."""
+    ai = intensity(est) if ai is None else ai
     peak, key = peak_for(spec, est.precision)
     bw = spec.memory.get("dram")
+    if est.op == "allreduce":
+        # Collectives move data between GPUs: no roof of one GPU bounds them.
+        return Placement(key, peak, bw, None, None, "communication", None)
     floor = time_floor(
         [est.flops],
         [est.bytes],
         [math.nan if peak is None else peak],
         [math.nan if bw is None else bw],
     )
-    out: dict[str, Any] = {
-        "precision": key,
-        "peak_flops_per_s": peak,
-        "peak_dram_bytes_per_s": bw,
-        "ridge": None,
-        "attainable_flops_per_s": None,
-        "bound": None,
-        "time_floor_s": None,
-    }
-    if est.op == "allreduce":
-        out["bound"] = "communication"
-        return out
-    out["time_floor_s"] = _num(float(floor[0]))
+    ridge = reach = bound = None
     # A zero peak or bandwidth is no roof: the op is not placed against it.
     if peak and bw:
-        out["ridge"] = _num(float(ridge_point(peak, bw)))
+        ridge = _num(float(ridge_point(peak, bw)))
         if math.isfinite(ai):
-            out["attainable_flops_per_s"] = float(attainable(ai, peak, bw))
-        out["bound"] = side(ai, peak, bw).item()
-    if out["bound"] is None and bw and est.flops == 0:
+            reach = float(attainable(ai, peak, bw))
+        bound = side(ai, peak, bw).item()
+    if bound is None and bw and est.flops == 0:
         # No FLOPs: memory-bound wherever there is a bandwidth, even without a
         # compute roof or bytes to give an intensity (side() leaves NaN unplaced).
-        out["bound"] = "memory"
-    return out
+        bound = "memory"
+    return Placement(key, peak, bw, ridge, reach, bound, _num(float(floor[0])))
 
 
 def _num(x: float) -> float | None:
     return x if math.isfinite(x) else None
-
-
-def build_theory_table(
-    rows: list[TheoryRow], gpus: list[GpuSpec], model: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Plain data for the ``theory`` command (JSON as is, text via a template)."""
-    ops = []
-    totals: dict[str, dict[str, Any]] = {
-        g.key: {
-            "time_floor_s": 0.0,
-            "flops": 0.0,
-            "bytes": 0.0,
-            "complete": True,
-            "collectives_not_included": 0,
-        }
-        for g in gpus
-    }
-    for row in rows:
-        est = row.estimate
-        ai = intensity(est)
-        placed = {g.key: _place(est, ai, g) for g in gpus}
-        ops.append(
-            {
-                "name": row.name,
-                "op": est.op,
-                "label": est.label,
-                "count": row.count,
-                "flops": est.flops,
-                "bytes": est.bytes,
-                "ai": _num(ai),
-                "precision": est.precision,
-                "params": {k: v for k, v in est.params.items()},
-                "notes": list(est.notes),
-                "gpus": placed,
-            }
-        )
-        if not row.in_model:
-            continue  # --op rows are tabulated, not added to the model's pass
-        for g in gpus:
-            t = totals[g.key]
-            t["flops"] += est.flops * row.count
-            t["bytes"] += est.bytes * row.count
-            floor = placed[g.key]["time_floor_s"]
-            if floor is None:
-                t["complete"] = False
-                if placed[g.key]["bound"] == "communication":
-                    t["collectives_not_included"] += row.count
-            else:
-                t["time_floor_s"] += floor * row.count
-    return {
-        "model": model,
-        "gpus": [
-            {
-                "key": g.key,
-                "name": g.name,
-                "origin": g.origin,
-                "compute": dict(g.compute),
-                "memory": dict(g.memory),
-                "boost_hz": g.boost_hz,
-            }
-            for g in gpus
-        ],
-        "ops": ops,
-        "totals": totals if model is not None else None,
-    }
