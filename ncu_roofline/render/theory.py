@@ -10,17 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ncu_roofline.core.units import format_si
 from ncu_roofline.render.charts import roofline_figures
+from ncu_roofline.render.format import TEXT
 from ncu_roofline.render.page import untitled
 from ncu_roofline.report.schema import TheoryTable
 from ncu_roofline.report.theory import theory_chart_context
 
 __all__ = ["theory_figures", "theory_page_title", "theory_text_context"]
-
-
-def _fmt_count(x: float | None, unit: str = "") -> str:
-    return format_si(x, unit) if x is not None else "n/a"
 
 
 def theory_text_context(table: TheoryTable) -> dict[str, Any]:
@@ -34,13 +30,13 @@ def theory_text_context(table: TheoryTable) -> dict[str, Any]:
         cells = [
             str(op["name"]),
             str(op["count"]),
-            _fmt_count(op["flops"]),
-            _fmt_count(op["bytes"], "B"),
-            "n/a" if op["ai"] is None else f"{op['ai']:.4g}",
+            TEXT.si(op["flops"]),
+            TEXT.si(op["bytes"], "B"),
+            TEXT.number(op["ai"], 4),
         ]
         for g in gpus:
             placed = op["gpus"][g["key"]]
-            cells += [str(placed["bound"] or "n/a"), _fmt_count(placed["time_floor_s"], "s")]
+            cells += [placed["bound"] or TEXT.missing, TEXT.si(placed["time_floor_s"], "s")]
         body.append(cells)
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     lines = [
@@ -58,9 +54,9 @@ def theory_text_context(table: TheoryTable) -> dict[str, Any]:
             totals.append(
                 {
                     "gpu": f"{g['key']} ({g['name']})",
-                    "floor": _fmt_count(t["time_floor_s"], "s"),
-                    "flops": _fmt_count(t["flops"]),
-                    "bytes": _fmt_count(t["bytes"], "B"),
+                    "floor": TEXT.si(t["time_floor_s"], "s"),
+                    "flops": TEXT.si(t["flops"]),
+                    "bytes": TEXT.si(t["bytes"], "B"),
                     "complete": t["complete"],
                     "collectives": t["collectives_not_included"],
                 }
