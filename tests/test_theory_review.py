@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 import ncu_roofline
-from ncu_roofline.analysis.theory_table import TheoryRow, build_theory_table, rows_from_model
+from ncu_roofline.analysis.theory_table import TheoryRow, place, rows_from_model
 from ncu_roofline.core.hardware import find_gpu
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.report.context import build_context
+from ncu_roofline.report.theory import build_theory_table, theory_chart_context
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.models import expand_model, find_model, load_model_config
-from ncu_roofline.theory.ops import estimate
+from ncu_roofline.theory.ops import OpEstimate, estimate
 from tests.helpers import SAMPLE, run
 
 
@@ -172,3 +173,33 @@ def test_theory_floor_places_kernels_without_counters(samples_dir: Path) -> None
     floor = 1_075_838_976 / 7.7e12
     assert group["theory_floor_s"] == pytest.approx(floor * group["launches"], rel=0.02)
     assert group["theory_efficiency"] == pytest.approx(floor / group["duration_s"], rel=0.02)
+
+
+def test_theory_chart_points_sit_on_the_roof() -> None:
+    # Each op's chart rate (FLOPs over its floor) is its attainable rate, and
+    # its time share is its part of the summed floors on that GPU.
+    ops = rows_from_model(expand_model(find_model("llama-3-8b"), "decode", 1, 2048))
+    gpus = [find_gpu("h100_sxm5"), find_gpu("a100_80gb_sxm")]
+    table = build_theory_table(ops, gpus, model={"name": "x"})
+    chart = theory_chart_context(table)
+    assert [d["source"] for d in chart["roofs"]] == ["h100_sxm5", "a100_80gb_sxm"]
+    assert len(chart["kernels"]) == len(ops) * len(gpus)
+    for g in gpus:
+        points = [k for k in chart["kernels"] if k["source"] == g.key]
+        assert sum(p["time_share"] for p in points) == pytest.approx(1.0)
+        for point, op in zip(points, table["ops"], strict=True):
+            reach = op["gpus"][g.key]["attainable_flops_per_s"]
+            if reach is not None and point["achieved_flops_per_s"] is not None:
+                assert point["achieved_flops_per_s"] == pytest.approx(reach)
+
+
+def test_placement_of_ops_without_bytes_or_flops() -> None:
+    h100 = find_gpu("h100_sxm5")
+    no_bytes = OpEstimate("gemm", "x", 1e9, 0.0, 0.0, 0.0, "tensor_bf16")
+    placed = place(no_bytes, h100)
+    # Infinite intensity: compute-bound, with no finite attainable rate.
+    assert (placed.bound, placed.attainable_flops_per_s) == ("compute", None)
+    nothing = OpEstimate("gemm", "x", 0.0, 0.0, 0.0, 0.0, "tensor_bf16")
+    assert place(nothing, h100).bound == "memory"
+    no_fp8 = OpEstimate("gemm", "x", 0.0, 1e6, 1e6, 0.0, "tensor_fp8")
+    assert place(no_fp8, find_gpu("a100_80gb_sxm")).bound == "memory"

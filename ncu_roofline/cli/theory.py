@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ncu_roofline.analysis.theory_table import TheoryRow, build_theory_table, rows_from_model
+from ncu_roofline.analysis.theory_table import TheoryRow, rows_from_model
 from ncu_roofline.cli.messages import emit, warn
 from ncu_roofline.cli.options import (
     OutputOptions,
@@ -21,6 +21,7 @@ from ncu_roofline.core.hardware import find_gpu
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render import RenderOptions, render_document
 from ncu_roofline.render.output import refuse_existing
+from ncu_roofline.report.theory import build_theory_table
 from ncu_roofline.theory.models import builtin_models
 from ncu_roofline.theory.ops import OPS, parse_op_spec
 

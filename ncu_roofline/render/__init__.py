@@ -7,10 +7,10 @@ Design: every document the command line writes is one entry of
   md, junit, and text (the terminal table of ``summary``);
 - ``comparison`` (:func:`~ncu_roofline.report.compare.comparison_document`):
   html, json, md, junit;
-- ``theory`` (:func:`~ncu_roofline.analysis.theory_table.build_theory_table`):
+- ``theory`` (:func:`~ncu_roofline.report.theory.build_theory_table`):
   html, json, text;
 - ``inspect`` (:func:`~ncu_roofline.report.inspect.inspect_profile`): json, text;
-- ``gpus`` (``{"gpus": [GpuSpec.to_dict(), ...]}``): json, text.
+- ``gpus`` (:class:`~ncu_roofline.report.schema.GpusDocument`): json, text.
 
 Each entry takes the context and :class:`RenderOptions` and returns the whole
 document (``str``, or ``bytes`` for JUnit XML).  An entry needs nothing but
@@ -20,24 +20,28 @@ handles figures.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ncu_roofline.render.charts import roofline_figures
 from ncu_roofline.render.compare_charts import comparison_figures
 from ncu_roofline.render.compare_report import render_compare_html, render_compare_markdown
-from ncu_roofline.render.html_report import render_html, render_theory_html
+from ncu_roofline.render.html_report import generated_at_text, render_html, render_theory_html
 from ncu_roofline.render.json_report import render_json
 from ncu_roofline.render.junit_report import comparison_junit_context, render_junit
 from ncu_roofline.render.markdown_report import render_markdown
 from ncu_roofline.render.page import build_page, untitled
 from ncu_roofline.render.terminal import render_summary
 from ncu_roofline.render.text import gpus_text, inspect_text, theory_text
-from ncu_roofline.render.theory import theory_chart_context, theory_text_context
-from ncu_roofline.report.schema import ComparisonDocument, ReportContext
+from ncu_roofline.render.theory import theory_figures, theory_page_title, theory_text_context
+from ncu_roofline.report.schema import (
+    ComparisonDocument,
+    GpusDocument,
+    InspectDocument,
+    ReportContext,
+    TheoryTable,
+)
 from ncu_roofline.version import __version__
 
 #: Output formats of written reports and the file suffixes that imply them.
@@ -110,20 +114,20 @@ def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:
     return render_json(doc["comparison"])
 
 
-def _theory_html(table: dict[str, Any], options: RenderOptions) -> str:
+def _theory_html(table: TheoryTable, options: RenderOptions) -> str:
     text_ctx = theory_text_context(table)
-    charts = untitled(roofline_figures(theory_chart_context(table)))
-    for chart in charts:
-        # The points are ops, not measured kernel groups.
-        for trace in chart["figure"]["data"]:
-            if trace.get("legendgroup") == "kernel groups":
-                trace["legendgrouptitle"] = {"text": "ops (theory)"}
-    title = "Theory: " + (text_ctx["title"] or ", ".join(op["name"] for op in table["ops"][:3]))
-    generated = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
-    return render_theory_html(text_ctx, charts, title, generated, __version__, options.plotly_js)
+    title = theory_page_title(table, text_ctx["title"])
+    return render_theory_html(
+        text_ctx,
+        theory_figures(table),
+        title,
+        generated_at_text(),
+        __version__,
+        options.plotly_js,
+    )
 
 
-def _theory_text(table: dict[str, Any], options: RenderOptions) -> str:
+def _theory_text(table: TheoryTable, options: RenderOptions) -> str:
     return theory_text(table)
 
 
@@ -132,19 +136,19 @@ def _pretty_json(value: Any, indent: int) -> str:
     return json.dumps(value, indent=indent, allow_nan=False) + "\n"
 
 
-def _inspect_json(data: dict[str, Any], options: RenderOptions) -> str:
+def _inspect_json(data: InspectDocument, options: RenderOptions) -> str:
     return _pretty_json(data, 2)
 
 
-def _inspect_text(data: dict[str, Any], options: RenderOptions) -> str:
+def _inspect_text(data: InspectDocument, options: RenderOptions) -> str:
     return inspect_text(data)
 
 
-def _gpus_json(context: dict[str, Any], options: RenderOptions) -> str:
+def _gpus_json(context: GpusDocument, options: RenderOptions) -> str:
     return _pretty_json(context["gpus"], 1)
 
 
-def _gpus_text(context: dict[str, Any], options: RenderOptions) -> str:
+def _gpus_text(context: GpusDocument, options: RenderOptions) -> str:
     return gpus_text(context["gpus"])
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from ncu_roofline.core.units import format_si
 from ncu_roofline.render.templates import render
 from ncu_roofline.render.theory import theory_text_context
+from ncu_roofline.report.schema import InspectDocument, TheoryTable
 
 __all__ = ["gpus_text", "inspect_text", "theory_text"]
 
@@ -24,7 +25,7 @@ def _one_newline(text: str) -> str:
     return text.rstrip("\n") + "\n"
 
 
-def inspect_text(data: dict[str, Any]) -> str:
+def inspect_text(data: InspectDocument) -> str:
     """What ``inspect`` prints for :func:`~ncu_roofline.report.inspect.inspect_profile` data."""
     items = []
     for item in data["inputs"]:
@@ -65,6 +66,6 @@ def gpus_text(gpus: list[dict[str, Any]]) -> str:
     return _one_newline(render("gpus.txt.j2", gpus=rows))
 
 
-def theory_text(table: dict[str, Any]) -> str:
-    """The ``theory`` table (:func:`~ncu_roofline.analysis.theory_table.build_theory_table`)."""
+def theory_text(table: TheoryTable) -> str:
+    """The ``theory`` table (:func:`~ncu_roofline.report.theory.build_theory_table`)."""
     return _one_newline(render("theory.txt.j2", **theory_text_context(table)))

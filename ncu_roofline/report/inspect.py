@@ -1,16 +1,18 @@
-"""What ``inspect`` reports about each input, as plain data."""
+"""What ``inspect`` reports about each input, as plain data.
+
+The document's shape is :class:`~ncu_roofline.report.schema.InspectDocument`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ncu_roofline.core.metrics import ncu_options_for, requirement_status
 from ncu_roofline.core.model import Profile
+from ncu_roofline.report.schema import InspectDocument, InspectInput
 
 
-def inspect_profile(profile: Profile) -> dict[str, Any]:
+def inspect_profile(profile: Profile) -> InspectDocument:
     """Per input: layout, counts, devices, roofline inputs present/missing, ncu options."""
-    inputs: list[dict[str, Any]] = []
+    inputs: list[InspectInput] = []
     for info in profile.sources:
         present_metrics = profile.present_metrics(info.path)
         present, missing = requirement_status(present_metrics)

@@ -25,11 +25,20 @@ __all__ = [
     "FindingRecord",
     "GatesRecord",
     "Generator",
+    "GpusDocument",
     "InputRecord",
+    "InspectDocument",
+    "InspectInput",
     "Record",
     "ReportContext",
     "Summary",
+    "TheoryChartContext",
+    "TheoryGpuRecord",
+    "TheoryOpRecord",
+    "TheoryPlacement",
     "TheorySummary",
+    "TheoryTable",
+    "TheoryTotals",
 ]
 
 #: One launch, kernel group or comparison row: field name -> plain value.
@@ -195,3 +204,109 @@ class ComparisonDocument(TypedDict):
     comparison: ComparisonContext
     base_report: ReportContext
     candidate_report: ReportContext
+
+
+class TheoryPlacement(TypedDict):
+    """One op on one GPU's datasheet roofs; ``None`` where the GPU gives no roof."""
+
+    precision: str | None
+    peak_flops_per_s: float | None
+    peak_dram_bytes_per_s: float | None
+    ridge: float | None
+    attainable_flops_per_s: float | None
+    bound: str | None
+    time_floor_s: float | None
+
+
+class TheoryOpRecord(TypedDict):
+    """One op of the ``theory`` table and its placement per GPU key."""
+
+    name: str
+    op: str
+    label: str
+    count: int
+    flops: float
+    bytes: float
+    ai: float | None
+    precision: str
+    params: dict[str, Any]
+    notes: list[str]
+    gpus: dict[str, TheoryPlacement]
+
+
+class TheoryGpuRecord(TypedDict):
+    """One GPU of the ``theory`` table: its datasheet ceilings."""
+
+    key: str
+    name: str
+    origin: str
+    compute: dict[str, float]
+    memory: dict[str, float]
+    boost_hz: float | None
+
+
+class TheoryTotals(TypedDict):
+    """A model's per-forward-pass sums on one GPU."""
+
+    time_floor_s: float
+    flops: float
+    bytes: float
+    #: Every op had a floor (none lacked a roof, none was a collective).
+    complete: bool
+    collectives_not_included: int
+
+
+class TheoryTable(TypedDict):
+    """The ``theory`` command's document: ``theory --format json``.
+
+    ``model`` is the model's description when one was given (the report's
+    ``theory.model``); ``totals`` (per GPU key) only then.
+    """
+
+    model: dict[str, Any] | None
+    gpus: list[TheoryGpuRecord]
+    ops: list[TheoryOpRecord]
+    totals: dict[str, TheoryTotals] | None
+
+
+class TheoryChartContext(TypedDict):
+    """The ``theory`` table as the roofline charts read a report: GPUs as devices, ops as groups."""
+
+    roofs: list[DeviceRoofsRecord]
+    kernels: list[Record]
+    launches: list[Record]
+    findings: list[FindingRecord]
+
+
+class InspectInput(TypedDict):
+    """What ``inspect`` found in one input."""
+
+    path: str
+    layout: str
+    launches: int
+    rows: int
+    kernels: int
+    devices: list[str]
+    #: Roofline inputs the export has, and the keys of those it lacks.
+    present: list[str]
+    missing: list[str]
+    missing_detail: dict[str, str]
+    #: The ``ncu`` options that would collect the missing inputs.
+    ncu_options: list[str]
+    ncu_version: str | None
+    units: str | None
+    aggregated: bool
+    metrics: list[str]
+    warnings: list[str]
+
+
+class InspectDocument(TypedDict):
+    """The ``inspect`` command's document: ``inspect --json``."""
+
+    inputs: list[InspectInput]
+
+
+class GpusDocument(TypedDict):
+    """The ``gpus`` command's document: one ``GpuSpec.to_dict()`` per GPU."""
+
+    gpus: list[dict[str, Any]]
