@@ -10,6 +10,7 @@ from ncu_roofline.cli.options import (
     OutputOptions,
     TheoryOptions,
     force_option,
+    format_from_name,
     format_option,
     gpu_option,
     option_group,
@@ -29,14 +30,8 @@ from ncu_roofline.theory.ops import OPS, parse_op_spec
 _DEFAULT_GPU = "h100_sxm5"
 
 
-def _theory_format(output: str | None) -> str:
-    """The format implied by the output name: JSON, HTML, else text."""
-    name = (output or "").lower()
-    if name.endswith(".json"):
-        return "json"
-    if name.endswith((".html", ".htm")):
-        return "html"
-    return "text"
+#: The theory command's formats; a name no format claims gives the text table.
+_FORMATS = ("text", "json", "html")
 
 
 def _list_ops() -> None:
@@ -65,9 +60,7 @@ def _list_models() -> None:
 @option_group(
     OutputOptions,
     "out",
-    format_option(
-        ["text", "json", "html"], "Output format (default: from the output name, else text)."
-    ),
+    format_option(list(_FORMATS), "Output format (default: from the output name, else text)."),
     plotly_option("For HTML: inline plotly.js or load it from the Plotly CDN."),
     output_option("Output file ('-' or omitted: standard output)."),
     force_option,
@@ -114,7 +107,7 @@ def theory(
     if not gpus:
         gpus = [find_gpu(_DEFAULT_GPU)]
         warn(f"no --gpu given; using {_DEFAULT_GPU}")
-    out_format = out.fmt or _theory_format(out.output)
+    out_format = out.fmt or format_from_name(out.output, _FORMATS) or "text"
     refuse_existing(out.output, out.force)
     table = build_theory_table(rows, gpus, model=model_info)
     text = render_document("theory", out_format, table, RenderOptions(plotly_js=out.plotly_js))
