@@ -138,7 +138,7 @@ def _title(context: ReportContext) -> str:
         return "no input"
     names = ", ".join(escape_code(n, table=False, limit=80) for n in inputs[:_MAX_INPUTS])
     if len(inputs) > _MAX_INPUTS:
-        names += f" and {len(inputs) - _MAX_INPUTS:,} more"
+        names += f" and {TEXT.count(len(inputs) - _MAX_INPUTS)} more"
     return names
 
 
@@ -153,7 +153,7 @@ def _verdict(context: ReportContext, gates: list[dict[str, Any]] | None) -> str:
     share = f" ({TEXT.pct(recoverable / total)} of it)" if recoverable is not None and total else ""
     parts.append(f"**{TEXT.duration(recoverable)}** recoverable at the roofs{share}")
     counts = severity_counts(context.get("findings") or [])
-    detail = ", ".join(f"{counts[s]:,} {s}" for s in SEVERITIES if counts[s])
+    detail = ", ".join(f"{TEXT.count(counts[s])} {s}" for s in SEVERITIES if counts[s])
     n = sum(counts.values())
     parts.append(plural(n, "finding") + (f" ({detail})" if detail else ""))
     if gates is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ncu_roofline.core.units import format_si
+from ncu_roofline.render.format import TEXT
 from ncu_roofline.render.templates import render
 from ncu_roofline.render.theory import theory_text_context
 
@@ -54,12 +54,12 @@ def gpus_text(gpus: list[dict[str, Any]]) -> str:
                 "key": g["key"],
                 "name": g["name"],
                 "cc": g["cc"] or "?",
-                "fp64": format_si(compute.get("fp64"), "FLOP/s"),
-                "fp32": format_si(compute.get("fp32"), "FLOP/s"),
-                "tensor": format_si(
+                "fp64": TEXT.si(compute.get("fp64"), "FLOP/s"),
+                "fp32": TEXT.si(compute.get("fp32"), "FLOP/s"),
+                "tensor": TEXT.si(
                     compute.get("tensor_bf16") or compute.get("tensor_fp16"), "FLOP/s"
                 ),
-                "dram": format_si(memory.get("dram"), "B/s"),
+                "dram": TEXT.si(memory.get("dram"), "B/s"),
             }
         )
     return _one_newline(render("gpus.txt.j2", gpus=rows))
