@@ -290,7 +290,7 @@ def build_page(
         "title": _title(context["inputs"]),
         "generated_at": generated_at_text(generated_at),
         "version": __version__,
-        "inputs": context["inputs"],
+        "inputs": [{**i, "launches_text": TABLE.count(i["launches"])} for i in context["inputs"]],
         "devices": _devices(context["roofs"]),
         "options": context["options"],
         "options_line": _options_line(context["options"]),
