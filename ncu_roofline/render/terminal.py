@@ -17,6 +17,7 @@ from ncu_roofline.analysis.catalogue import BOUND_ABBREVIATIONS, abbreviation
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.severity import severity_counts
 from ncu_roofline.report.schema import FindingRecord, ReportContext
+from ncu_roofline.version import NAME
 
 # Controls (C0, DEL, C1) and the bidirectional overrides that could reorder
 # what a terminal shows.
@@ -71,7 +72,7 @@ def _header(context: ReportContext, groups: int) -> list[str]:
     share = f" ({TEXT.pct(recoverable / total)})" if recoverable is not None and total else ""
     launches = TEXT.count(summary.get("launches") or 0)
     return [
-        "ncu-roofline: " + (", ".join(_clean(n) for n in inputs) or "no input"),
+        f"{NAME}: " + (", ".join(_clean(n) for n in inputs) or "no input"),
         f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
         f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
         "",
