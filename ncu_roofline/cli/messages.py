@@ -15,8 +15,9 @@ from ncu_roofline.errors import GATE_TRIPPED
 from ncu_roofline.render.output import write_output
 from ncu_roofline.report.gates import Gate, theory_gates_without_theory
 from ncu_roofline.report.schema import ReportContext
+from ncu_roofline.version import NAME
 
-PROG = "ncu-roofline"
+PROG = NAME
 
 #: Severities of the findings repeated on stderr (where their kind allows): warning and worse.
 _STDERR_SEVERITIES = SEVERITIES[: SEVERITIES.index("warning") + 1]

@@ -35,6 +35,7 @@ from ncu_roofline.report.gates import Gate, parse_gates
 from ncu_roofline.theory.assign import TheoryConfig
 from ncu_roofline.theory.estimates import load_theory_file
 from ncu_roofline.theory.models import find_model, load_model_config
+from ncu_roofline.version import NAME
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -196,7 +197,7 @@ def format_from_name(path: str | None, formats: Iterable[str] = FORMATS) -> str 
 
 def _stem(first_input: str) -> str:
     """``runs/profile.csv.gz`` -> ``profile``: the input's name less its input suffixes."""
-    name = "ncu-roofline-report" if first_input == "-" else os.path.basename(first_input)
+    name = f"{NAME}-report" if first_input == "-" else os.path.basename(first_input)
     stripped = True
     while stripped:
         stripped = False

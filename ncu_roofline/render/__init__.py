@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ncu_roofline.render.compare_charts import comparison_figures
+from ncu_roofline.render.charts import comparison_figures, roofline_figures
 from ncu_roofline.render.compare_report import render_compare_html, render_compare_markdown
 from ncu_roofline.render.html_report import generated_at_text, render_html, render_theory_html
 from ncu_roofline.render.json_report import render_json
@@ -42,7 +42,7 @@ from ncu_roofline.report.schema import (
     ReportContext,
     TheoryTable,
 )
-from ncu_roofline.version import __version__
+from ncu_roofline.version import NAME, __version__
 
 #: Output formats of written reports and the file suffixes that imply them.
 FORMATS: dict[str, tuple[str, ...]] = {
@@ -107,7 +107,7 @@ def _comparison_md(doc: ComparisonDocument, options: RenderOptions) -> str:
 
 def _comparison_junit(doc: ComparisonDocument, options: RenderOptions) -> bytes:
     context = comparison_junit_context(doc["comparison"], doc["candidate_report"])
-    return render_junit(context, gates=options.gates, suite_name="ncu-roofline compare")
+    return render_junit(context, gates=options.gates, suite_name=f"{NAME} compare")
 
 
 def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:

@@ -85,6 +85,12 @@ class Formatter:
         decimals = max(0, 2 - math.floor(math.log10(mag)))
         return f"{x:,.{decimals}f}"
 
+    def decimals(self, value: object, digits: int = 2) -> str:
+        """A number with ``digits`` digits after the point (``2.50``), for a fixed-width look."""
+        if unknown(value):
+            return self.missing
+        return f"{float(value):.{digits}f}"  # type: ignore[arg-type]
+
     def ratio(self, value: object, mark: str = "×") -> str:
         """A multiple to three significant digits (``2.5×``)."""
         if unknown(value):

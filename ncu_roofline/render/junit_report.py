@@ -23,6 +23,7 @@ from typing import Any
 
 from ncu_roofline.render.format import TEXT, file_name
 from ncu_roofline.report.schema import ComparisonContext, ReportContext
+from ncu_roofline.version import NAME
 
 # lxml ships no type information and the project's mypy settings do not
 # exempt it; imported by name, it is simply untyped here.
@@ -90,7 +91,7 @@ def render_junit(
     context: Mapping[str, Any],
     *,
     gates: list[dict[str, Any]] | None = None,
-    suite_name: str = "ncu-roofline",
+    suite_name: str = NAME,
 ) -> bytes:
     """Render a report context as JUnit XML (UTF-8 bytes with an XML declaration).
 
@@ -118,7 +119,7 @@ def render_junit(
         case = etree.SubElement(
             suite,
             "testcase",
-            classname=xml_text(f"ncu-roofline.{_stem(k.get('source'))}"),
+            classname=xml_text(f"{NAME}.{_stem(k.get('source'))}"),
             name=xml_text(_case_name(k)),
             time=_seconds(k.get("total_duration_s")),
         )
@@ -143,9 +144,7 @@ def render_junit(
         out = etree.SubElement(case, "system-out")
         out.text = xml_text(_system_out(k))
     if profile_gates:
-        case = etree.SubElement(
-            suite, "testcase", classname="ncu-roofline", name=PROFILE_CASE, time="0"
-        )
+        case = etree.SubElement(suite, "testcase", classname=NAME, name=PROFILE_CASE, time="0")
         for gate, prefix in profile_gates:
             _failure(case, gate, prefix)
         failed += 1

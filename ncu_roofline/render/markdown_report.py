@@ -138,7 +138,7 @@ def _title(context: ReportContext) -> str:
         return "no input"
     names = ", ".join(escape_code(n, table=False, limit=80) for n in inputs[:_MAX_INPUTS])
     if len(inputs) > _MAX_INPUTS:
-        names += f" and {len(inputs) - _MAX_INPUTS:,} more"
+        names += f" and {TEXT.count(len(inputs) - _MAX_INPUTS)} more"
     return names
 
 
@@ -153,7 +153,7 @@ def _verdict(context: ReportContext, gates: list[dict[str, Any]] | None) -> str:
     share = f" ({TEXT.pct(recoverable / total)} of it)" if recoverable is not None and total else ""
     parts.append(f"**{TEXT.duration(recoverable)}** recoverable at the roofs{share}")
     counts = severity_counts(context.get("findings") or [])
-    detail = ", ".join(f"{counts[s]:,} {s}" for s in SEVERITIES if counts[s])
+    detail = ", ".join(f"{TEXT.count(counts[s])} {s}" for s in SEVERITIES if counts[s])
     n = sum(counts.values())
     parts.append(plural(n, "finding") + (f" ({detail})" if detail else ""))
     if gates is not None:
@@ -280,6 +280,11 @@ def _gate_lines(gates: list[dict[str, Any]], names: _Names) -> list[str]:
     return lines
 
 
+def _omitted(n: int) -> str | None:
+    """How many items a list leaves out, as the template prints it; ``None`` for none."""
+    return TEXT.count(n) if n else None
+
+
 def _fit(fits: Callable[[dict[str, int]], bool], key: str, low: int, high: int) -> int:
     """The largest n in [low, high] for which the document fits with ``key`` set to n.
 
@@ -337,8 +342,8 @@ def render_markdown(
         "roof_groups": _roof_groups(context),
         "with_theory": with_theory,
         "html_link": html_link(html_url) if html_url else None,
-        "kernel_count": len(kernels),
-        "top_available": len(top_rows),
+        "kernel_total": TEXT.count(len(kernels)),
+        "no_recoverable": bool(kernels) and not top_rows,
     }
     limits = {
         "top": max(0, min(int(top), len(top_rows))),
@@ -350,17 +355,20 @@ def render_markdown(
 
     def draw(change: dict[str, int]) -> str:
         n = {**limits, **change}
+        shown_full = full_rows[: n["full"]]
         return (
             render(
                 TEMPLATE,
                 **fixed,
                 top_rows=top_rows[: n["top"]],
-                full_rows=full_rows[: n["full"]],
+                full_rows=shown_full,
+                full_shown=TEXT.count(len(shown_full)),
+                full_cut=len(shown_full) < len(kernels),
                 show_roofs=bool(n["roofs"]) and bool(fixed["roof_groups"]),
                 findings=findings[: n["findings"]],
-                findings_omitted=len(findings) - n["findings"],
+                findings_omitted=_omitted(len(findings) - n["findings"]),
                 gates=gate_lines[: n["gates"]],
-                gates_omitted=len(gate_lines) - n["gates"],
+                gates_omitted=_omitted(len(gate_lines) - n["gates"]),
                 gates_given=gates is not None,
             ).rstrip("\n")
             + "\n"

@@ -8,13 +8,12 @@ come ready to embed.  The template only lays this out; it computes nothing.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from typing import Any
 
 from ncu_roofline.analysis.catalogue import advice
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
-from ncu_roofline.render.format import TABLE
+from ncu_roofline.render.format import TABLE, unknown
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, ReportContext, Summary
@@ -32,7 +31,7 @@ BOUND_MEANING: dict[str, str] = {
 
 def _sort_key(value: Any) -> str:
     """A sortable attribute: numbers as repr, missing as empty (sorted last by the script)."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+    if unknown(value):
         return ""
     if isinstance(value, (int, float)):
         return repr(float(value))
@@ -100,9 +99,9 @@ def _methodology(context: ReportContext) -> list[dict[str, Any]]:
     ):
         counts = Counter(str(rec.get(field)) for rec in launches if rec.get(field))
         missing = sum(1 for rec in launches if not rec.get(field))
-        items = [f"{name} ({n:,} launches)" for name, n in counts.most_common()]
+        items = [f"{name} ({TABLE.count(n)} launches)" for name, n in counts.most_common()]
         if missing:
-            items.append(f"not available ({missing:,} launches)")
+            items.append(f"not available ({TABLE.count(missing)} launches)")
         out.append({"title": title, "entries": items})
     return out
 
@@ -136,7 +135,7 @@ def _options_line(options: dict[str, Any]) -> str:
                 + (f", KV {model['kv_dtype']}" if model.get("kv_dtype") else "")
                 + (f", tp {model['tp']}" if model.get("tp", 1) > 1 else "")
             )
-        parts.append(f"excess threshold {theory['excess_threshold']:g}x")
+        parts.append(f"excess threshold {TABLE.number(theory['excess_threshold'], digits=6)}x")
     return "options: " + "; ".join(parts)
 
 
@@ -158,7 +157,7 @@ def _by_bound(summary: Summary) -> list[dict[str, Any]]:
                 "kernels": entry["kernels"],
                 "time": TABLE.duration(seconds),
                 "share": TABLE.pct(share),
-                "width": f"{100 * share:.2f}" if share else "0",
+                "width": TABLE.decimals(100 * share) if share else "0",
                 "colour": BOUND_COLOURS[b],
             }
         )
@@ -291,7 +290,7 @@ def build_page(
         "title": _title(context["inputs"]),
         "generated_at": generated_at_text(generated_at),
         "version": __version__,
-        "inputs": context["inputs"],
+        "inputs": [{**i, "launches_text": TABLE.count(i["launches"])} for i in context["inputs"]],
         "devices": _devices(context["roofs"]),
         "options": context["options"],
         "options_line": _options_line(context["options"]),

@@ -13,6 +13,8 @@ from typing import Any
 
 import jinja2
 
+from ncu_roofline.version import NAME
+
 #: The package root (``ncu_roofline/``), one level above this stage.
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -22,9 +24,7 @@ def templates_dir() -> Path:
     for candidate in (_PACKAGE_DIR / "templates", _PACKAGE_DIR.parent / "templates"):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError(
-        "ncu-roofline templates not found next to the package or in the source tree"
-    )
+    raise FileNotFoundError(f"{NAME} templates not found next to the package or in the source tree")
 
 
 #: Templates whose output is markup, and so is escaped: ``report.html.j2``.
@@ -47,8 +47,11 @@ def _autoescape(template_name: str | None) -> bool:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The Jinja environment: autoescape for HTML, undefined names are errors."""
-    return jinja2.Environment(
+    """The Jinja environment: autoescape for HTML, undefined names are errors.
+
+    Every template can name the program as ``{{ program }}``.
+    """
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=_autoescape,
         undefined=jinja2.StrictUndefined,
@@ -56,6 +59,8 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=False,
     )
+    env.globals["program"] = NAME
+    return env
 
 
 def render(name: str, **context: Any) -> str:

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ncu_roofline.analysis.catalogue import BOUND_ABBREVIATIONS, abbreviation
-from ncu_roofline.render.format import TEXT, file_name
+from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.severity import severity_counts
 from ncu_roofline.report.schema import FindingRecord, ReportContext
+from ncu_roofline.version import NAME
 
 # Controls (C0, DEL, C1) and the bidirectional overrides that could reorder
 # what a terminal shows.
@@ -69,10 +70,11 @@ def _header(context: ReportContext, groups: int) -> list[str]:
     total = summary.get("total_duration_s")
     recoverable = summary.get("recoverable_s")
     share = f" ({TEXT.pct(recoverable / total)})" if recoverable is not None and total else ""
+    launches = TEXT.count(summary.get("launches") or 0)
     return [
-        "ncu-roofline: " + (", ".join(_clean(n) for n in inputs) or "no input"),
+        f"{NAME}: " + (", ".join(_clean(n) for n in inputs) or "no input"),
         f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
-        f"{groups:,} kernel group(s), {int(summary.get('launches') or 0):,} launch(es)",
+        f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
         "",
     ]
 
@@ -100,8 +102,9 @@ def _fit(widths: list[int], width: int) -> list[int]:
 def _footer(findings: list[FindingRecord]) -> str:
     """The findings counted by severity."""
     counts = severity_counts(findings)
+    # "info" is a mass noun: "3 info", not "3 infos".
     return "findings: " + ", ".join(
-        f"{n:,} {sev}{'' if n == 1 or sev == 'info' else 's'}" for sev, n in counts.items()
+        plural(n, sev, sev if sev == "info" else None) for sev, n in counts.items()
     )
 
 
@@ -154,7 +157,7 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
     if not shown:
         lines.append("(no kernels)")
     if len(kernels) > len(shown):
-        lines.append(f"… {len(kernels) - len(shown):,} more kernel group(s) not shown")
+        lines.append(f"… {TEXT.count(len(kernels) - len(shown))} more kernel group(s) not shown")
     lines.append("")
     lines.append(_footer(findings))
     return "\n".join(_clip(text, width) for text in lines) + "\n"

@@ -3,8 +3,9 @@
 Design: each function takes the command's plain-data context and returns the
 whole text, ending in one newline.  The layout lives in a Jinja template
 (``templates/*.txt.j2``); what is computed here are the cells the template
-prints as they are (formatted numbers, the ``ncu`` command line to run), so
-no template does arithmetic or quoting.
+prints as they are (formatted numbers, the ``gpus`` table's padded lines,
+the ``ncu`` command line to run), so no template does arithmetic, alignment
+or quoting.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ncu_roofline.core.units import format_si
+from ncu_roofline.render.format import TEXT, plural
 from ncu_roofline.render.templates import render
 from ncu_roofline.render.theory import theory_text_context
 from ncu_roofline.report.schema import InspectDocument, TheoryTable
@@ -41,29 +42,61 @@ def inspect_text(data: InspectDocument) -> str:
             + " ".join(shlex.quote(o) for o in item["ncu_options"])
             + " --csv --page raw <app>"
         )
-        items.append({**item, "extras": extras, "collect_command": command})
+        items.append(
+            {
+                **item,
+                "extras": extras,
+                "collect_command": command,
+                "launches_text": TEXT.count(item["launches"]),
+                "kernels_text": plural(item["kernels"], "distinct kernel"),
+            }
+        )
     return _one_newline(render("inspect.txt.j2", inputs=items))
+
+
+#: The ``gpus`` table's columns: title, row field, right-aligned, fixed width
+#: (``None``: as wide as the widest value).
+_GPU_COLUMNS: tuple[tuple[str, str, bool, int | None], ...] = (
+    ("KEY", "key", False, None),
+    ("NAME", "name", False, None),
+    ("CC", "cc", False, 4),
+    ("FP64", "fp64", True, 13),
+    ("FP32", "fp32", True, 13),
+    ("FP16/BF16 TC", "tensor", True, 13),
+    ("DRAM", "dram", True, 10),
+)
+
+
+def _gpu_cells(g: dict[str, Any]) -> dict[str, str]:
+    compute, memory = g["compute"], g["memory"]
+    return {
+        "key": g["key"],
+        "name": g["name"],
+        "cc": g["cc"] or "?",
+        "fp64": TEXT.si(compute.get("fp64"), "FLOP/s"),
+        "fp32": TEXT.si(compute.get("fp32"), "FLOP/s"),
+        "tensor": TEXT.si(compute.get("tensor_bf16") or compute.get("tensor_fp16"), "FLOP/s"),
+        "dram": TEXT.si(memory.get("dram"), "B/s"),
+    }
 
 
 def gpus_text(gpus: list[dict[str, Any]]) -> str:
     """The ``gpus`` table: one row per GPU (``GpuSpec.to_dict()`` data), dense peaks."""
-    rows = []
-    for g in gpus:
-        compute, memory = g["compute"], g["memory"]
-        rows.append(
-            {
-                "key": g["key"],
-                "name": g["name"],
-                "cc": g["cc"] or "?",
-                "fp64": format_si(compute.get("fp64"), "FLOP/s"),
-                "fp32": format_si(compute.get("fp32"), "FLOP/s"),
-                "tensor": format_si(
-                    compute.get("tensor_bf16") or compute.get("tensor_fp16"), "FLOP/s"
-                ),
-                "dram": format_si(memory.get("dram"), "B/s"),
-            }
+    rows = [_gpu_cells(g) for g in gpus]
+    # Titles do not widen a column; a cell wider than its column widens its line only.
+    widths = [
+        fixed if fixed is not None else max((len(r[field]) for r in rows), default=0)
+        for _, field, _, fixed in _GPU_COLUMNS
+    ]
+    titles = {field: title for title, field, _, _ in _GPU_COLUMNS}
+    lines = [
+        "  ".join(
+            cells[field].rjust(width) if right else cells[field].ljust(width)
+            for (_, field, right, _), width in zip(_GPU_COLUMNS, widths, strict=True)
         )
-    return _one_newline(render("gpus.txt.j2", gpus=rows))
+        for cells in [titles, *rows]
+    ]
+    return _one_newline(render("gpus.txt.j2", lines=lines))
 
 
 def theory_text(table: TheoryTable) -> str:

@@ -17,12 +17,12 @@ from ncu_roofline.analysis.compare import COMPARISON_FIELDS, STATUSES, Compariso
 from ncu_roofline.report.context import (
     SCHEMA_VERSION,
     build_context,
+    generator,
     input_records,
     records,
     summary_context,
 )
 from ncu_roofline.report.schema import ComparisonContext, ComparisonDocument, ComparisonSide
-from ncu_roofline.version import __version__
 
 __all__ = ["comparison_context", "comparison_document"]
 
@@ -49,7 +49,7 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": "comparison",
-        "generator": {"name": "ncu-roofline", "version": __version__},
+        "generator": generator(),
         "options": {"noise": cmp.noise},
         "base": _side_context(cmp.base),
         "candidate": _side_context(cmp.candidate),

@@ -21,16 +21,22 @@ from ncu_roofline.report.schema import (
     BoundTotals,
     DeviceRoofsRecord,
     FindingRecord,
+    Generator,
     InputRecord,
     ReportContext,
     Summary,
     TheorySummary,
 )
-from ncu_roofline.version import __version__
+from ncu_roofline.version import NAME, __version__
 
 #: Version of the JSON report layout; bumped when a field changes meaning
 #: or disappears (added fields do not bump it).
 SCHEMA_VERSION = "1.0"
+
+
+def generator() -> Generator:
+    """The ``generator`` record of every report document: this program's name and version."""
+    return {"name": NAME, "version": __version__}
 
 
 def records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -136,7 +142,7 @@ def build_context(analysis: Analysis) -> ReportContext:
     """The plain-data report of an analysis."""
     return {
         "schema_version": SCHEMA_VERSION,
-        "generator": {"name": "ncu-roofline", "version": __version__},
+        "generator": generator(),
         "options": dict(analysis.options),
         "inputs": input_records(analysis),
         "summary": summary_context(analysis),

@@ -31,6 +31,7 @@ from ncu_roofline.render.charts.compare_rows import (
 from ncu_roofline.render.charts.figure import DeviceIndex, roofline_figures
 from ncu_roofline.render.charts.groups import PLOTTED_BOUNDS
 from ncu_roofline.render.charts.style import MIN_ARROW_DECADES, arrow, escape_markup, marker_size
+from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import ComparisonContext, ReportContext
 
 #: Colour of the candidate marker and arrow of each status.  Okabe-Ito
@@ -82,7 +83,7 @@ def _markers(
     return {
         "type": "scatter",
         "mode": "markers",
-        "name": f"{name} ({len(members):,})",
+        "name": f"{name} ({TEXT.count(len(members))})",
         "legendgroup": group,
         "legendgrouptitle": {"text": group},
         "x": [p[0] for _, p in members],

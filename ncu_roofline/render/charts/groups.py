@@ -111,7 +111,9 @@ def place_groups(
 def byte_excess_text(value: Any) -> str | None:
     """How far a group's DRAM bytes are over the theory's minimum; ``None`` when unknown."""
     excess = finite(value)
-    return None if excess is None else f"DRAM bytes {excess:.2f}x the theoretical minimum"
+    return (
+        None if excess is None else f"DRAM bytes {TEXT.decimals(excess)}x the theoretical minimum"
+    )
 
 
 _GROUP_HOVER = (
@@ -146,7 +148,7 @@ def _group_customdata(p: GroupPoint) -> list[str]:
     return [
         wrapped(full),
         escape_markup(short),
-        f"{launches:,}" if isinstance(launches, int) else escape_markup(launches),
+        TEXT.count(launches) if isinstance(launches, int) else escape_markup(launches),
         TEXT.duration(k.get("total_duration_s")),
         TEXT.pct(k.get("time_share")),
         TEXT.fixed(p.x),
@@ -170,7 +172,7 @@ def group_traces(points: list[GroupPoint]) -> list[dict[str, Any]]:
             {
                 "type": "scatter",
                 "mode": "markers",
-                "name": f"{bound}-bound ({len(members):,})",
+                "name": f"{bound}-bound ({TEXT.count(len(members))})",
                 "legendgroup": "kernel groups",
                 "legendgrouptitle": {"text": "kernel groups"},
                 "x": [p.x for p in members],

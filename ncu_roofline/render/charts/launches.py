@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from ncu_roofline.render.charts.style import BOUND_COLOURS, NEUTRAL, escape_markup
 from ncu_roofline.render.charts.values import FloatArray
+from ncu_roofline.render.format import TEXT
 
 
 def launch_points(
@@ -79,9 +80,10 @@ def launch_points(
 def launch_trace(launches: dict[str, Any]) -> dict[str, Any]:
     """The every-launch trace of :func:`launch_points` output, hidden until asked for."""
     shown = len(launches["x"])
-    name = f"every launch ({launches['total']:,})"
+    total = TEXT.count(launches["total"])
+    name = f"every launch ({total})"
     if launches["total"] > shown:
-        name = f"every launch ({shown:,} of {launches['total']:,} shown, evenly subsampled)"
+        name = f"every launch ({TEXT.count(shown)} of {total} shown, evenly subsampled)"
     return {
         "type": "scattergl",
         "mode": "markers",
