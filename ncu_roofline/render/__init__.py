@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ncu_roofline.render.charts import comparison_figures, roofline_figures
+from ncu_roofline.render.charts import comparison_figures
 from ncu_roofline.render.compare_report import render_compare_html, render_compare_markdown
 from ncu_roofline.render.html_report import generated_at_text, render_html, render_theory_html
 from ncu_roofline.render.json_report import render_json
