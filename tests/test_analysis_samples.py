@@ -504,6 +504,28 @@ def test_wangzy_a100_without_flops_is_not_placeable(samples_dir: Path, launch_id
     assert _finite(row["dram_bytes_per_s"])
 
 
+@pytest.mark.parametrize("launch_id", [4, 5, 6, 7, 8, 9])
+def test_wangzy_a100_cutlass_tensor_flops_from_the_cast_spelled_shape(
+    samples_dir: Path, launch_id: int
+) -> None:
+    # The CUTLASS kernel's name spells its instruction shape the ncu <= 2023
+    # way, arch::Mma<cutlass::gemm::GemmShape<(int)16, (int)8, (int)8>, (int)32, ...:
+    # HMMA.1688, 2*16*8*8 = 2048 FLOPs per instruction.  Lines 41-71 give
+    # sm__inst_executed_pipe_tensor.sum = 8,388,608,000, so
+    # 8,388,608,000 x 2048 = 1.7179869184e13 = 2 x 20480^3, the program's
+    # 20480-cubed GEMM (the CC 8.0 default of 4096 would double it).
+    row = _launch(_frame(samples_dir, WANGZY_A100), launch_id)
+    assert row["flops_tensor"] == _approx(8_388_608_000 * 2048)
+    assert row["flops_tensor"] == _approx(2 * 20480**3)
+
+
+def test_wangzy_a100_cublas_tensor_flops_from_the_procedural_name(samples_dir: Path) -> None:
+    # ID 10, ampere_..._s16816gemm_...: 2*16*8*16 = 4096 per instruction;
+    # line 77: 4,194,304,000 x 4096 = 1.7179869184e13, the same 20480^3 GEMM.
+    row = _launch(_frame(samples_dir, WANGZY_A100), 10)
+    assert row["flops_tensor"] == _approx(4_194_304_000 * 4096)
+
+
 # --- 6. Gardenia-Tian: smsp__ prefix, every value with ".00" ------------------
 #
 # 7-line prelude of ==PROF==/==ERROR==/==WARNING== lines, base units.  Duration

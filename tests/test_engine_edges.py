@@ -79,6 +79,25 @@ def test_uncountable_tensor_work_is_not_placeable() -> None:
         ("volta_h884gemm_64x64_ldg8_nn", 512.0),
         ("Kernel<Mma<GemmShape<16, 8, 8>, 32, half_t, RowMajor>>", 2048.0),
         ("Kernel<Mma<GemmShape<8, 8, 4>, 32, half_t, RowMajor>>", 512.0),
+        # ncu <= 2023 spells the arguments with namespaces and (int) casts.
+        (
+            "cutlass::arch::Mma<cutlass::gemm::GemmShape<(int)16, (int)8, (int)8>, (int)32, "
+            "cutlass::half_t, cutlass::layout::RowMajor>",
+            2048.0,  # 2*16*8*8
+        ),
+        (
+            "cutlass::arch::Mma<cutlass::gemm::GemmShape<(int)16, (int)8, (int)16>, (int)32, "
+            "cutlass::half_t>",
+            4096.0,  # 2*16*8*16
+        ),
+        # Volta's 16x16x4 warp shape runs as HMMA.884 instructions: 2*8*8*4 each.
+        (
+            "cutlass::arch::Mma<cutlass::gemm::GemmShape<(int)16, (int)16, (int)4>, (int)32, x>",
+            512.0,
+        ),
+        ("Kernel<Mma<GemmShape<16, 16, 4>, 32, half_t, RowMajor>>", 512.0),
+        # A threadblock shape is not the instruction shape.
+        ("MmaPipelined<cutlass::gemm::GemmShape<(int)128, (int)128, (int)32>, (int)32, x>", None),
         ("vectorized_elementwise_kernel", None),
     ],
 )

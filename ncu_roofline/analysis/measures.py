@@ -281,8 +281,13 @@ def _tensor_ops(
 _NAME_SHAPES = (
     # cuBLAS / CUTLASS procedural names: s16816gemm, h1688gemm, i16832gemm, s884cudnn ...
     re.compile(r"(?<![0-9])(16816|16832|1688|1684|884)(?:gemm|cudnn)"),
-    # CUTLASS 2.x templates spell the instruction shape as Mma<GemmShape<16, 8, 16>, 32, ...
-    re.compile(r"Mma<GemmShape<(\d+), (\d+), (\d+)>, 32,"),
+    # CUTLASS 2.x templates spell the instruction shape as Mma<GemmShape<16, 8, 16>, 32, ...;
+    # ncu 2023 and older print it with namespaces and casts:
+    # arch::Mma<cutlass::gemm::GemmShape<(int)16, (int)8, (int)8>, (int)32, ...
+    re.compile(
+        r"(?<![A-Za-z0-9_])Mma<(?:cutlass::)?(?:gemm::)?GemmShape<"
+        r"(?:\(int\))?(\d+), (?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(int\))?32,"
+    ),
 )
 _SHAPE_FLOPS = {"884": 512.0, "1684": 1024.0, "1688": 2048.0, "16816": 4096.0, "16832": 8192.0}
 
@@ -291,8 +296,10 @@ def name_mma_flops(name: str) -> float | None:
     """FLOPs per warp-level MMA instruction read off a kernel name, if it says.
 
     ``ampere_fp16_s16816gemm_...`` -> 4096 (2 x 16 x 8 x 16);
-    ``...Mma<GemmShape<16, 8, 8>, 32, ...`` -> 2048; Volta's ``884`` -> 512
-    (an HMMA.884 warp instruction computes four 8x8x4 products).
+    ``...Mma<GemmShape<16, 8, 8>, 32, ...`` (also spelled
+    ``arch::Mma<cutlass::gemm::GemmShape<(int)16, (int)8, (int)8>, (int)32, ...``)
+    -> 2048; Volta's ``884`` and its ``GemmShape<16, 16, 4>`` warp shape -> 512
+    per counted HMMA.884 instruction.
     """
     m = _NAME_SHAPES[0].search(name)
     if m:
@@ -300,7 +307,10 @@ def name_mma_flops(name: str) -> float | None:
     m = _NAME_SHAPES[1].search(name)
     if m:
         mm, nn, kk = (int(g) for g in m.groups())
-        if (mm, nn, kk) == (8, 8, 4):
+        if kk == 4:
+            # Volta's only tensor instruction is HMMA.884: CUTLASS's 8x8x4 and
+            # 16x16x4 warp shapes are both issued as 8x8x4 products, and ncu
+            # counts those instructions, 2 x 8 x 8 x 4 FLOPs each.
             return 512.0
         return 2.0 * mm * nn * kk
     return None
