@@ -517,6 +517,7 @@ def _dram_bytes(df: pd.DataFrame, duration: FloatArray) -> Traffic:
     rate = _col(df, "dram__bytes.sum.per_second")
     alt.offer("dram__bytes", _col(df, "dram__bytes.sum"), rate)
     alt.offer("dram__bytes", _sum_cols(df, ["dram__bytes_read.sum", "dram__bytes_write.sum"]), rate)
+    alt.offer("dram__bytes", _sum_cols(df, ["dram__read_bytes.sum", "dram__write_bytes.sum"]), rate)
     alt.offer(
         "dram__bytes", _sum_cols(df, ["dram__bytes_op_read.sum", "dram__bytes_op_write.sum"]), rate
     )

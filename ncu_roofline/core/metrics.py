@@ -25,6 +25,7 @@ _RATE = r"(?:\.per_second|\.per_cycle_elapsed|\.peak_sustained|\.peak_sustained_
 #: Metric ids (full regexes) that the launch model keeps.
 RELEVANT_PATTERNS: tuple[str, ...] = (
     r"gpu__time_duration(?:\.sum|\.avg|\.max)?",
+    r"gpu__time_active(?:\.sum|\.avg|\.max)?",
     r"(?:sm|smsp|gpc|dram|lts|l1tex|fbpa)__cycles_elapsed\.(?:avg|max|sum)(?:\.per_second)?",
     r"(?:sm|smsp)__cycles_active\.(?:avg|sum|max)",
     rf"(?:sm|smsp)__sass_thread_inst_executed_op_[dfh]{_OPS}_pred_on\.sum{_RATE}",
@@ -32,6 +33,8 @@ RELEVANT_PATTERNS: tuple[str, ...] = (
     r"sm__ops_path_tensor_\w+\.sum" + _RATE,
     r"(?:sm|smsp)__pipe_tensor\w*cycles_active\.(?:avg|sum)" + _RATE,
     r"dram__bytes(?:_read|_write|_op_\w+)?\.sum" + _RATE,
+    # Pascal-era spelling of the DRAM read and write bytes.
+    r"dram__(?:read|write)_bytes(?:\.sum)?" + _RATE,
     r"dram__sectors(?:_read|_write|_op_\w+)?\.sum" + _RATE,
     r"dram__throughput\.avg\.pct_of_peak_sustained_elapsed",
     r"lts__t_bytes\w*\.sum" + _RATE,
@@ -66,6 +69,9 @@ STRING_METRICS: frozenset[str] = frozenset({"device__attribute_display_name"})
 #: Older spellings mapped to the current metric id.
 ALIASES: dict[str, str] = {
     "gpu__time_duration": "gpu__time_duration.sum",
+    "gpu__time_active": "gpu__time_active.sum",
+    "dram__read_bytes": "dram__read_bytes.sum",
+    "dram__write_bytes": "dram__write_bytes.sum",
 }
 
 
@@ -257,6 +263,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "kernel duration",
         (
             ("gpu__time_duration.sum",),
+            ("gpu__time_active.sum",),
             ("sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second"),
             ("smsp__cycles_elapsed.avg", "smsp__cycles_elapsed.avg.per_second"),
         ),
@@ -301,6 +308,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         (
             ("dram__bytes.sum",),
             ("dram__bytes_read.sum", "dram__bytes_write.sum"),
+            ("dram__read_bytes.sum", "dram__write_bytes.sum"),
             ("dram__sectors_read.sum", "dram__sectors_write.sum"),
             ("dram__sectors.sum",),
             ("dram__bytes.sum.per_second", "gpu__time_duration.sum"),

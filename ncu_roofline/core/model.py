@@ -182,7 +182,7 @@ def finalize_launches(identity: dict[str, Any], metrics: dict[str, Any], n: int)
 
 
 def _fill_duration(df: pd.DataFrame) -> None:
-    """``gpu__time_duration.sum``, else elapsed cycles over their clock.
+    """``gpu__time_duration.sum``, else ``gpu__time_active.sum``, else elapsed cycles over their clock.
 
     The cycle form is NERSC's definition; it covers only the SM execution
     window and so reads slightly shorter than ncu's duration.
@@ -190,11 +190,17 @@ def _fill_duration(df: pd.DataFrame) -> None:
     n = len(df)
     duration = np.full(n, np.nan)
     basis = np.full(n, None, dtype=object)
-    if "gpu__time_duration.sum" in df:
-        d = floats(df["gpu__time_duration.sum"])
-        ok = ~np.isnan(d)
-        duration[ok] = d[ok]
-        basis[ok] = "gpu__time_duration"
+    # ncu's duration first; gpu__time_active (the time the GPU was busy with
+    # the launch) where an export has only that.
+    for metric, name in (
+        ("gpu__time_duration.sum", "gpu__time_duration"),
+        ("gpu__time_active.sum", "gpu__time_active"),
+    ):
+        if metric in df:
+            d = floats(df[metric])
+            ok = np.isnan(duration) & ~np.isnan(d)
+            duration[ok] = d[ok]
+            basis[ok] = name
     for unit in ("sm", "smsp", "gpc"):
         cyc, rate = f"{unit}__cycles_elapsed.avg", f"{unit}__cycles_elapsed.avg.per_second"
         if unit == "gpc":
