@@ -259,7 +259,7 @@ def assign_roofs(
             measured_sm_clock_hz=med_clock,
         )
         dev.ceilings = _summarise(keys, offers, rows, med_clock, chosen, table)
-        notes.extend(_clock_note(med_clock, spec, scale))
+        notes.extend(_clock_note(clock[rows], spec, scale))
         if spec is None and not any(c.kind == "compute" for c in dev.ceilings):
             notes.append(
                 f"device {name or 'unknown'!r} is not in the built-in GPU table and the export has no peak "
@@ -347,10 +347,22 @@ def _summarise(
     return ceilings
 
 
-def _clock_note(med_clock: float | None, spec: GpuSpec | None, scale: bool) -> list[str]:
-    """A note when the kernels ran well below the datasheet boost clock."""
-    if med_clock is None or spec is None or not spec.boost_hz:
+#: Launches whose SM clocks spread wider than this (max / min) did not run at
+#: a locked clock.
+_CLOCK_SPREAD = 1.05
+
+
+def _clock_note(clocks: FloatArray, spec: GpuSpec | None, scale: bool) -> list[str]:
+    """A note when the kernels ran well below the datasheet boost clock.
+
+    It says what the clocks were: one steady clock (what ncu's default
+    ``--clock-control base`` gives) or, when they spread across launches, the
+    range they varied over, which no clock lock produces.
+    """
+    known = clocks[np.isfinite(clocks) & (clocks > 0)]
+    if len(known) == 0 or spec is None or not spec.boost_hz:
         return []
+    med_clock = float(np.median(known))
     ratio = med_clock / spec.boost_hz
     if ratio >= 0.95:
         return []
@@ -361,8 +373,14 @@ def _clock_note(med_clock: float | None, spec: GpuSpec | None, scale: bool) -> l
         else "table ceilings are kept at datasheet clocks (--clocks datasheet), so they "
         "overstate what these kernels could reach"
     )
+    lo, hi = float(known.min()), float(known.max())
+    why = (
+        f"clocks varied from {lo / 1e9:.2f} to {hi / 1e9:.2f} GHz across launches, so they were "
+        "not locked"
+        if hi > _CLOCK_SPREAD * lo
+        else "ncu locks clocks to base by default, --clock-control base"
+    )
     return [
         f"kernels ran at {med_clock / 1e9:.2f} GHz SM clock, {100 * (1 - ratio):.0f}% below the "
-        f"{spec.boost_hz / 1e9:.2f} GHz boost clock of the datasheet (ncu locks clocks to base by "
-        f"default, --clock-control base); {effect}"
+        f"{spec.boost_hz / 1e9:.2f} GHz boost clock of the datasheet ({why}); {effect}"
     ]
