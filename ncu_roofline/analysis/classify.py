@@ -29,6 +29,7 @@ import pandas as pd
 from ncu_roofline.analysis.roofline import attainable, ratio, recoverable, ridge_point, side
 from ncu_roofline.analysis.roofs import peak_column
 from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
+from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import floats
 
 FloatArray = npt.NDArray[np.float64]
@@ -105,12 +106,6 @@ def _gather_peak(frame: pd.DataFrame, precision: ObjArray) -> FloatArray:
             rows = precision == key
             out[rows] = floats(frame[col])[rows]
     return out
-
-
-def _f(frame: pd.DataFrame, col: str) -> FloatArray:
-    if col not in frame:
-        return np.full(len(frame), np.nan)
-    return floats(frame[col])
 
 
 def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[np.generic]]:

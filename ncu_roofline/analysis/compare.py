@@ -40,7 +40,7 @@ import pandas as pd
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
-from ncu_roofline.core.frame import floats
+from ncu_roofline.core.frame import column as _floats
 
 __all__ = [
     "COMPARISON_FIELDS",
@@ -139,12 +139,6 @@ class Comparison:
     totals: dict[str, Any]
     #: Relative change of total time within which a matched group is "unchanged".
     noise: float = DEFAULT_NOISE
-
-
-def _floats(frame: pd.DataFrame, col: str) -> FloatArray:
-    if col not in frame:
-        return np.full(len(frame), np.nan)
-    return floats(frame[col])
 
 
 def _objects(frame: pd.DataFrame, col: str) -> npt.NDArray[np.object_]:

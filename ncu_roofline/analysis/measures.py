@@ -35,6 +35,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.core.frame import floats
+from ncu_roofline.core.frame import optional_column as _col
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -109,12 +110,6 @@ class Measures:
     """Measured quantities for every launch, aligned with the launch frame."""
 
     columns: dict[str, npt.NDArray[np.generic]]
-
-
-def _col(df: pd.DataFrame, name: str) -> FloatArray | None:
-    if name not in df.columns:
-        return None
-    return floats(df[name])
 
 
 def _sum_cols(

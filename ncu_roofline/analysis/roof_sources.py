@@ -12,19 +12,13 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis.measures import SECTOR_BYTES, tensor_dtype
-from ncu_roofline.core.frame import floats
+from ncu_roofline.core.frame import optional_column as _col
 from ncu_roofline.core.hardware import GpuSpec, rates_for_cc
 
 FloatArray = npt.NDArray[np.float64]
 
 #: Byte definitions a table L2/L1 figure can be compared with.
 _TABLE_LEVEL_BASIS = {"l2": "lts__t_bytes", "l1": "l1tex__t_bytes"}
-
-
-def _col(df: pd.DataFrame, name: str) -> FloatArray | None:
-    if name not in df.columns:
-        return None
-    return floats(df[name])
 
 
 def _first(n: int, *candidates: FloatArray | None) -> FloatArray:

@@ -15,7 +15,7 @@ import pandas as pd
 
 FloatArray = npt.NDArray[np.float64]
 
-__all__ = ["FloatArray", "column", "floats"]
+__all__ = ["FloatArray", "column", "floats", "optional_column"]
 
 
 def floats(values: Any) -> FloatArray:
@@ -28,4 +28,15 @@ def column(frame: pd.DataFrame, name: str) -> FloatArray:
     """Column ``name`` of ``frame`` as float64; all NaN when the frame lacks it."""
     if name not in frame:
         return np.full(len(frame), np.nan)
+    return floats(frame[name])
+
+
+def optional_column(frame: pd.DataFrame, name: str) -> FloatArray | None:
+    """Column ``name`` as float64, or ``None`` when the frame lacks it.
+
+    For code that offers alternative metrics and must tell a metric the
+    export lacks from one it has with every value missing.
+    """
+    if name not in frame.columns:
+        return None
     return floats(frame[name])
