@@ -230,8 +230,8 @@ def counts(
 
 
 def fp32(flops: float) -> dict[str, float]:
-    """``flops`` FP32 FLOPs as FADD instructions (1 FLOP each)."""
-    return counts("fp32", flops, 0.0, 0.0)
+    """``flops`` FP32 FLOPs as FFMA instructions (2 FLOPs each, the mix the FP32 roof assumes)."""
+    return counts("fp32", 0.0, 0.0, flops / 2.0)
 
 
 def profile(rows: list[dict[str, float]], **identity: Any) -> Profile:

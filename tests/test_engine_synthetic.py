@@ -540,12 +540,15 @@ def test_nccl_kernel_is_communication() -> None:
 def test_short_launch_is_latency() -> None:
     # 2 us: ai = 2e5 / 4e4 = 5 -> attainable 5e11; achieved 2e5 / 2e-6 = 1e11 -> 0.2
     # (DRAM at 4e4 / 2e-6 = 2e10 B/s = 20 %, so not "far under every roof").
-    # 0.2 < 0.5 and 2 us < 5 us -> latency; recoverable 2 us x 0.8 = 1.6 us.
+    # 0.2 < 0.5 and 2 us < 5 us -> latency: nothing recoverable at a roof,
+    # the 2 us are latency time.
     a = analyse_rows([{**fp32(2e5), "dram__bytes.sum": 4e4, "gpu__time_duration.sum": 2e-6}])
     assert num(a, "efficiency") == approx(0.2)
     assert col(a, "bound") == ["latency"]
     assert "launch overhead" in col(a, "bound_reason")[0]
-    assert num(a, "recoverable_s") == approx(1.6e-6)
+    assert num(a, "recoverable_s") == 0.0
+    assert num(a, "latency_s") == approx(2e-6)
+    assert col(a, "limiter") == ["latency"]
 
 
 def test_far_under_every_roof_is_latency_unless_sol_is_high() -> None:

@@ -17,6 +17,7 @@ import pandas as pd
 from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
 from ncu_roofline.analysis.findings import Finding, collect_findings
 from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
+from ncu_roofline.analysis.limiter import judge, mix_share
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.analysis.roofs import (
@@ -158,6 +159,10 @@ def analyze(
     for col, values in placed.items():
         frame[col] = values
     _add_roof_sources(frame, np.asarray(placed["precision"], dtype=object), assignment)
+    frame["mix_share"] = mix_share(src, np.asarray(placed["precision"], dtype=object))
+    judged = judge(src, frame, _sm_counts(src, assignment.devices), thresholds)
+    for col, values in judged.items():
+        frame[col] = values
 
     unmatched: list[str] = []
     if theory is not None:
@@ -187,6 +192,28 @@ def analyze(
         theory=theory,
         unmatched=unmatched,
     )
+
+
+def _sm_counts(src: pd.DataFrame, devices: list[DeviceRoofs]) -> npt.NDArray[np.float64]:
+    """SMs per launch: the export's device attribute, else the GPU its roofs came from."""
+    sms = (
+        floats(src["device__attribute_multiprocessor_count"])
+        if ("device__attribute_multiprocessor_count" in src)
+        else np.full(len(src), np.nan)
+    )
+    if "launch__sm_count" in src:
+        sms = np.where(np.isnan(sms), floats(src["launch__sm_count"]), sms)
+    if not np.isnan(sms).any():
+        return sms
+    source = src["source"].astype(object).to_numpy()
+    name = src["device_name"].astype(object).to_numpy()
+    for dev in devices:
+        if dev.gpu is None or not dev.gpu.sms:
+            continue
+        rows = np.isnan(sms) & (source == dev.source)
+        rows &= pd.isna(name) if dev.device_name is None else (name == dev.device_name)
+        sms[rows] = float(dev.gpu.sms)
+    return sms
 
 
 def _add_roof_sources(

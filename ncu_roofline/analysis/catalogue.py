@@ -100,6 +100,40 @@ _KINDS: tuple[FindingKind, ...] = (
         },
     ),
     FindingKind(
+        "limiter-disagrees",
+        "warning",
+        "Limiter disagrees with the roofline",
+        "The point's side of the ridge names one roof, but ncu's utilisations show another unit "
+        "is the busiest: the roofline's verdict is not what limits this kernel.",
+        "Work on the unit the limiter names (Nsight Compute's Memory Workload and Compute "
+        "Workload sections break it down), not on the roof the point sits under.",
+        "limiter",
+    ),
+    FindingKind(
+        "under-filled",
+        "warning",
+        "Under-filled GPU",
+        "The grid gives the GPU fewer blocks than it has SMs, or less than one wave: some SMs "
+        "sit idle or half-filled whatever the kernel's code does.",
+        "Give each launch more parallel work: more, smaller blocks, split-K or split-sequence "
+        "decomposition, batching several launches into one, or a persistent kernel sized to "
+        "the SM count.",
+        "thin",
+        on_stderr=False,
+    ),
+    FindingKind(
+        "instruction-mix",
+        "info",
+        "Instruction mix caps the FLOP roof",
+        "The FLOP roof counts every issue slot as a fused multiply-add (two FLOPs); FADD and "
+        "FMUL use a slot for one, so a mix with few FMAs can never reach the roof.",
+        "Let the compiler contract multiplies and adds into FMAs (no -fmad=false, "
+        "__fmaf_rn), rearrange sums as multiply-adds; judge the kernel against the mix roof "
+        "this finding gives, not the FMA peak.",
+        "mix",
+        on_stderr=False,
+    ),
+    FindingKind(
         "not-placeable",
         "info",
         "Not placeable",

@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ncu_roofline.analysis.limiter import group_limiter
 from ncu_roofline.analysis.roofline import attainable, ratio, recoverable, ridge_point, side
 from ncu_roofline.analysis.roofs import peak_column
 from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
@@ -358,7 +359,7 @@ def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
     return names.isin(hits).to_numpy()
 
 
-class _Groups:
+class Groups:
     """Launches' group ids and the vectorised per-group reductions over them."""
 
     def __init__(self, launches: pd.DataFrame) -> None:
@@ -404,7 +405,7 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     launches; the bound class is the one that holds for most of the time.
     A sum is NaN when any launch of the group lacks the value.
     """
-    groups = _Groups(launches)
+    groups = Groups(launches)
     inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
     t0 = np.nan_to_num(_f(launches, "total_duration_s"))
     out = _group_counts(launches, groups, inv)
@@ -426,6 +427,9 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     frame["efficiency"] = groups.weighted_mean(np.where(t0 > 0, eff, np.nan), t0)
     frame["recoverable_s"] = groups.sum(_f(launches, "recoverable_s"), strict=False)
     frame["bound"], frame["bound_reason"] = _dominant_bound(launches, groups, t0)
+    if "limiter" in launches:
+        limiter, first = _dominant(launches, "limiter", groups, t0, "unknown")
+        group_limiter(launches, groups, t0, limiter, first, frame)
     above = launches["above_roof"].notna().to_numpy()
     frame["above_roof_launches"] = groups.count(above.astype(np.float64)).astype(np.int64)
     grand = float(np.nansum(t0))
@@ -443,7 +447,7 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
 
 
 def _group_counts(
-    launches: pd.DataFrame, groups: _Groups, inv: FloatArray
+    launches: pd.DataFrame, groups: Groups, inv: FloatArray
 ) -> dict[str, npt.NDArray[np.generic]]:
     """Group identity, launch counts, durations, summed work and traffic, and the rates."""
     out: dict[str, npt.NDArray[np.generic]] = {}
@@ -490,29 +494,36 @@ def _group_theory_comparison(
 
 
 def _dominant_bound(
-    launches: pd.DataFrame, groups: _Groups, t0: FloatArray
+    launches: pd.DataFrame, groups: Groups, t0: FloatArray
 ) -> tuple[ObjArray, ObjArray]:
     """Per group, the bound class that holds for the most time, and its first launch's reason."""
+    bound, first = _dominant(launches, "bound", groups, t0, "not placeable")
+    reason = launches["bound_reason"].to_numpy(dtype=object)[first]
+    return bound, reason
+
+
+def _dominant(
+    launches: pd.DataFrame, column: str, groups: Groups, t0: FloatArray, missing: str
+) -> tuple[ObjArray, npt.NDArray[np.intp]]:
+    """Per group, the value of ``column`` that holds for the most time, and its first launch."""
     by = pd.DataFrame(
         {
             "gid": groups.gid,
-            "bound": launches["bound"].astype(object).fillna("not placeable"),
+            "v": launches[column].astype(object).fillna(missing),
             "t": t0,
             "i": np.arange(len(launches)),
         }
     )
-    per = (
-        by.groupby(["gid", "bound"], sort=False).agg(t=("t", "sum"), i=("i", "first")).reset_index()
-    )
+    per = by.groupby(["gid", "v"], sort=False).agg(t=("t", "sum"), i=("i", "first")).reset_index()
     per = per.sort_values(["gid", "t"], ascending=[True, False], kind="stable").drop_duplicates(
         "gid"
     )
-    bound = np.full(groups.n, None, dtype=object)
-    reason = np.full(groups.n, None, dtype=object)
+    value = np.full(groups.n, None, dtype=object)
+    first = np.zeros(groups.n, dtype=np.intp)
     gids = per["gid"].to_numpy()
-    bound[gids] = per["bound"].to_numpy(dtype=object)
-    reason[gids] = launches["bound_reason"].to_numpy(dtype=object)[per["i"].to_numpy()]
-    return bound, reason
+    value[gids] = per["v"].to_numpy(dtype=object)
+    first[gids] = per["i"].to_numpy()
+    return value, first
 
 
 _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2, "user": 3}

@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis.catalogue import SEVERITIES, severity_of
+from ncu_roofline.analysis.limiter import UNIT_LABELS
+from ncu_roofline.analysis.limiter_findings import limiter_findings
 from ncu_roofline.analysis.roofs import DeviceRoofs
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.names import short_name
@@ -85,6 +87,10 @@ def collect_findings(
     found.extend(_device_findings(devices))
     found.extend(_above_roof_findings(launches))
     found.extend(_below_roof_findings(kernels, grand))
+    found.extend(
+        Finding(kind, kernel, severity, message, source=source, recoverable_s=rec)
+        for kind, kernel, severity, message, rec, source in limiter_findings(kernels, grand)
+    )
     found.extend(_unplaced_findings(kernels, grand))
     found.extend(_communication_findings(kernels, grand))
     found.extend(_mixed_definition_findings(launches))
@@ -217,7 +223,7 @@ def _below_roof_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
                 str(k["kernel"]),
                 f"{k['kernel_short']} {what} and runs at {_pct(float(k['efficiency']))} of its roof "
                 f"({roof}) over "
-                f"{int(k['launches'])} launch(es): {format_si(float(k['recoverable_s']), 's')} of "
+                f"{int(k['launches'])} launch(es){_busiest(k)}: {format_si(float(k['recoverable_s']), 's')} of "
                 f"{format_si(float(k['total_duration_s']), 's')} recoverable ({_pct(share)} of profiled time).",
                 # Little recoverable time: worth knowing, not worth a warning.
                 severity=None if share >= 0.05 else "info",
@@ -226,6 +232,15 @@ def _below_roof_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
             )
         )
     return found
+
+
+def _busiest(k: pd.Series) -> str:
+    """``" (busiest unit: L1/TEX at 55%)"`` where the limiter names a unit."""
+    limiter = k.get("limiter")
+    util = k.get("limiter_utilization")
+    if not isinstance(limiter, str) or limiter not in UNIT_LABELS or not pd.notna(util):
+        return ""
+    return f" (busiest unit: {UNIT_LABELS[limiter]} at {_pct(float(util))})"
 
 
 def _unplaced_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:

@@ -108,7 +108,9 @@ COLUMNS: tuple[Column, ...] = (
     _profile("stream", "int", "none", "L", "CUDA stream id"),
     _profile("grid", "str", "key", "LKC", "grid size as printed, '(x, y, z)'"),
     _profile("block", "str", "key", "LKC", "block size as printed, '(x, y, z)'"),
-    _model_only("grid_blocks", "int", "blocks in the grid (product of the grid dimensions)"),
+    _profile(
+        "grid_blocks", "int", "first", "LK", "blocks in the grid (product of the grid dimensions)"
+    ),
     _model_only("block_threads", "int", "threads per block (product of the block dimensions)"),
     _profile(
         "nvtx", "str", "none", "L", "enclosing NVTX range(s), outermost first, joined by ' > '"
@@ -173,6 +175,16 @@ COLUMNS: tuple[Column, ...] = (
     _col("bound", "analysis", "recomputed", "LKC"),
     _col("bound_reason", "analysis", "recomputed", "LK"),
     _col("recoverable_s", "analysis", "recomputed", "LK"),
+    _col("latency_s", "analysis", "recomputed", "LK"),
+    _col("limiter", "analysis", "recomputed", "LK"),
+    _col("limiter_utilization", "analysis", "recomputed", "LK"),
+    _col("limiter_basis", "analysis", "recomputed", "LK"),
+    _col("max_utilization", "analysis", "recomputed", "LK"),
+    _col("mix_share", "analysis", "recomputed", "LK"),
+    _col("under_filled", "analysis", "recomputed", "LK"),
+    _col("waves", "analysis", "recomputed", "LK"),
+    _col("achieved_occupancy", "analysis", "recomputed", "LK"),
+    _col("sm_count", "analysis", "recomputed", "LK"),
     _col("above_roof", "analysis", "none", "L"),
     _col("above_roof_launches", "group", "recomputed", "K"),
     _col("roof_source_compute", "analysis", "first", "LK"),

@@ -152,6 +152,9 @@ def _verdict(context: ReportContext, gates: list[dict[str, Any]] | None) -> str:
     ]
     share = f" ({TEXT.pct(recoverable / total)} of it)" if recoverable is not None and total else ""
     parts.append(f"**{TEXT.duration(recoverable)}** recoverable at the roofs{share}")
+    latency = summary.get("latency_s")
+    if latency:
+        parts.append(f"{TEXT.duration(latency)} latency-bound (no roof can promise it)")
     counts = severity_counts(context.get("findings") or [])
     detail = ", ".join(f"{TEXT.count(counts[s])} {s}" for s in SEVERITIES if counts[s])
     n = sum(counts.values())

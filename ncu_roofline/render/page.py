@@ -185,9 +185,7 @@ def _summary(context: ReportContext) -> dict[str, Any]:
     summary = context["summary"]
     kernels = context["kernels"]
     total = summary["total_duration_s"]
-    latency_rec = sum(
-        k["recoverable_s"] for k in kernels if k["bound"] == "latency" and k["recoverable_s"]
-    )
+    latency = summary.get("latency_s")
     kinds = Counter(f["kind"] for f in context["findings"])
     return {
         "total": TABLE.duration(total),
@@ -197,7 +195,8 @@ def _summary(context: ReportContext) -> dict[str, Any]:
         "recoverable_share": TABLE.pct(summary["recoverable_s"] / total)
         if (summary["recoverable_s"] is not None and total)
         else TABLE.missing,
-        "latency_recoverable": TABLE.duration(latency_rec) if latency_rec else None,
+        "latency": TABLE.duration(latency) if latency else None,
+        "latency_share": TABLE.pct(latency / total) if (latency and total) else TABLE.missing,
         "by_bound": _by_bound(summary),
         "top": _top_recoverable(kernels, total),
         "finding_kinds": sorted(kinds.items(), key=lambda kv: -kv[1]),

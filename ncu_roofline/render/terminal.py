@@ -71,10 +71,12 @@ def _header(context: ReportContext, groups: int) -> list[str]:
     recoverable = summary.get("recoverable_s")
     share = f" ({TEXT.pct(recoverable / total)})" if recoverable is not None and total else ""
     launches = TEXT.count(summary.get("launches") or 0)
+    latency = summary.get("latency_s")
     return [
         f"{NAME}: " + (", ".join(_clean(n) for n in inputs) or "no input"),
         f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
-        f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
+        + (f"{TEXT.duration(latency)} latency, " if latency else "")
+        + f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
         "",
     ]
 

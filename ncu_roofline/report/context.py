@@ -77,6 +77,9 @@ def summary_context(analysis: Analysis) -> Summary:
     timed = bool((~np.isnan(durations)).any())
     total = float(np.nansum(durations)) if timed else None
     rec = floats(launches["recoverable_s"])
+    lat = (
+        floats(launches["latency_s"]) if "latency_s" in launches else np.full(len(launches), np.nan)
+    )
     by_bound: dict[str, BoundTotals] = {}
     for b in BOUND_CLASSES:
         rows = k[k["bound"] == b]
@@ -92,6 +95,7 @@ def summary_context(analysis: Analysis) -> Summary:
         "kernels": len(k),
         "total_duration_s": total,
         "recoverable_s": float(np.nansum(rec)) if (~np.isnan(rec)).any() else None,
+        "latency_s": float(np.nansum(lat)) if (~np.isnan(lat)).any() else None,
         "by_bound": by_bound,
         "findings": {s: sum(1 for f in analysis.findings if f.severity == s) for s in SEVERITIES},
     }

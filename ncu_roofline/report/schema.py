@@ -84,6 +84,8 @@ class Summary(TypedDict):
     kernels: int
     total_duration_s: float | None
     recoverable_s: float | None
+    #: Time in latency-class and under-filled launches: not recoverable at a roof.
+    latency_s: float | None
     #: Every bound class, in the order of ``analysis.BOUND_CLASSES``.
     by_bound: dict[str, BoundTotals]
     #: Findings per severity (``error``, ``warning``, ``info``).

@@ -1,0 +1,178 @@
+"""Findings from the limiter evidence: a limiter the roofline does not show,
+a grid that leaves the GPU idle, an instruction mix that caps the FLOP roof.
+
+Each is about a kernel group with at least :data:`MIN_TIME_SHARE` of the
+profile's time, so an ordinary profile's many tiny kernels do not bury the
+ones that matter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ncu_roofline.analysis.catalogue import severity_of
+from ncu_roofline.analysis.limiter import BUSY, LATENCY_CLASS, PRECISION_PIPE, UNIT_LABELS
+from ncu_roofline.core.units import format_si
+
+#: Groups under this share of the profile's time get no limiter findings.
+MIN_TIME_SHARE = 0.01
+#: A limiter this much busier than the unit the roofline side names disagrees with it.
+DISAGREE_MARGIN = 0.15
+#: Under-filled latency-class groups listed one by one up to this many.
+MAX_UNDER_FILLED = 3
+#: Mix shares under this (FFMA under 80% of the instructions) are worth a finding.
+MIX_SHARE_FINDING = 0.90
+
+#: The units each side of the ridge stands for.
+_SIDE_UNITS = {
+    "memory": ("dram",),
+    "compute": ("fma-pipe", "fp64-pipe", "tensor-pipe", "alu-pipe", "issue", "sm"),
+}
+#: ``(kind, kernel, severity, message, recoverable_s, source)``.
+Found = tuple[str, str | None, str, str, float | None, str]
+
+_PRECISION_LABEL = {"fp32": "FP32", "fp64": "FP64", "fp16": "FP16"}
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}%" if np.isfinite(x) else "an unknown share"
+
+
+def _label(key: object) -> str:
+    return UNIT_LABELS.get(str(key), str(key))
+
+
+def limiter_findings(kernels: pd.DataFrame, grand: float) -> list[Found]:
+    """Every limiter finding about the groups of ``kernels`` (``grand``: the profile's time)."""
+    if "limiter" not in kernels or kernels.empty:
+        return []
+    share = kernels["total_duration_s"].to_numpy(dtype=np.float64) / grand if grand > 0 else None
+    if share is None:
+        return []
+    big = kernels[share >= MIN_TIME_SHARE]
+    out: list[Found] = []
+    starved: list[Found] = []
+    for _, k in big.iterrows():
+        thin = _under_filled(k)
+        if thin is not None and str(k.get("limiter")) in LATENCY_CLASS:
+            starved.append(thin)
+            thin = None
+        for found in (_disagrees(k), thin, _mix(k)):
+            if found is not None:
+                out.append(found)
+    out.extend(_starved_summary(starved, big, grand))
+    return out
+
+
+def _starved_summary(starved: list[Found], big: pd.DataFrame, grand: float) -> list[Found]:
+    """Under-filled latency-class groups: one finding each when few, one for all when many."""
+    if len(starved) <= MAX_UNDER_FILLED:
+        return starved
+    names = {f[1] for f in starved}
+    rows = big[big["kernel"].astype(str).isin(names)]
+    seconds = float(np.nansum(rows["total_duration_s"].to_numpy(dtype=np.float64)))
+    listed = "; ".join(f[3].split(": ", 1)[0] for f in starved[:MAX_UNDER_FILLED])
+    more = len(starved) - MAX_UNDER_FILLED
+    message = (
+        f"{len(starved)} kernel groups do not fill the GPU and keep no unit {_pct(BUSY)} busy: "
+        f"their {format_si(seconds, 's')} ({_pct(seconds / grand)} of profiled time) is latency, "
+        f"not recoverable at a roof. {listed}; and {more} more."
+    )
+    severity = severity_of("under-filled") if any(f[2] != "info" for f in starved) else "info"
+    return [("under-filled", None, severity, message, None, starved[0][5])]
+
+
+def _disagrees(k: pd.Series) -> Found | None:
+    """The busiest unit is not the one the point's side of the ridge stands for."""
+    side, limiter = k.get("side"), k.get("limiter")
+    if k.get("bound") not in ("memory", "compute") or side not in _SIDE_UNITS:
+        return None
+    if not isinstance(limiter, str) or limiter in (*LATENCY_CLASS, "unknown"):
+        return None
+    if limiter in _SIDE_UNITS[str(side)]:
+        return None
+    busy = float(k["limiter_utilization"])
+    if side == "memory":
+        own, own_label = float(k["dram_utilization"]), "DRAM"
+        where = "left of the ridge (memory side)"
+    else:
+        own = float(k["compute_utilization"])
+        own_label = f"the {k['precision']} compute roof"
+        where = "right of the ridge (compute side)"
+    if not (np.isfinite(own) and np.isfinite(busy)) or busy - own < DISAGREE_MARGIN:
+        return None
+    rec = float(k["recoverable_s"])
+    message = (
+        f"{k['kernel_short']} sits {where}, but {own_label} is {_pct(own)} busy while "
+        f"{_label(limiter)} is {_pct(busy)} ({k.get('limiter_basis') or 'ncu utilisation'}): "
+        f"{_label(limiter)} limits it, so at most {format_si(rec, 's')} of "
+        f"{format_si(float(k['total_duration_s']), 's')} is recoverable."
+    )
+    return (
+        "limiter-disagrees",
+        str(k["kernel"]),
+        severity_of("limiter-disagrees"),
+        message,
+        rec,
+        str(k["source"]),
+    )
+
+
+def _under_filled(k: pd.Series) -> Found | None:
+    """A grid with fewer blocks than SMs, or under one wave."""
+    if not bool(k.get("under_filled")) or k.get("bound") == "communication":
+        return None
+    blocks = float(k["grid_blocks"]) if pd.notna(k.get("grid_blocks")) else float("nan")
+    sms, waves = float(k["sm_count"]), float(k["waves"])
+    occ = float(k["achieved_occupancy"])
+    parts = []
+    if np.isfinite(blocks):
+        parts.append(
+            f"{blocks:,.0f} block(s)" + (f" on {sms:,.0f} SMs" if np.isfinite(sms) else "")
+        )
+    if np.isfinite(waves):
+        parts.append(f"{waves:.2f} waves")
+    if np.isfinite(occ):
+        parts.append(f"{_pct(occ)} achieved occupancy")
+    thin = str(k.get("limiter")) == "under-filled"
+    if str(k.get("limiter")) in LATENCY_CLASS:
+        tail = (
+            f"no unit is more than {_pct(float(k['max_utilization']))} busy, so its "
+            f"{format_si(float(k['total_duration_s']), 's')} is latency, not recoverable at a roof"
+        )
+    else:
+        tail = f"it still keeps {_label(k.get('limiter'))} {_pct(float(k['limiter_utilization']))} busy"
+    message = f"{k['kernel_short']} launches {', '.join(parts)}: {tail}."
+    severity = severity_of("under-filled") if thin else "info"
+    return ("under-filled", str(k["kernel"]), severity, message, None, str(k["source"]))
+
+
+def _mix(k: pd.Series) -> Found | None:
+    """FADD/FMUL-heavy FP work that cannot reach the FMA-based FLOP roof."""
+    share = float(k.get("mix_share", np.nan))
+    precision = k.get("precision")
+    if precision not in _PRECISION_LABEL or not np.isfinite(share) or share >= MIX_SHARE_FINDING:
+        return None
+    if k.get("bound") not in ("compute", "memory") or str(k.get("limiter")) in LATENCY_CLASS:
+        return None
+    # The mix caps the FLOP roof; it matters only where that roof is the limit.
+    if k.get("side") != "compute" and k.get("limiter") != PRECISION_PIPE.get(str(precision)):
+        return None
+    fma_share = max(2.0 * share - 1.0, 0.0)
+    compute = float(k["compute_utilization"])
+    label = _PRECISION_LABEL[str(precision)]
+    message = (
+        f"{_pct(1.0 - fma_share)} of {k['kernel_short']}'s {label} instructions are adds or "
+        f"multiplies, not FMAs: the mix reaches at most {_pct(share)} of the {label} roof "
+        f"(an FMA counts two FLOPs per issue slot, an add or multiply one). It runs at "
+        f"{_pct(compute)} of the roof, {_pct(compute / share)} of what the mix allows."
+    )
+    return (
+        "instruction-mix",
+        str(k["kernel"]),
+        severity_of("instruction-mix"),
+        message,
+        None,
+        str(k["source"]),
+    )
