@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ncu_roofline import analyze, load
 from ncu_roofline.core.hardware import (
     COMPUTE_KEYS,
     MEMORY_KEYS,
@@ -21,8 +22,10 @@ from ncu_roofline.core.hardware import (
     load_roofs_file,
     match_device,
     rates_for_cc,
+    resolve_gpu,
 )
 from ncu_roofline.errors import InputFormatError, InputNotFoundError, UsageError
+from tests.helpers import run
 
 REQUIRED_KEYS = (
     "v100_sxm2_16gb",
@@ -714,3 +717,63 @@ def test_match_device_never_raises(device: str) -> None:
     spec = match_device(device)
     if spec is not None:
         assert any(re.search(p, device.strip(), re.IGNORECASE) for p in spec.match)
+
+
+# --------------------------------------------------------------------------
+# --gpu shorthands: what they resolved to, and "did you mean"
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "key", "also"),
+    [
+        # A key prefix: the first of the family in table order.
+        ("a100", "a100_40gb_sxm", ("a100_80gb_sxm", "a100_40gb_pcie", "a100_80gb_pcie")),
+        ("h100", "h100_sxm5", ("h100_pcie", "h100_nvl")),
+        # The key without separators, and words that all occur in one entry.
+        ("rtx5090", "rtx_5090", ()),
+        ("5090", "rtx_5090", ()),
+        ("geforce 5090", "rtx_5090", ()),
+        ("a100 pcie", "a100_40gb_pcie", ("a100_80gb_pcie",)),
+        # A device regex hit by a family name whose sibling fits it too.
+        ("gh200", "gh200_96gb", ("gh200_144gb",)),
+    ],
+)
+def test_aliases_say_what_they_resolved_to(query: str, key: str, also: tuple[str, ...]) -> None:
+    lookup = resolve_gpu(query)
+    assert (lookup.spec.key, lookup.how, lookup.also) == (key, "alias", also)
+    said = lookup.describe(query)
+    assert said is not None and said.startswith(f'--gpu "{query}" is {key} ({lookup.spec.name})')
+    if also:
+        assert f"the others are {', '.join(also)}: name one to use it" in said
+
+
+@pytest.mark.parametrize(
+    ("query", "how"),
+    [("h100_sxm5", "key"), ("H100 SXM5 80GB", "name"), ("NVIDIA H100 80GB HBM3", "device name")],
+)
+def test_exact_names_say_nothing(query: str, how: str) -> None:
+    lookup = resolve_gpu(query)
+    assert lookup.how == how and lookup.describe(query) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [("509O", "rtx_5090"), ("a1000", "a100_40gb_sxm"), ("a100_40gb_pice", "a100_40gb_pcie")],
+)
+def test_unknown_names_suggest_keys_through_aliases(query: str, first: str) -> None:
+    # "a1000" is closest to the alias "a100", which stands for a100_40gb_sxm.
+    with pytest.raises(UsageError, match=rf'unknown GPU "{query}"; did you mean {first}\b'):
+        resolve_gpu(query)
+
+
+def test_cli_notes_an_alias_and_the_analysis_records_it(samples_dir: Path) -> None:
+    path = samples_dir / "lukas-ruettgers__dphpc-gemm__ncu_benchmark_output.csv"
+    proc = run("summary", str(path), "--gpu", "5090")
+    assert proc.returncode == 0, proc.stderr
+    assert 'ncu-roofline: note: --gpu "5090" is rtx_5090 (GeForce RTX 5090)' in proc.stderr
+    bad = run("summary", str(path), "--gpu", "rtx509O")
+    assert bad.returncode == 2
+    assert 'unknown GPU "rtx509O"; did you mean rtx_5090' in bad.stderr
+    (dev,) = analyze(load([str(path)]), gpu="5090").roofs
+    assert '--gpu "5090" is rtx_5090 (GeForce RTX 5090)' in dev.notes

@@ -29,7 +29,14 @@ from ncu_roofline.analysis.roofs import (
 )
 from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
-from ncu_roofline.core.hardware import MEMORY_KEYS, GpuSpec, find_gpu, load_roofs_file, match_device
+from ncu_roofline.core.hardware import (
+    MEMORY_KEYS,
+    GpuSpec,
+    find_gpu,
+    load_roofs_file,
+    match_device,
+    resolve_gpu,
+)
 from ncu_roofline.core.model import Profile
 from ncu_roofline.errors import UsageError
 from ncu_roofline.theory.assign import TheoryConfig, apply_theory
@@ -42,6 +49,7 @@ _SOL = (
     "sm__throughput.avg.pct_of_peak_sustained_elapsed",
     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
     "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
 )
 
 
@@ -145,7 +153,18 @@ def analyze(
         lvl: np.asarray(measured.columns[f"{lvl}_bytes_basis"], dtype=object)
         for lvl in ("dram", "l2", "l1")
     }
-    assignment = assign_roofs(src, basis, explicit=explicit, clocks=clocks)
+    assignment = assign_roofs(
+        src,
+        basis,
+        explicit=explicit,
+        clocks=clocks,
+        dram_rate=floats(pd.Series(measured.columns["dram_bytes_per_s"])),
+    )
+    # A --gpu shorthand ("a100") says in the roof notes which GPU it meant.
+    alias = resolve_gpu(gpu).describe(gpu) if isinstance(gpu, str) else None
+    if alias:
+        for dev in assignment.devices:
+            dev.notes.append(alias)
     frame["sm_clock_hz"] = assignment.sm_clock_hz
     for key in (*ALL_COMPUTE_KEYS, *MEMORY_KEYS):
         values = assignment.peaks[key]

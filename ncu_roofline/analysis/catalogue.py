@@ -203,6 +203,17 @@ _KINDS: tuple[FindingKind, ...] = (
         "mismatch",
         needs_theory=True,
     ),
+    FindingKind(
+        "roof-mismatch",
+        "warning",
+        "DRAM roof disagrees with ncu",
+        "The DRAM peak that ncu's own DRAM % implies (measured bytes/s over the percentage) is "
+        "far from the DRAM roof in use, so every DRAM utilisation and efficiency of the device is "
+        "off by their ratio; the roofs probably belong to another GPU.",
+        "Check --gpu or --roofs against the GPU the profile ran on; the finding names the "
+        "built-in GPUs whose DRAM bandwidth fits the implied peak.",
+        "roof",
+    ),
 )
 
 #: Every finding kind by its id, in catalogue order.

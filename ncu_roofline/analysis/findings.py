@@ -16,6 +16,7 @@ import pandas as pd
 from ncu_roofline.analysis.catalogue import SEVERITIES, severity_of
 from ncu_roofline.analysis.limiter import UNIT_LABELS
 from ncu_roofline.analysis.limiter_findings import limiter_findings
+from ncu_roofline.analysis.roof_check import roof_mismatch_findings
 from ncu_roofline.analysis.roofs import DeviceRoofs
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.names import short_name
@@ -85,6 +86,7 @@ def collect_findings(
         found.extend(_theory_findings(kernels, theory, unmatched or []))
     grand = float(np.nansum(floats(launches["total_duration_s"])))
     found.extend(_device_findings(devices))
+    found.extend(roof_mismatch_findings(launches, devices))
     found.extend(_above_roof_findings(launches))
     found.extend(_below_roof_findings(kernels, grand))
     found.extend(
@@ -136,7 +138,8 @@ def _device_findings(devices: list[DeviceRoofs]) -> list[Finding]:
                     None,
                     f"{dev.source}: no complete set of roofs for device {dev.device_name or 'unknown'!r}"
                     f"{f' (CC {dev.cc})' if dev.cc else ''}; "
-                    "launches cannot be placed. Choose a GPU with --gpu NAME (see `ncu-roofline gpus`) "
+                    "launches cannot be placed. Choose a GPU with --gpu NAME (see `ncu-roofline gpus`"
+                    f"{'; the export fits ' + ', '.join(dev.candidates) if dev.candidates else ''}) "
                     "or give roofs with --roofs FILE.",
                     source=dev.source,
                 )

@@ -60,15 +60,39 @@ def profile_roofs(
         "fp16": _sass_peak(df, clock, "h", 4.0),
     }
     out.update(_tensor_peaks(df, clock))
-    dram_clock = _col(df, "dram__cycles_elapsed.avg.per_second")
-    out["dram"] = _first(
-        n,
-        _mul(_col(df, "dram__bytes.sum.peak_sustained"), dram_clock),
-        _col(df, "dram__bytes.sum.peak_sustained_elapsed.per_second"),
-    )
+    out["dram"] = profile_dram_peak(df)
     out["l2"] = _by_basis(n, basis["l2"], _l2_peaks(df))
     out["l1"] = _by_basis(n, basis["l1"], _l1_peaks(df))
     return out
+
+
+def profile_dram_peak(df: pd.DataFrame) -> FloatArray:
+    """ncu's DRAM peak per launch (bytes/s): ``dram__bytes.sum.peak_sustained`` x the DRAM clock."""
+    return _first(
+        len(df),
+        _mul(
+            _col(df, "dram__bytes.sum.peak_sustained"),
+            _col(df, "dram__cycles_elapsed.avg.per_second"),
+        ),
+        _col(df, "dram__bytes.sum.peak_sustained_elapsed.per_second"),
+    )
+
+
+def attribute_dram_peak(df: pd.DataFrame) -> FloatArray | None:
+    """DRAM peak from the device attributes, 2 x memory clock x bus width; None without them."""
+    mem_clock = _col(df, "device__attribute_memory_clock_rate")
+    width = _col(df, "device__attribute_global_memory_bus_width")
+    if mem_clock is None or width is None:
+        return None
+    # Double data rate: the attribute is the I/O clock, two transfers a cycle.
+    return 2.0 * mem_clock * width / 8.0
+
+
+def sm_count(df: pd.DataFrame) -> FloatArray:
+    """SMs per launch from the device attributes (NaN where the export lacks them)."""
+    return _first(
+        len(df), _col(df, "device__attribute_multiprocessor_count"), _col(df, "launch__sm_count")
+    )
 
 
 def _sass_peak(df: pd.DataFrame, clock: FloatArray, letter: str, factor: float) -> FloatArray:
@@ -240,9 +264,7 @@ def derived_roofs(
     n = len(df)
     out: dict[str, FloatArray] = {}
     rates = rates_for_cc(cc, device_name)
-    sms = _first(
-        n, _col(df, "device__attribute_multiprocessor_count"), _col(df, "launch__sm_count")
-    )
+    sms = sm_count(df)
     label = None
     if rates is not None:
         for key, per_clock in rates.per_sm_per_clock.items():
@@ -250,11 +272,9 @@ def derived_roofs(
             arr[rows] = (per_clock * sms * clock)[rows]
             out[key] = arr
         label = rates.key
-    mem_clock = _col(df, "device__attribute_memory_clock_rate")
-    width = _col(df, "device__attribute_global_memory_bus_width")
-    if mem_clock is not None and width is not None:
+    dram = attribute_dram_peak(df)
+    if dram is not None:
         arr = np.full(n, np.nan)
-        # Double data rate: the attribute is the I/O clock, two transfers a cycle.
-        arr[rows] = (2.0 * mem_clock * width / 8.0)[rows]
+        arr[rows] = dram[rows]
         out["dram"] = arr
     return out, label

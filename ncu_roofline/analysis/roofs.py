@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ncu_roofline.analysis.infer_gpu import Inference, gather_evidence, infer_gpu
 from ncu_roofline.analysis.measures import TENSOR_DTYPES
 from ncu_roofline.analysis.roof_sources import derived_roofs, profile_roofs, sm_clock, spec_roofs
 from ncu_roofline.core.hardware import (
@@ -98,6 +99,8 @@ class DeviceRoofs:
     measured_sm_clock_hz: float | None
     ceilings: list[Ceiling] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Keys of the table GPUs the export's evidence fits when none could be chosen.
+    candidates: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for reports."""
@@ -183,9 +186,11 @@ def _uncertain(key: str, label: str, chosen: GpuSpec | None, table: GpuSpec | No
     return spec is not None and (key in spec.unsure or key in spec.disputed)
 
 
-def _spec_label(spec: GpuSpec, how: str) -> str:
+def _spec_label(spec: GpuSpec, how: str, inferred: bool = False) -> str:
     if spec.origin == "built-in":
-        return f"{how}: {spec.name} (built-in table)"
+        return (
+            f"{how}: {spec.name} (built-in table{', inferred from the export' if inferred else ''})"
+        )
     return f"{how}: {spec.name} ({spec.origin})"
 
 
@@ -211,8 +216,13 @@ def assign_roofs(
     basis: dict[str, npt.NDArray[np.object_]],
     explicit: Sequence[GpuSpec] | None = None,
     clocks: str = "measured",
+    dram_rate: FloatArray | None = None,
 ) -> RoofAssignment:
-    """Choose every ceiling of every launch and record where it came from."""
+    """Choose every ceiling of every launch and record where it came from.
+
+    ``dram_rate`` is the measured DRAM bytes/s per launch, evidence for
+    inferring the GPU of a device the table does not match by name.
+    """
     clock = sm_clock(df)
     scale = clocks == "measured"
     prof = profile_roofs(df, basis)
@@ -229,6 +239,10 @@ def assign_roofs(
         table = match_device(name)
         if chosen is not None and len(explicit or ()) == 1:
             notes.extend(_mismatch_note(chosen, table, name, cc))
+        inference: Inference | None = None
+        if table is None and not explicit:
+            inference = infer_gpu(gather_evidence(df, rows, cc, clock, dram_rate), name)
+            table = inference.spec
         # Order of precedence: the chosen GPU, the profile's own peaks, the
         # table, and last the roofs derived from per-SM rates.
         scaled_note = (
@@ -242,7 +256,7 @@ def assign_roofs(
                     rows,
                 )
             elif spec is not None:
-                label = _spec_label(spec, how)
+                label = _spec_label(spec, how, inferred=inference is not None and how == "table")
                 for key, arr in spec_roofs(spec, rows, clock, scale, basis).items():
                     offers.offer(
                         {key: arr}, label + (scaled_note if spec.clock_for(key) else ""), rows
@@ -260,6 +274,13 @@ def assign_roofs(
         )
         dev.ceilings = _summarise(keys, offers, rows, med_clock, chosen, table)
         notes.extend(_clock_note(clock[rows], spec, scale))
+        complete = any(c.kind == "compute" for c in dev.ceilings) and any(
+            c.key == "dram" for c in dev.ceilings
+        )
+        if inference is not None and inference.note and (spec is not None or not complete):
+            # Why no GPU was inferred matters only where roofs are missing.
+            notes.append(inference.note)
+            dev.candidates = inference.candidates
         if spec is None and not any(c.kind == "compute" for c in dev.ceilings):
             notes.append(
                 f"device {name or 'unknown'!r} is not in the built-in GPU table and the export has no peak "

@@ -14,7 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ncu_roofline.analysis import analyze
-from ncu_roofline.cli.messages import print_warnings, warn, warn_gates_without_theory
+from ncu_roofline.cli.messages import (
+    note_gpu_alias,
+    print_warnings,
+    warn,
+    warn_gates_without_theory,
+)
 from ncu_roofline.cli.options import RoofOptions, TheoryOptions
 from ncu_roofline.core.hardware import load_roofs_file
 from ncu_roofline.errors import UsageError
@@ -44,6 +49,7 @@ def analyse_and_gate(
     """
     if roofs.gpu and roofs.roofs_file:
         raise UsageError("give either --gpu or --roofs, not both")
+    note_gpu_alias(roofs.gpu)
     unique = list(dict.fromkeys(inputs))
     if len(unique) < len(inputs):
         warn("an input was given more than once; it is read once")

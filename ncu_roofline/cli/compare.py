@@ -20,6 +20,7 @@ from ncu_roofline.cli.analyse import gates_record
 from ncu_roofline.cli.messages import (
     emit,
     exit_on_tripped,
+    note_gpu_alias,
     print_warnings,
     warn,
     warn_gates_without_theory,
@@ -172,6 +173,7 @@ def compare(
     out_format = out.format()
     output = out.target(candidate_files[0], out_format, infix=".diff")
     refuse_existing(output, out.force)
+    note_gpu_alias(judge.gpu, judge.base_gpu, judge.candidate_gpu)
     base = analyze(
         load(base_files, progress=progress), gpu=judge.base_gpu or judge.gpu, clocks=judge.clocks
     )

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from ncu_roofline.analysis.catalogue import CATALOGUE, SEVERITIES
+from ncu_roofline.core.hardware import resolve_gpu
 from ncu_roofline.errors import GATE_TRIPPED
 from ncu_roofline.render.output import write_output
 from ncu_roofline.report.gates import Gate, theory_gates_without_theory
@@ -29,6 +30,22 @@ _MAX_TRIPPED_LINES = 20
 def warn(message: str) -> None:
     """One warning line on stderr."""
     click.echo(f"{PROG}: warning: {message}", err=True)
+
+
+def note(message: str) -> None:
+    """One informational line on stderr."""
+    click.echo(f"{PROG}: note: {message}", err=True)
+
+
+def note_gpu_alias(*names: str | None) -> None:
+    """Say on stderr what each --gpu shorthand (``a100``, ``5090``) resolved to.
+
+    Unknown names raise the lookup's UsageError (with its "did you mean").
+    """
+    for name in dict.fromkeys(n for n in names if n):
+        said = resolve_gpu(name).describe(name)
+        if said:
+            note(said)
 
 
 def print_warnings(context: ReportContext) -> None:

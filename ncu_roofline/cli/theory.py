@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ncu_roofline.analysis.theory_table import TheoryRow, rows_from_model
-from ncu_roofline.cli.messages import emit, warn
+from ncu_roofline.cli.messages import emit, note_gpu_alias, warn
 from ncu_roofline.cli.options import (
     OutputOptions,
     TheoryOptions,
@@ -103,6 +103,7 @@ def theory(
         model_info = config.describe()["model"]
     if not rows:
         raise UsageError("nothing to tabulate: give --op KIND:key=value,... or --model NAME")
+    note_gpu_alias(*gpu_names)
     gpus = [find_gpu(g) for g in gpu_names]
     if not gpus:
         gpus = [find_gpu(_DEFAULT_GPU)]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from ncu_roofline.core.files import load_builtin_toml
@@ -33,6 +34,7 @@ __all__ = [
     "COMPUTE_KEYS",
     "MEMORY_KEYS",
     "ArchRates",
+    "GpuLookup",
     "GpuSpec",
     "arch_rates",
     "builtin_gpus",
@@ -40,6 +42,7 @@ __all__ = [
     "load_roofs_file",
     "match_device",
     "rates_for_cc",
+    "resolve_gpu",
 ]
 
 BUILTIN_ORIGIN = "built-in"
@@ -86,15 +89,57 @@ def _normalise(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
-def find_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuSpec:
-    """Look up a GPU as a user names it (e.g. on ``--gpu``).
+@dataclass(frozen=True)
+class GpuLookup:
+    """How a name given by a user (``--gpu``) resolved to a GPU.
+
+    ``how`` is ``key``, ``name`` or ``device name`` for an exact match, and
+    ``alias`` for a shorthand (a key prefix such as ``a100``, the key without
+    separators, or words that all occur in the key or name, such as
+    ``5090`` or ``a100 pcie``); ``also`` lists the other keys an alias fits,
+    of which the first in table order was taken.
+    """
+
+    spec: GpuSpec
+    how: str
+    also: tuple[str, ...] = ()
+
+    def describe(self, asked: str) -> str | None:
+        """A sentence saying what an alias resolved to; None for an exact match."""
+        if self.how != "alias":
+            return None
+        text = f"--gpu {show_value(asked)} is {self.spec.key} ({self.spec.name})"
+        if self.also:
+            text += (
+                f", the first of the table's GPUs it fits; the others are {', '.join(self.also)}: "
+                "name one to use it"
+            )
+        return text
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _normalise(text).split("_") if w}
+
+
+def _aliases(spec: GpuSpec) -> list[str]:
+    """Shorthands of a key: its prefixes at separators that contain a digit (``a100``, ``a100_40gb``)."""
+    parts = _normalise(spec.key).split("_")
+    prefixes = ["_".join(parts[: i + 1]) for i in range(len(parts) - 1)]
+    return [p for p in prefixes if any(ch.isdigit() for ch in p)]
+
+
+def resolve_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuLookup:
+    """Look up a GPU as a user names it, and say how the name was read.
 
     Tried in turn, case-insensitively, with spaces, dashes and underscores
     treated alike: the key (``h100_sxm5``), the name (``H100 SXM5 80GB``), a
-    device name as ncu prints it (``NVIDIA H100 80GB HBM3``), and finally a
-    key prefix (``h100``), where the first entry in table order wins because
-    the table lists the common variant of a family first.  Raises UsageError
-    with close matches when nothing fits.
+    device name as ncu prints it (``NVIDIA H100 80GB HBM3``), then aliases:
+    a key prefix (``h100``), the key without separators (``rtx5090``), and
+    words that all occur in an entry's key or name (``5090``, ``a100 pcie``).
+    Where an alias fits several entries the first in table order wins,
+    because the table lists the common variant of a family first.  Raises
+    UsageError with close matches (by difflib, over keys, names and key
+    prefixes) when nothing fits.
     """
     candidates = builtin_gpus() if gpus is None else list(gpus)
     wanted = _normalise(name)
@@ -102,21 +147,37 @@ def find_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuSpec:
         raise UsageError("empty GPU name; give a key such as h100_sxm5")
     for spec in candidates:
         if _normalise(spec.key) == wanted:
-            return spec
+            return GpuLookup(spec, "key")
     for spec in candidates:
         if _normalise(spec.name) == wanted:
-            return spec
+            return GpuLookup(spec, "name")
+    compact = wanted.replace("_", "")
+    asked = _words(name)
     by_device = match_device(name, candidates)
     if by_device is not None:
-        return by_device
-    for spec in candidates:
-        if _normalise(spec.key).startswith(wanted):
-            return spec
+        # A short name such as "gh200" can hit one entry's device regex and
+        # fit its siblings' words too: then it is an alias like any other.
+        others = [
+            s.key
+            for s in candidates
+            if s is not by_device and asked <= _words(s.key) | _words(s.name)
+        ]
+        return GpuLookup(by_device, "alias" if others else "device name", tuple(others))
+    # Aliases, in order: a key prefix, the key without separators, every word.
+    for hits in (
+        [s for s in candidates if _normalise(s.key).startswith(wanted)],
+        [s for s in candidates if _normalise(s.key).replace("_", "") == compact],
+        [s for s in candidates if asked <= _words(s.key) | _words(s.name)],
+    ):
+        if hits:
+            return GpuLookup(hits[0], "alias", tuple(s.key for s in hits[1:]))
 
     words: dict[str, str] = {}
     for spec in candidates:
         words.setdefault(_normalise(spec.key), spec.key)
         words.setdefault(_normalise(spec.name), spec.key)
+        for alias in _aliases(spec):
+            words.setdefault(alias, spec.key)
     close = difflib.get_close_matches(wanted, list(words), n=8, cutoff=0.5)
     suggestions = list(dict.fromkeys(words[c] for c in close))[:5]
     if suggestions:
@@ -124,6 +185,11 @@ def find_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuSpec:
     else:
         hint = "known GPUs: " + ", ".join(spec.key for spec in candidates)
     raise UsageError(f"unknown GPU {show_value(name)}; {hint}")
+
+
+def find_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuSpec:
+    """The GPU a user names (e.g. on ``--gpu``): :func:`resolve_gpu` without the how."""
+    return resolve_gpu(name, gpus).spec
 
 
 def _parse_cc(cc: str) -> str | None:
