@@ -166,7 +166,8 @@ def _by_bound(summary: Summary) -> list[dict[str, Any]]:
 
 def _top_recoverable(kernels: list[dict[str, Any]], total: Any) -> list[dict[str, Any]]:
     """The five kernel groups with the most recoverable time (the context ranks them)."""
-    ranked = [k for k in kernels if k["recoverable_s"] is not None][:5]
+    # Latency-class groups have nothing to recover: they are not "top".
+    ranked = [k for k in kernels if k["recoverable_s"]][:5]
     return [
         {
             "short": k["kernel_short"] or k["kernel"],
