@@ -207,8 +207,10 @@ def test_lukas_profile_roofs(
 #
 # 15-line prelude, then 15 metric rows per launch, base units.  Duration is
 # sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second.  The CC is not in
-# the file, so the tensor-pipe instruction count cannot be turned into FLOPs:
-# flops_tensor is NaN and `flops` is FP32 + FP64 + FP16 only.
+# the file.  Every HFMA of these FP32 kernels was issued as HFMA2.MMA (a
+# register move on the tensor pipe): sm__inst_executed_pipe_tensor.sum x 32 is
+# the HFMA count, so FP16 FLOPs are 4 x (hfma - 32 x tensor) = 0 and `flops` is
+# FP32 + FP64 only.
 
 LAKOC_LAUNCHES = [
     pytest.param(
@@ -218,8 +220,9 @@ LAKOC_LAUNCHES = [
             "flops_fp32": 37_761_024 + 29_366_272 + 2 * 12_625_920,
             # dadd line 23, dmul line 25, dfma line 24: all "0"
             "flops_fp64": 0 + 0 + 2 * 0,
-            # 2 x hadd line 29 + 2 x hmul line 31 + 4 x hfma line 30 ("40,960") = 163,840
-            "flops_fp16": 2 * 0 + 2 * 0 + 4 * 40_960,
+            # 2 x hadd line 29 + 2 x hmul line 31 + 4 x (hfma line 30 "40,960"
+            # - 32 x tensor line 22 "1,280" = 40,960 HFMA2.MMA moves) = 0
+            "flops_fp16": 2 * 0 + 2 * 0 + 4 * (40_960 - 32 * 1_280),
             "dram_bytes": 67_584,  # line 17
             "l2_bytes": 1_294_848,  # line 19
             "l1_bytes": 1_916_928,  # line 18
@@ -233,7 +236,8 @@ LAKOC_LAUNCHES = [
         {
             "flops_fp32": 10_256 + 0 + 2 * 6_512,  # lines 41, 43, 42: = 23,280
             "flops_fp64": 0 + 0 + 2 * 0,  # lines 38, 40, 39
-            "flops_fp16": 2 * 0 + 2 * 0 + 4 * 2_048,  # lines 44, 46, 45: = 8,192
+            # lines 44, 46, 45 less 32 x tensor line 37 "64" = 2,048 moves: = 0
+            "flops_fp16": 2 * 0 + 2 * 0 + 4 * (2_048 - 32 * 64),
             "dram_bytes": 39_552,  # line 32
             "l2_bytes": 236_352,  # line 34
             "l1_bytes": 49_728,  # line 33
@@ -246,7 +250,8 @@ LAKOC_LAUNCHES = [
         {
             "flops_fp32": 10_256 + 0 + 2 * 6_512,  # lines 56, 58, 57: = 23,280
             "flops_fp64": 0 + 0 + 2 * 0,  # lines 53, 55, 54
-            "flops_fp16": 2 * 0 + 2 * 0 + 4 * 2_048,  # lines 59, 61, 60: = 8,192
+            # lines 59, 61, 60 less 32 x tensor line 52 "64": = 0
+            "flops_fp16": 2 * 0 + 2 * 0 + 4 * (2_048 - 32 * 64),
             "dram_bytes": 39_552,  # line 47
             "l2_bytes": 238_592,  # line 49
             "l1_bytes": 49_472,  # line 48
@@ -256,15 +261,17 @@ LAKOC_LAUNCHES = [
     ),
 ]
 
-# flops = fp32 + fp64 + fp16 (tensor NaN, CC unknown); ai_dram = flops / dram bytes;
-# achieved = flops / duration.  Worked out by hand from the table above:
+# flops = fp32 + fp64 + fp16 (tensor 0, fp16 0 after the HFMA2.MMA moves);
+# ai_dram = flops / dram bytes; achieved = flops / duration.  Worked out by
+# hand from the table above:
 LAKOC_TOTALS = {
-    # 92,379,136 + 0 + 163,840; / 67,584 B; / 383.488e-6 s
-    0: (92_542_976, 92_542_976 / 67_584, 92_542_976 / (419_843.85 / 1_094_803_101.67)),
-    # 23,280 + 0 + 8,192; / 39,552 B (= 0.7957); / 17.472e-6 s (= 1.801e9 FLOP/s)
-    1: (31_472, 31_472 / 39_552, 31_472 / (19_081.54 / 1_092_120_938.48)),
+    # 92,379,136 + 0 + 0; / 67,584 B (= 1366.88); / 383.488e-6 s
+    0: (92_379_136, 92_379_136 / 67_584, 92_379_136 / (419_843.85 / 1_094_803_101.67)),
+    # 23,280 + 0 + 0; / 39,552 B (= 0.5886, was 0.7957 with the moves as FP16);
+    # / 17.472e-6 s (= 1.332e9 FLOP/s)
+    1: (23_280, 23_280 / 39_552, 23_280 / (19_081.54 / 1_092_120_938.48)),
     # same counts as launch 1, a little longer
-    2: (31_472, 31_472 / 39_552, 31_472 / (19_570.61 / 1_092_109_995.04)),
+    2: (23_280, 23_280 / 39_552, 23_280 / (19_570.61 / 1_092_109_995.04)),
 }
 
 
@@ -276,9 +283,9 @@ def test_lakoc_nersc_counts(samples_dir: Path, launch_id: int, expected: dict[st
     assert row["l2_bytes_basis"] == "lts__t_bytes"
     assert row["l1_bytes_basis"] == "l1tex__t_bytes"
     # sm__inst_executed_pipe_tensor.sum is "1,280" / "64" / "64" (lines 22, 37, 52),
-    # exactly the HFMA thread count / 32 (40,960 / 32, 2,048 / 32): the
-    # HFMA2.MMA instructions already counted as FP16 work, so no tensor-core
-    # math is added even though no CC is known.
+    # exactly the HFMA thread count / 32 (40,960 / 32, 2,048 / 32): HFMA2.MMA
+    # register moves, neither tensor-core nor FP16 math, even though no CC is
+    # known.
     assert row["flops_tensor"] == 0.0
     assert "HFMA2.MMA" in str(row["flops_tensor_basis"])
 
@@ -372,8 +379,9 @@ def test_wangzy_v100_volta_tensor(
 # 26 launches, base units, metric rows mixed with LaunchStats/Occupancy/rule
 # rows.  Chosen: ID 0 (distribution kernel, hfma and tensor instructions),
 # ID 6 (ampere_sgemm_32x32_sliced1x4_tn, pure FP32, no tensor work),
-# ID 19 (softmax_warp_forward, FP32 + hfma).  With no CC, flops_tensor is NaN
-# for IDs 0 and 19 (non-zero tensor count) and `flops` = fp32 + fp64 + fp16.
+# ID 19 (softmax_warp_forward, FP32 + hfma).  The tensor-pipe instructions of
+# IDs 0 and 19 are HFMA2.MMA register moves (see below): flops_tensor is 0, and
+# their HFMAs are no FP16 work either, so `flops` = fp32 + fp64.
 
 LELEUCAS_LAUNCHES = [
     pytest.param(
@@ -383,11 +391,12 @@ LELEUCAS_LAUNCHES = [
             + 0
             + 2 * 327_680,  # fadd line 37, fmul line 39, ffma line 38: = 655,360
             "flops_fp64": 0 + 0 + 2 * 0,  # lines 34, 36, 35
-            "flops_fp16": 2 * 0 + 2 * 0 + 4 * 65_536,  # hadd 40, hmul 42, hfma 41: = 262,144
+            # hadd 40, hmul 42, hfma 41 "65,536" less 32 x tensor line 33 "2,048": = 0
+            "flops_fp16": 2 * 0 + 2 * 0 + 4 * (65_536 - 32 * 2_048),
             "dram_bytes": 128,  # line 2
             "l2_bytes": 666_976,  # line 29
             "l1_bytes": 262_144,  # line 27
-            "ai_l2": (655_360 + 0 + 262_144) / 666_976,  # = 917,504 / 666,976 = 1.3756
+            "ai_l2": (655_360 + 0 + 0) / 666_976,  # = 0.98258 (1.3756 with the moves)
             "duration_s": 5_387.52 / 967_585_940.83,  # lines 31 / 32 = 5.568e-6 s
         },
         id="distribution_elementwise-0",
@@ -414,11 +423,13 @@ LELEUCAS_LAUNCHES = [
             # fadd line 1214 "81,920" + fmul line 1216 "10,240" + 2 x ffma line 1215 "85,760"
             "flops_fp32": 81_920 + 10_240 + 2 * 85_760,  # = 263,680
             "flops_fp64": 0 + 0 + 2 * 0,  # lines 1211, 1213, 1212
-            "flops_fp16": 2 * 0 + 2 * 0 + 4 * 3_200,  # lines 1217, 1219, 1218: = 12,800
+            # lines 1217, 1219, 1218 "3,200", less min(32 x tensor line 1210 "160",
+            # 3,200) = 3,200 moves (lanes predicated off): = 0
+            "flops_fp16": 2 * 0 + 2 * 0 + 4 * (3_200 - min(32 * 160, 3_200)),
             "dram_bytes": 25_728,  # line 1179
             "l2_bytes": 266_400,  # line 1206
             "l1_bytes": 61_440,  # line 1204
-            "ai_l2": (263_680 + 0 + 12_800) / 266_400,  # = 276,480 / 266,400 = 1.0378
+            "ai_l2": (263_680 + 0 + 0) / 266_400,  # = 0.98979 (1.0378 with the moves)
             "duration_s": 4_395.57 / 842_709_753.47,  # lines 1208 / 1209 = 5.216e-6 s
         },
         id="softmax_warp_forward-19",
@@ -445,8 +456,8 @@ def test_leleucas_counts_and_l2_intensity(
     ],
 )
 def test_leleucas_tensor_pipe_is_hfma2_mma(samples_dir: Path, launch_id: int) -> None:
-    # These tensor-pipe instructions are the HFMA2.MMA already counted as
-    # FP16 work: launch 0 has 2,048 = 65,536 / 32 of them (line 33 vs the
+    # These tensor-pipe instructions are HFMA2.MMA register moves, neither
+    # tensor nor FP16 work: launch 0 has 2,048 = 65,536 / 32 of them (line 33 vs the
     # hfma count), launch 19 has 160 against 3,200 / 32 = 100 (lanes
     # predicated off), so no tensor-core math is counted, with or without a
     # GPU (the file has no CC; only Volta lacks HFMA2.MMA).
@@ -569,8 +580,10 @@ GARDENIA_LAUNCHES = [
             # 2 x ffma line 49 "34,359,738,368,000.00" (fadd line 48, fmul line 50: "0.00")
             "flops_fp32": 0 + 0 + 2 * 34_359_738_368_000,  # = 68,719,476,736,000
             "flops_fp64": 0 + 0 + 2 * 0,  # lines 45, 47, 46
-            # 4 x hfma line 52 "3,355,443,200.00" (hadd line 51, hmul line 53: "0.00")
-            "flops_fp16": 2 * 0 + 2 * 0 + 4 * 3_355_443_200,  # = 13,421,772,800
+            # 4 x hfma line 52 "3,355,443,200.00" (hadd line 51, hmul line 53: "0.00"),
+            # all of them HFMA2.MMA moves: tensor line 44 "104,857,600.00" x 32 is
+            # exactly 3,355,443,200, so FP16 = 0 (13,421,772,800 counted them)
+            "flops_fp16": 2 * 0 + 2 * 0 + 4 * (3_355_443_200 - 32 * 104_857_600),
             "dram_bytes": 4_419_786_379_648,  # line 39
             "l2_bytes": 13_114_550_930_688,  # line 41
             "l1_bytes": 171_805_402_726_400,  # line 40

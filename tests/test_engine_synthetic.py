@@ -272,18 +272,25 @@ def test_tensor_instruction_factors() -> None:
 
 def test_tensor_instructions_that_are_hfma2_mma() -> None:
     # HFMA thread instructions 3200 = 100 warp instructions; the tensor pipe saw
-    # exactly those 100 (HFMA2.MMA), already counted as FP16: tensor FLOPs 0,
-    # FP16 = 4 x 3200 = 12,800.
+    # exactly those 100 (HFMA2.MMA register moves): tensor FLOPs 0, and the
+    # 100 x 32 = 3200 HFMAs behind them are no FP16 work either:
+    # FP16 = 4 x (3200 - 3200) = 0.  Half of them are moves (50 tensor-pipe
+    # instructions): FP16 = 4 x (3200 - 1600) = 6400.
     row = {
         TENSOR_INST: 100.0,
         **counts("fp16", 0.0, 0.0, 3200.0),
         "gpu__time_duration.sum": 1e-3,
     }
-    a = analyse_rows([row], cc="8.0")
-    assert num(a, "flops_tensor") == 0.0
+    half = {**row, TENSOR_INST: 50.0}
+    a = analyse_rows([row, half], cc="8.0")
+    assert col(a, "flops_tensor") == [0.0, 0.0]
     assert "HFMA2.MMA" in col(a, "flops_tensor_basis")[0]
-    assert num(a, "flops_fp16") == 12_800.0
-    assert num(a, "flops") == 12_800.0
+    assert col(a, "flops_fp16") == [0.0, 6400.0]
+    assert col(a, "flops") == [0.0, 6400.0]
+    assert "less HFMA2.MMA register moves" in col(a, "flops_fp16_basis")[1]
+    # No FLOPs left: no precision to state.
+    precision = col(a, "precision")
+    assert pd.isna(precision[0]) and precision[1] == "fp16"
 
 
 def test_tensor_instructions_of_a_gemm_with_hfma_epilogue() -> None:

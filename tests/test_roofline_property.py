@@ -248,9 +248,12 @@ def test_consistent_launch_sits_under_its_roof(
     rec = float(row["recoverable_s"])
     if row["limiter"] == "unknown":
         # Far under every roof with no speed-of-light metrics: what limits it
-        # is not measured, so no time is promised.
-        assert math.isnan(rec)
+        # is not measured; under 1% of both roofs no time is promised at all.
         assert max(compute_use, dram_use) < 0.1
+        if max(compute_use, dram_use) < 0.01:
+            assert math.isnan(rec)
+        else:
+            assert 0.0 <= rec <= duration
     else:
         # No unit can work faster than at 100%: the busiest one bounds the gain.
         assert 0.0 <= rec <= duration * max(0.0, 1 - float(row["max_utilization"])) + 1e-12

@@ -143,6 +143,18 @@ _KINDS: tuple[FindingKind, ...] = (
         "unplaced",
     ),
     FindingKind(
+        "tensor-uncounted",
+        "warning",
+        "Tensor-core work not counted",
+        "The kernel ran on the tensor cores, but the export has no tensor counters: its FLOPs "
+        "would be only the FP32/FP16 instructions around the MMAs, placing it far under a roof "
+        "that does not describe it.",
+        "Profile again with the tensor counters the finding names for the GPU "
+        "(the sm__ops_path_tensor_* metrics, or ncu --section "
+        "SpeedOfLight_HierarchicalTensorRooflineChart; sm__inst_executed_pipe_tensor.sum on Volta).",
+        "tensor",
+    ),
+    FindingKind(
         "no-roofs",
         "warning",
         "No roofs",

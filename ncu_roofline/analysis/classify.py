@@ -27,6 +27,12 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis.limiter import group_limiter
+from ncu_roofline.analysis.rate_point import (
+    counts_or_rates,
+    duration_weights,
+    group_rates_without_duration,
+    point_from_rates,
+)
 from ncu_roofline.analysis.roofline import attainable, ratio, recoverable, ridge_point, side
 from ncu_roofline.analysis.roofs import peak_column
 from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
@@ -90,6 +96,7 @@ def dominant_precision(frame: pd.DataFrame) -> ObjArray:
     out = np.full(n, None, dtype=object)
     if not keys:
         return out
+    arrays = counts_or_rates(frame, keys, arrays)
     stack = np.nan_to_num(np.vstack(arrays), nan=-1.0)
     best = stack.argmax(axis=0)
     has_work = stack.max(axis=0) > 0
@@ -277,6 +284,8 @@ def _unplaced_reason(
     """Why each row cannot be placed (None where it can), most basic cause winning."""
     zero_work = flops == 0
     duration = _f(frame, "duration_s")
+    # Rates alone place a point (ncu's roofline-chart section has no duration).
+    rates = point_from_rates(frame)
     unplaced = np.full(len(frame), None, dtype=object)
     # Later assignments win, so the most basic cause comes last.
     checks: list[tuple[npt.NDArray[np.bool_], str]] = [
@@ -290,10 +299,15 @@ def _unplaced_reason(
             "no roofs for this GPU (not in the built-in table, no peak metrics in the export): "
             "use --gpu or --roofs",
         ),
-        (np.isnan(_f(frame, "dram_bytes")), "no DRAM byte counts in the export"),
+        (np.isnan(_f(frame, "dram_bytes")) & ~rates, "no DRAM byte counts in the export"),
         (zero_work & (_f(frame, "dram_bytes") == 0), "no floating-point work and no DRAM traffic"),
-        (np.isnan(flops), "no FLOP counters in the export"),
-        (np.isnan(duration), "no duration in the export"),
+        (np.isnan(flops) & ~rates, "no FLOP counters in the export"),
+        (np.isnan(duration) & ~rates, "no duration in the export"),
+        (
+            _f(frame, "tensor_uncounted") == 1,
+            "tensor-core work not counted (no tensor counters in the export): its FP32/FP16 "
+            "FLOPs alone would misplace it",
+        ),
     ]
     for mask, text in checks:
         unplaced[mask] = text
@@ -408,13 +422,15 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     groups = Groups(launches)
     inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
     t0 = np.nan_to_num(_f(launches, "total_duration_s"))
+    # Means weigh launches by time; each launch once where none has a duration.
+    tw = duration_weights(launches, groups.gid)
     out = _group_counts(launches, groups, inv)
     total = np.asarray(out["total_duration_s"], dtype=np.float64)
     # Ceilings: time-weighted means of the launches' ceilings.
     for col in [
         c for c in launches.columns if str(c).startswith("peak_") and str(c) != "peak_flops_per_s"
     ]:
-        out[str(col)] = groups.weighted_mean(_f(launches, str(col)), t0)
+        out[str(col)] = groups.weighted_mean(_f(launches, str(col)), tw)
     frame = pd.DataFrame(out)
     _join_theory_labels(launches, groups.gid, inv, groups.n, frame)
     if "theory_flops" in frame:
@@ -424,12 +440,12 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
         frame[name] = values
 
     eff = _f(launches, "efficiency")
-    frame["efficiency"] = groups.weighted_mean(np.where(t0 > 0, eff, np.nan), t0)
+    frame["efficiency"] = groups.weighted_mean(np.where(tw > 0, eff, np.nan), tw)
     frame["recoverable_s"] = groups.sum(_f(launches, "recoverable_s"), strict=False)
-    frame["bound"], frame["bound_reason"] = _dominant_bound(launches, groups, t0)
+    frame["bound"], frame["bound_reason"] = _dominant_bound(launches, groups, tw)
     if "limiter" in launches:
-        limiter, first = _dominant(launches, "limiter", groups, t0, "unknown")
-        group_limiter(launches, groups, t0, limiter, first, frame)
+        limiter, first = _dominant(launches, "limiter", groups, tw, "unknown")
+        group_limiter(launches, groups, tw, limiter, first, frame)
     above = launches["above_roof"].notna().to_numpy()
     frame["above_roof_launches"] = groups.count(above.astype(np.float64)).astype(np.int64)
     grand = float(np.nansum(t0))
@@ -476,6 +492,7 @@ def _group_counts(
     )
     for level in ("dram", "l2", "l1"):
         out[f"{level}_bytes_per_s"] = ratio(out[f"{level}_bytes"], total)
+    group_rates_without_duration(launches, groups.gid, groups.n, out)
     return out
 
 

@@ -18,6 +18,7 @@ from ncu_roofline.analysis.limiter import UNIT_LABELS
 from ncu_roofline.analysis.limiter_findings import limiter_findings
 from ncu_roofline.analysis.roof_check import roof_mismatch_findings
 from ncu_roofline.analysis.roofs import DeviceRoofs
+from ncu_roofline.analysis.tensor_check import uncounted_tensor_work
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import format_si
@@ -96,6 +97,9 @@ def collect_findings(
     found.extend(_unplaced_findings(kernels, grand))
     found.extend(_communication_findings(kernels, grand))
     found.extend(_mixed_definition_findings(launches))
+    found.extend(
+        _finding("tensor-uncounted", k, m, source=s) for k, m, s in uncounted_tensor_work(launches)
+    )
     order = {s: i for i, s in enumerate(SEVERITIES)}
     found.sort(key=lambda f: (order[f.severity], -(f.recoverable_s or 0.0)))
     return found

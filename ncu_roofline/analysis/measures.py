@@ -34,6 +34,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ncu_roofline.analysis.tensor_check import tensor_uncounted
+from ncu_roofline.analysis.tensor_names import name_mma_flops
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.frame import optional_column as _col
 
@@ -273,50 +275,13 @@ def _tensor_ops(
     return out_counts, out_rates, basis
 
 
-_NAME_SHAPES = (
-    # cuBLAS / CUTLASS procedural names: s16816gemm, h1688gemm, i16832gemm, s884cudnn ...
-    re.compile(r"(?<![0-9])(16816|16832|1688|1684|884)(?:gemm|cudnn)"),
-    # CUTLASS 2.x templates spell the instruction shape as Mma<GemmShape<16, 8, 16>, 32, ...;
-    # ncu 2023 and older print it with namespaces and casts:
-    # arch::Mma<cutlass::gemm::GemmShape<(int)16, (int)8, (int)8>, (int)32, ...
-    re.compile(
-        r"(?<![A-Za-z0-9_])Mma<(?:cutlass::)?(?:gemm::)?GemmShape<"
-        r"(?:\(int\))?(\d+), (?:\(int\))?(\d+), (?:\(int\))?(\d+)>, (?:\(int\))?32,"
-    ),
-)
-_SHAPE_FLOPS = {"884": 512.0, "1684": 1024.0, "1688": 2048.0, "16816": 4096.0, "16832": 8192.0}
-
-
-def name_mma_flops(name: str) -> float | None:
-    """FLOPs per warp-level MMA instruction read off a kernel name, if it says.
-
-    ``ampere_fp16_s16816gemm_...`` -> 4096 (2 x 16 x 8 x 16);
-    ``...Mma<GemmShape<16, 8, 8>, 32, ...`` (also spelled
-    ``arch::Mma<cutlass::gemm::GemmShape<(int)16, (int)8, (int)8>, (int)32, ...``)
-    -> 2048; Volta's ``884`` and its ``GemmShape<16, 16, 4>`` warp shape -> 512
-    per counted HMMA.884 instruction.
-    """
-    m = _NAME_SHAPES[0].search(name)
-    if m:
-        return _SHAPE_FLOPS[m.group(1)]
-    m = _NAME_SHAPES[1].search(name)
-    if m:
-        mm, nn, kk = (int(g) for g in m.groups())
-        if kk == 4:
-            # Volta's only tensor instruction is HMMA.884: CUTLASS's 8x8x4 and
-            # 16x16x4 warp shapes are both issued as 8x8x4 products, and ncu
-            # counts those instructions, 2 x 8 x 8 x 4 FLOPs each.
-            return 512.0
-        return 2.0 * mm * nn * kk
-    return None
-
-
-def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, ObjArray]:
+def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, ObjArray, FloatArray]:
     """Tensor FLOPs from instruction counts x a FLOPs-per-instruction factor.
 
     The factor comes from the MMA shape in the kernel name when it has one,
     else from the shape compilers favour on the architecture; both are
-    marked approximate.
+    marked approximate.  Also returns, per launch, the HFMA thread
+    instructions that were issued as HFMA2.MMA (0 where none were).
     """
     n = len(df)
     inst = _First(n)
@@ -332,15 +297,17 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
     hfma = _First(n)
     for prefix in ("sm", "smsp"):
         hfma.offer(_col(df, f"{prefix}__sass_thread_inst_executed_op_hfma_pred_on.sum"), prefix)
-    # From Turing on, compilers emit HFMA2.MMA (half-precision FMA, and
-    # register moves, issued to the tensor pipe).  Those warp instructions
-    # are already counted as FP16 work by the HFMA thread counter; on real
-    # A100 exports the tensor count of non-GEMM kernels equals HFMA / 32, or
-    # exceeds it a little where warps run with lanes predicated off.
-    # Volta has no HFMA2.MMA; any other or unknown architecture may.
+    # From Turing on, compilers emit HFMA2.MMA (register moves and constant
+    # loads issued to the tensor pipe as half-precision FMAs).  The HFMA
+    # thread counter counts them too; on real A100 exports the tensor count
+    # of non-GEMM kernels equals HFMA / 32, or exceeds it a little where
+    # warps run with lanes predicated off.  They are neither tensor nor FP16
+    # work.  Volta has no HFMA2.MMA; any other or unknown architecture may.
     mma_cc = ~np.isin(cc, ["7.0", "7.2"]) & ~np.isnan(hfma.values) & (inst.basis == "pipe")
     hfma_warps = np.nan_to_num(hfma.values) / 32.0
     as_hfma = mma_cc & (count > 0) & (count <= HFMA_MMA_RATIO * hfma_warps)
+    # A warp instruction stands for at most 32 thread instructions.
+    moves = np.where(as_hfma, np.minimum(count * 32.0, np.nan_to_num(hfma.values)), 0.0)
     count = np.where(mma_cc & ~as_hfma, np.maximum(count - hfma_warps, 0.0), count)
     count = np.where(as_hfma, 0.0, count)
     flops = np.full(n, np.nan)
@@ -348,7 +315,7 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
     zero = count == 0
     flops[zero] = 0.0
     basis[zero] = "no tensor-core instructions"
-    basis[as_hfma] = "tensor-pipe instructions are HFMA2.MMA, counted as FP16 work"
+    basis[as_hfma] = "tensor-pipe instructions are HFMA2.MMA register moves, not counted as work"
     for key, (factor, shape) in TENSOR_INST_FLOPS.items():
         rows = (cc == key) & ~np.isnan(count) & ~zero
         flops[rows] = count[rows] * factor
@@ -368,7 +335,22 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
     basis[unknown] = (
         "tensor instructions without a known FLOPs-per-instruction factor for this architecture"
     )
-    return flops, basis
+    return flops, basis, moves
+
+
+def _drop_hfma_moves(
+    out: dict[str, npt.NDArray[np.generic]], rates: list[FloatArray], moves: FloatArray
+) -> None:
+    """FP16 FLOPs less 4 per HFMA issued as HFMA2.MMA, in place; the rate shrinks alike."""
+    rows = moves > 0
+    fp16 = np.asarray(out["flops_fp16"], dtype=np.float64)
+    kept = np.where(rows, np.maximum(fp16 - 4.0 * moves, 0.0), fp16)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates[2] = np.where(rows, rates[2] * kept / fp16, rates[2])
+    out["flops_fp16"] = kept
+    basis = np.asarray(out["flops_fp16_basis"], dtype=object).copy()
+    basis[rows] = basis[rows] + " less HFMA2.MMA register moves (tensor-pipe instructions x 32)"
+    out["flops_fp16_basis"] = basis
 
 
 def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
@@ -406,9 +388,20 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
             tensor_rate = _nan_add(tensor_rate, rates[dtype])
         tensor_basis[~np.isnan(tensor)] = ops_basis[~np.isnan(tensor)]
     exact_tensor = ~np.isnan(tensor)
+    # ncu's roofline-chart sections carry per-cycle rates and clocks, not a
+    # duration: there the rates are known and the counts are not.
+    rated = (~np.isnan(np.vstack([*rate_parts, tensor_rate]))).any(axis=0)
     # Launches without ops_path counts (or profiles merging exports with
     # different metric lists) fall back to instruction counts, per launch.
-    estimate, estimate_basis = _tensor_instructions(df, cc)
+    estimate, estimate_basis, moves = _tensor_instructions(df, cc)
+    _drop_hfma_moves(out, rate_parts, moves)
+    # Per compute-ceiling key, for the dominant precision of rate-only launches.
+    keyed = {
+        **dict(zip(FLOP_WEIGHTS, rate_parts, strict=True)),
+        **{f"tensor_{d}": r for d, r in rates.items()},
+    }
+    for key, rate in keyed.items():
+        out[f"{key}_flops_per_s"] = rate
     fallback = ~exact_tensor
     tensor[fallback] = estimate[fallback]
     tensor_basis[fallback] = estimate_basis[fallback]
@@ -416,6 +409,9 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
         tensor_rate = np.where(fallback, estimate / duration, tensor_rate)
     out["flops_tensor"] = tensor
     out["flops_tensor_basis"] = tensor_basis
+    out["tensor_uncounted"], out["tensor_uncounted_basis"] = tensor_uncounted(
+        df, np.where(np.isnan(tensor), tensor_rate, tensor), tensor_basis
+    )
     rate_parts.append(tensor_rate)
     missing.append(("tensor", np.isnan(tensor)))
 
@@ -437,7 +433,9 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
     with np.errstate(invalid="ignore"):
         total = np.where(defined, np.nansum(parts, axis=0), np.nan)
         any_rate = (~np.isnan(rate_stack)).any(axis=0)
-        total_rate = np.where(defined & any_rate, np.nansum(rate_stack, axis=0), np.nan)
+        total_rate = np.where(
+            ((defined & any_rate) | rated) & ~uncountable, np.nansum(rate_stack, axis=0), np.nan
+        )
     out["flops"] = total
     out["achieved_flops_per_s"] = total_rate
     labels = np.full(n, "", dtype=object)
@@ -494,6 +492,10 @@ class _Alternatives:
         self._take(basis, r * self.duration, r)
 
     def _take(self, basis: str, values: FloatArray, r: FloatArray) -> None:
+        # A rate with no duration to make bytes of is still the bandwidth.
+        bare = np.isnan(self.values) & np.isnan(values) & np.isnan(self.rate) & ~np.isnan(r)
+        self.rate[bare] = r[bare]
+        self.basis[bare] = basis
         take = np.isnan(self.values) & ~np.isnan(values)
         self.values[take] = values[take]
         self.rate[take] = r[take]

@@ -142,6 +142,10 @@ COLUMNS: tuple[Column, ...] = (
     _col("flops_tensor", "analysis", "summed", "LK"),
     _col("flops_tensor_basis", "analysis", "none", "L"),
     _col("flops_missing", "analysis", "none", "L"),
+    # Tensor-core work present (tensor pipe busy, a tensor-core kernel name)
+    # that no tensor counter of the export counts; such launches are not placed.
+    _col("tensor_uncounted", "analysis", "first", "LK"),
+    _col("tensor_uncounted_basis", "analysis", "first", "L"),
     _col("dram_bytes", "analysis", "summed", "LKC"),
     _col("l2_bytes", "analysis", "summed", "LK"),
     _col("l1_bytes", "analysis", "summed", "LK"),

@@ -32,6 +32,9 @@ RELEVANT_PATTERNS: tuple[str, ...] = (
     r"(?:sm|smsp)__inst_executed_pipe_tensor\w*\.sum" + _RATE,
     r"sm__ops_path_tensor_\w+\.sum" + _RATE,
     r"(?:sm|smsp)__pipe_tensor\w*cycles_active\.(?:avg|sum)" + _RATE,
+    # Tensor-pipe utilisation: evidence of tensor-core work, never a count.
+    r"(?:sm|smsp)__inst_executed_pipe_tensor\w*\.avg\.pct_of_peak_sustained_(?:active|elapsed)",
+    r"(?:sm|smsp)__pipe_tc_cycles_active\.(?:avg|sum)\.pct_of_peak_sustained_(?:active|elapsed)",
     r"dram__bytes(?:_read|_write|_op_\w+)?\.sum" + _RATE,
     # Pascal-era spelling of the DRAM read and write bytes.
     r"dram__(?:read|write)_bytes(?:\.sum)?" + _RATE,
@@ -109,6 +112,83 @@ def looks_like_metric_id(name: str) -> bool:
     return "__" in name and " " not in name
 
 
+#: Tensor-pipe utilisation (percent of peak): evidence that a launch did
+#: tensor-core work, never a count of it (docs/ncu-format.md section 5.2).
+TENSOR_PIPE_UTILISATION = re.compile(
+    r"^(?:sm|smsp)__(?:pipe_tensor\w*_cycles_active|pipe_tc_cycles_active|inst_executed_pipe_tensor\w*)"
+    r"\.(?:avg|sum)\.pct_of_peak_sustained_(?:active|elapsed)$"
+)
+
+_GA100_TENSOR = (
+    "src_fp16_dst_fp32_sparsity_off",
+    "src_fp16_dst_fp16_sparsity_off",
+    "src_bf16_dst_fp32_sparsity_off",
+    "src_tf32_dst_fp32_sparsity_off",
+    "src_int8_sparsity_off",
+    "src_fp64",
+)
+_GB100_TENSOR = (
+    "src_fp16_dst_fp32",
+    "src_fp16_dst_fp16",
+    "src_bf16_dst_fp32",
+    "src_tf32_dst_fp32",
+    "src_fp4_fp6_fp8_dst_fp32",
+    "src_fp4_dst_fp32",
+    "src_int8",
+    "src_fp64",
+)
+_GB20X_TENSOR = (
+    "src_fp16_dst_fp32",
+    "src_fp16_dst_fp16",
+    "src_bf16_dst_fp32",
+    "src_tf32_dst_fp32",
+    "src_fp8_dst_fp32_sparsity_off",
+    "src_int8",
+    "src_fp64",
+)
+
+#: The dense ``sm__ops_path_tensor_<variant>.sum`` counters that count tensor
+#: work on each architecture (docs/ncu-format.md section 5.1; a name the chip
+#: lacks makes ncu refuse the whole run, so none is guessed).  Volta has
+#: none: its tensor work is only seen as HMMA.884 instruction counts.
+TENSOR_OPS_VARIANTS: dict[str, tuple[str, ...]] = {
+    "7.5": ("src_fp16_bf16_tf32_dst_fp32", "src_fp16_dst_fp16", "src_int8", "src_int4"),
+    "8.0": _GA100_TENSOR,
+    "8.6": _GA100_TENSOR,
+    "8.7": _GA100_TENSOR,
+    "8.9": (*_GA100_TENSOR, "src_fp8_sparsity_off"),
+    "9.0": (
+        "src_fp16",
+        "src_bf16_dst_fp32",
+        "src_tf32_dst_fp32",
+        "src_fp8_sparsity_off",
+        "src_int8",
+        "src_fp64",
+    ),
+    "10.0": _GB100_TENSOR,
+    "11.0": _GB100_TENSOR,
+    "12.0": _GB20X_TENSOR,
+    "12.1": _GB20X_TENSOR,
+}
+
+#: The ncu section that carries the tensor roofline's counters for the chip.
+TENSOR_SECTION = "SpeedOfLight_HierarchicalTensorRooflineChart"
+
+
+def tensor_metrics_to_collect(cc: str | None) -> tuple[str, ...]:
+    """The ``--metrics`` that count tensor-core work on compute capability ``cc``.
+
+    ``"8.0"`` -> ``sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum``
+    and the other GA100 datatypes; Volta (``"7.0"``, ``"7.2"``) ->
+    ``sm__inst_executed_pipe_tensor.sum`` (HMMA.884 instructions, 512 FLOPs
+    each); an unknown architecture -> nothing (collect the section instead).
+    """
+    if cc in ("7.0", "7.2"):
+        return ("sm__inst_executed_pipe_tensor.sum",)
+    variants = TENSOR_OPS_VARIANTS.get(cc or "", ())
+    return tuple(f"sm__ops_path_tensor_{v}.sum" for v in variants)
+
+
 # --- display labels of the standard sections ------------------------------
 
 _SOL_NEW = "GPU Speed Of Light Throughput"
@@ -155,6 +235,21 @@ for _sec in (_SOL_NEW, _SOL_OLD):
 
 # The SOL body repeats the two headline percentages under "GPU Throughput".
 _label(_SOL_NEW, "Compute (SM) [%]", "sm__throughput.avg.pct_of_peak_sustained_elapsed")
+# Its compute breakdown names each pipe's metric in words ("SM: Pipe Tensor
+# Cycles Active" is sm__pipe_tensor_cycles_active); the tensor pipes are kept
+# as evidence of tensor-core work.
+for _words, _pipe in (
+    ("Tensor", "tensor"),
+    ("Tensor Op Hmma", "tensor_op_hmma"),
+    ("Tensor Op Imma", "tensor_op_imma"),
+    ("Tc", "tc"),
+):
+    _label(
+        _SOL_NEW,
+        f"SM: Pipe {_words} Cycles Active",
+        f"sm__pipe_{_pipe}_cycles_active.avg.pct_of_peak_sustained_active",
+        "Compute Throughput Breakdown",
+    )
 
 _label(_MEM, "Memory Throughput", "dram__bytes.sum.per_second")
 _label(_MEM, "L1/TEX Hit Rate", "l1tex__t_sector_hit_rate.pct")
@@ -296,8 +391,12 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         "tensor-core work",
         (
             ("sm__ops_path_tensor_*",),
-            ("sm__inst_executed_pipe_tensor*",),
-            ("smsp__inst_executed_pipe_tensor*",),
+            # The instruction counts the measures read, never their
+            # utilisation percentages.
+            ("sm__inst_executed_pipe_tensor.sum",),
+            ("smsp__inst_executed_pipe_tensor.sum",),
+            ("sm__inst_executed_pipe_tensor_op_hmma.sum",),
+            ("smsp__inst_executed_pipe_tensor_op_hmma.sum",),
         ),
         ("sm__inst_executed_pipe_tensor.sum",),
         "SpeedOfLight_HierarchicalTensorRooflineChart",
@@ -390,10 +489,23 @@ REQUIREMENTS: tuple[Requirement, ...] = (
 )
 
 
+_NOT_A_COUNT = re.compile(r"(?:\.pct_of_peak_sustained_\w+|\.pct|_pct|\.peak_sustained\w*)$")
+
+
+def is_count_metric(metric_id: str) -> bool:
+    """Whether a metric id measures work or traffic (a count or its rate).
+
+    Utilisation percentages (``.pct_of_peak_sustained_active``, hit rates)
+    and peaks (``.peak_sustained``) are not: a tensor pipe 30% busy says
+    nothing about how many FLOPs it did.
+    """
+    return not _NOT_A_COUNT.search(metric_id)
+
+
 def _has(columns: set[str], name: str) -> bool:
     if name.endswith("*"):
         stem = name[:-1]
-        return any(c.startswith(stem) for c in columns)
+        return any(c.startswith(stem) and is_count_metric(c) for c in columns)
     return name in columns
 
 
