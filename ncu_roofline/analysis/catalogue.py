@@ -28,8 +28,12 @@ class FindingKind:
     ``severity`` is the kind's usual severity; the few kinds whose severity
     depends on the numbers (a below-roof kernel with little recoverable
     time, excess traffic of a compute-bound kernel) are downgraded where
-    they are detected.  ``by_bound`` gives bound-class-specific advice that
-    replaces ``why`` and ``what_to_try`` for kernels of that class.
+    they are detected.  ``variants`` holds advice for particular evidence
+    (a memory-bound GEMM, an L1-limited kernel, an FP64 kernel, ...) that
+    replaces ``why`` and ``what_to_try``; :mod:`ncu_roofline.analysis.advice`
+    chooses the variant of each finding from its kernel's family and
+    evidence, and names it ``kind/variant`` (the plain ``kind`` is the
+    default advice).
     ``on_stderr`` says whether the command line repeats a finding of this
     kind at warning severity or worse as a warning on stderr; a kind that
     flags many kernels of an ordinary profile stays in the report only.
@@ -44,14 +48,51 @@ class FindingKind:
     gateable: bool = True
     needs_theory: bool = False
     on_stderr: bool = True
-    by_bound: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    variants: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
-    def advice(self, bound: str | None) -> tuple[str, str]:
-        """Why the finding matters and what to try, for a kernel of class ``bound``."""
-        if bound is not None and bound in self.by_bound:
-            return self.by_bound[bound]
+    def advice(self, variant: str | None) -> tuple[str, str]:
+        """Why the finding matters and what to try, for advice ``variant`` (None: the default)."""
+        if variant is not None and variant in self.variants:
+            return self.variants[variant]
         return self.why, self.what_to_try
 
+    def advice_ids(self) -> tuple[str, ...]:
+        """Every advice id of the kind: the default first, then ``kind/variant`` ones."""
+        return (self.kind, *(f"{self.kind}/{v}" for v in self.variants))
+
+
+#: Advice that more than one kind gives, keyed by the unit or situation.
+_L1_ADVICE = (
+    "Wide, coalesced loads (128-bit LDG, ldmatrix), no shared-memory bank conflicts (pad or "
+    "swizzle the tile layout), and cp.async or TMA to move tiles without staging them in "
+    "registers; Nsight Compute's Memory Workload Analysis shows the bank conflicts and sectors "
+    "per request."
+)
+_L2_ADVICE = (
+    "Raise L2 reuse: rasterise or swizzle the CTA order so neighbouring CTAs share tiles in L2, "
+    "use larger tiles, keep the working set within L2 (persisting-access windows on Ampere and "
+    "later); Nsight Compute's Memory Chart shows the L2 hit rate."
+)
+_ALU_ADVICE = (
+    "Cut integer, logic and conversion instructions: precompute indices outside the loop, "
+    "replace division and modulo by shifts or multiplications by a reciprocal, avoid type "
+    "conversions in the inner loop; Nsight Compute's Instruction Statistics show the mix."
+)
+_ISSUE_ADVICE = (
+    "Issue fewer instructions per FLOP: unroll, vectorise loads and stores, hoist address "
+    "arithmetic and predicates out of the loop, and remove warp divergence; Nsight Compute's "
+    "source view shows the instruction count per line."
+)
+_FMA_ADVICE = (
+    "The FP pipes are what it waits on: fewer FP instructions per result (contract adds and "
+    "multiplies into FMAs, precompute reciprocals, use fast intrinsics such as rsqrtf and "
+    "__fdividef where the accuracy allows), more independent work per thread so the pipes "
+    "never wait on a dependent result."
+)
+_LAUNCH_ADVICE = (
+    "Give each launch more work or fewer launches: fuse tiny kernels, capture launch sequences "
+    "in CUDA graphs to hide launch overhead, batch independent launches into one grid."
+)
 
 _KINDS: tuple[FindingKind, ...] = (
     FindingKind(
@@ -60,9 +101,38 @@ _KINDS: tuple[FindingKind, ...] = (
         "Excess DRAM traffic",
         "The kernel reads or writes far more DRAM bytes than its math needs.",
         "Reuse data on chip (tiling, shared memory), coalesce accesses, avoid re-reading inputs "
-        "(e.g. a GQA-aware decode kernel reads each KV head once), and check for register spills.",
+        "and check for register spills (Nsight Compute's local-memory traffic).",
         "excess",
         needs_theory=True,
+        variants={
+            "attention-decode": (
+                "A decode attention kernel reads more KV-cache bytes than one pass over the "
+                "cache needs.",
+                "Read each KV head once for all its query heads (a GQA-aware kernel), fill pages "
+                "fully (page size vs sequence length), keep split-KV partials few, and quantise "
+                "the KV cache (FP8) to halve what is left.",
+            ),
+            "attention": (
+                "An attention kernel re-reads K and V, or writes scores, beyond one pass over "
+                "its inputs.",
+                "Use a fused attention kernel (FlashAttention-style tiling keeps the scores on "
+                "chip), larger query tiles so K/V are re-read fewer times, and L2-friendly CTA "
+                "order across heads.",
+            ),
+            "gemm": (
+                "A GEMM moves more bytes than reading A and B once and writing C once needs.",
+                "Larger CTA tiles and CTA rasterisation (swizzle) so A and B tiles are reused "
+                "from L2, fewer split-K partial sums (or an in-kernel reduction), and a layout "
+                "(transpose) that lets loads coalesce.",
+            ),
+            "streaming": (
+                "An elementwise or normalisation kernel moves more than one read of its inputs "
+                "and one write of its outputs.",
+                "Fuse it with its producer or consumer so intermediates stay on chip, read each "
+                "input once (no separate statistics pass), and avoid strided or misaligned "
+                "access that over-fetches sectors.",
+            ),
+        },
     ),
     FindingKind(
         "above-roof",
@@ -78,24 +148,98 @@ _KINDS: tuple[FindingKind, ...] = (
         "warning",
         "Far below its roof",
         "The kernel moves bytes more slowly than DRAM allows, and bytes are what limit it.",
-        "Cut the bytes: fuse it with its neighbours, quantise weights or the KV cache (FP8, INT4), "
-        "batch more work per weight read, improve reuse with tiling; make loads wide and coalesced "
-        "so DRAM runs near its peak.",
+        "Cut the bytes and make the rest move faster: reuse data on chip (tiling, shared "
+        "memory), read each input once, coalesce accesses and make loads wide, and keep enough "
+        "loads in flight (more blocks, several elements per thread) for DRAM to run near its peak.",
         "below",
         on_stderr=False,
-        by_bound={
+        variants={
+            "memory-gemm": (
+                "A memory-bound GEMM streams its operands (mostly the weights) from DRAM more "
+                "slowly than DRAM allows; at this intensity only fewer bytes or faster streaming "
+                "help.",
+                "Batch more rows (tokens) per weight read so the GEMM moves right of the ridge, "
+                "quantise the weights (FP8, INT4 with a weight-only kernel), use split-K or "
+                "stream-K so enough CTAs stream at once, and check the library chose a GEMV or "
+                "skinny-GEMM kernel for small M.",
+            ),
+            "memory-attention-decode": (
+                "Decode attention is bound by reading the KV cache and runs under the DRAM rate.",
+                "Split the sequence across CTAs (flash-decoding, split-KV) so every SM streams "
+                "KV, read each KV head once for its query heads (GQA), quantise the KV cache "
+                "(FP8), and use large enough pages for wide loads.",
+            ),
+            "memory-streaming": (
+                "A streaming kernel (elementwise, normalisation, copy, reduction) makes one pass "
+                "over its data with nothing to reuse: its time is its bytes over the bandwidth "
+                "it reaches.",
+                "Fuse it into its producer or consumer so its bytes never reach DRAM, use 128-bit "
+                "vectorised loads and stores, keep enough bytes in flight per SM (more blocks, "
+                "several elements per thread, a grid-stride loop), and store in lower precision "
+                "where the consumer allows.",
+            ),
+            "memory-l1": (
+                "The point is left of the ridge, but the L1/TEX path or the load/store pipe is "
+                "busier than DRAM: the kernel issues too many or too narrow memory instructions.",
+                _L1_ADVICE,
+            ),
+            "memory-l2": (
+                "The point is left of the ridge, but L2 is busier than DRAM: the kernel's tiles "
+                "are re-read from L2 far more than DRAM is touched.",
+                _L2_ADVICE,
+            ),
+            "compute-tensor-gemm": (
+                "The FP32 FMA pipes do this matrix work at a fraction of what the tensor cores "
+                "could.",
+                "Run it on the tensor cores: TF32 (cuBLAS math mode, "
+                "torch.backends.cuda.matmul.allow_tf32), or BF16/FP16 inputs with FP32 "
+                "accumulation; otherwise larger register tiles and double-buffered shared memory.",
+            ),
+            "compute-tensor": (
+                "A tensor-core kernel runs well under its tensor roof: the MMAs are not fed fast "
+                "enough.",
+                "Deeper pipelines (more stages, cp.async or TMA, warp specialisation), larger CTA "
+                "tiles, problem sizes that are multiples of the tile (no padded tiles), and a "
+                "kernel built for this GPU's architecture (an sm_80 kernel on sm_90 has no "
+                "wgmma).",
+            ),
+            "compute-fp64": (
+                "The kernel's FP64 work runs well under the FP64 roof.",
+                "Keep the FP64 pipe busy (unroll, more independent FMAs per thread, fewer FP64 "
+                "divisions and square roots); where the accuracy allows, FP32 or mixed precision "
+                "runs many times faster, most of all on GPUs with reduced-rate FP64.",
+            ),
+            "compute-fma": (
+                "The FP32 pipes are the busiest unit, yet the kernel runs under the FP32 roof.",
+                _FMA_ADVICE,
+            ),
+            "compute-alu": (
+                "The integer/logic (ALU) pipe is busier than the FP pipes: instructions no FLOP "
+                "roof counts take the issue slots.",
+                _ALU_ADVICE,
+            ),
+            "compute-issue": (
+                "Instruction issue is the busiest unit: the kernel spends its issue slots on "
+                "instructions other than its FLOPs.",
+                _ISSUE_ADVICE,
+            ),
             "compute": (
                 "The kernel has enough work per byte to be compute-bound but runs well under the "
                 "compute roof.",
-                "Use the tensor cores (FP32 math can often run as TF32 or BF16), larger tiles, "
-                "fewer non-FMA instructions; check occupancy and pipeline stalls in Nsight "
+                "Raise the share of issue slots doing FP math: unroll, hoist address and index "
+                "arithmetic out of loops, use FMAs; check occupancy and stall reasons in Nsight "
                 "Compute's source view.",
+            ),
+            "latency-short": (
+                "The kernel is too short for its work to amortise the launch.",
+                _LAUNCH_ADVICE,
             ),
             "latency": (
                 "The kernel is far from every roof: it cannot keep the GPU busy long enough.",
-                "Raise occupancy (more blocks, fewer registers per thread), give each launch more "
-                "work, fuse tiny kernels, and capture launch sequences in CUDA graphs to hide "
-                "launch overhead.",
+                "Hide latency with more parallel work: more resident warps (fewer registers or "
+                "less shared memory per block), more independent loads and FMAs per thread, and "
+                "fewer dependent global-memory round trips; Nsight Compute's warp-state "
+                "statistics show what the warps wait on.",
             ),
         },
     ),
@@ -108,6 +252,38 @@ _KINDS: tuple[FindingKind, ...] = (
         "Work on the unit the limiter names (Nsight Compute's Memory Workload and Compute "
         "Workload sections break it down), not on the roof the point sits under.",
         "limiter",
+        variants={
+            "l1": (
+                "The L1/TEX path or the load/store pipe is busier than the roof the point sits "
+                "under: memory instructions, not DRAM bytes or FLOPs, limit the kernel.",
+                _L1_ADVICE,
+            ),
+            "l2": (
+                "L2 is busier than the roof the point sits under: tiles are re-read from L2.",
+                _L2_ADVICE,
+            ),
+            "alu": (
+                "The integer/logic (ALU) pipe is the busiest unit: the kernel's own FLOPs and "
+                "bytes are not what it waits on.",
+                _ALU_ADVICE,
+            ),
+            "issue": (
+                "Instruction issue is the busiest unit: the kernel's own FLOPs and bytes are not "
+                "what it waits on.",
+                _ISSUE_ADVICE,
+            ),
+            "fp": (
+                "An FP pipe is busier than DRAM although the point sits left of the ridge: the "
+                "kernel issues more FP instructions than its counted FLOPs suggest.",
+                _FMA_ADVICE,
+            ),
+            "dram": (
+                "DRAM is busier than the compute roof although the point sits right of the "
+                "ridge: bytes the intensity does not show (uncounted FLOPs, L2 misses) limit it.",
+                "Cut DRAM traffic first: reuse on chip, read each input once, coalesce; then "
+                "re-check the FLOP count (tensor counters, special-function work).",
+            ),
+        },
     ),
     FindingKind(
         "under-filled",
@@ -115,11 +291,36 @@ _KINDS: tuple[FindingKind, ...] = (
         "Under-filled GPU",
         "The grid gives the GPU fewer blocks than it has SMs, or less than one wave: some SMs "
         "sit idle or half-filled whatever the kernel's code does.",
-        "Give each launch more parallel work: more, smaller blocks, split-K or split-sequence "
-        "decomposition, batching several launches into one, or a persistent kernel sized to "
-        "the SM count.",
+        "Give each launch more parallel work: more, smaller blocks, batching several launches "
+        "into one, or a persistent kernel sized to the SM count.",
         "thin",
         on_stderr=False,
+        variants={
+            "gemm": (
+                "The GEMM's output tiles give the GPU fewer CTAs than it has SMs, or less than "
+                "one wave: SMs sit idle while the rest compute.",
+                "Split K (split-K, stream-K) so each output tile is shared by several CTAs, use "
+                "smaller CTA tiles for this shape, or batch the GEMMs that run back to back "
+                "(grouped or batched GEMM).",
+            ),
+            "attention-decode": (
+                "Decode attention gives the GPU one CTA per head and request, too few to fill "
+                "it at this batch size.",
+                "Split the sequence across CTAs (flash-decoding, split-KV with a combine step) "
+                "or batch more requests per launch.",
+            ),
+            "reduction": (
+                "A row-wise kernel (reduction, normalisation, softmax) gives one block per row, "
+                "fewer than the GPU has SMs.",
+                "Process several rows per launch (batch or fuse launches), or split long rows "
+                "across blocks with a second, small combine pass.",
+            ),
+            "many": (
+                "Many short kernels leave the GPU idle: each has too few blocks to fill it, and "
+                "no unit is busy.",
+                _LAUNCH_ADVICE,
+            ),
+        },
     ),
     FindingKind(
         "instruction-mix",
@@ -246,13 +447,15 @@ def severity_of(kind: str) -> str:
     return CATALOGUE[kind].severity
 
 
-def advice(kind: str, bound: str | None) -> tuple[str, str]:
-    """Why a finding of ``kind`` about a kernel of class ``bound`` matters, and what to try.
+def advice(advice_id: str | None) -> tuple[str, str]:
+    """Why a finding with advice ``advice_id`` (``kind`` or ``kind/variant``) matters, and what to try.
 
-    Unknown kinds (from a report written by another version) get no advice.
+    Unknown kinds (from a report written by another version) get no advice;
+    an unknown variant of a known kind gets the kind's default.
     """
+    kind, _, variant = (advice_id or "").partition("/")
     entry = CATALOGUE.get(kind)
-    return entry.advice(bound) if entry is not None else ("", "")
+    return entry.advice(variant or None) if entry is not None else ("", "")
 
 
 def abbreviation(kind: str) -> str:

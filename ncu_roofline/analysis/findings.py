@@ -2,17 +2,19 @@
 
 Each finding names a kind, the kernel it is about (``None`` for findings
 about the whole profile), a severity (``error``, ``warning``, ``info``) and a
-one-sentence message with the numbers behind it.
+one-sentence message with the numbers behind it, and the id of the advice
+that fits its kernel (:mod:`ncu_roofline.analysis.advice`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ncu_roofline.analysis.advice import advice_ids
 from ncu_roofline.analysis.catalogue import SEVERITIES, severity_of
 from ncu_roofline.analysis.limiter import UNIT_LABELS
 from ncu_roofline.analysis.limiter_findings import limiter_findings
@@ -46,6 +48,8 @@ class Finding:
     message: str
     source: str | None = None
     recoverable_s: float | None = None
+    #: ``kind`` or ``kind/variant``: which of the catalogue's advice fits.
+    advice: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for reports."""
@@ -56,6 +60,7 @@ class Finding:
             "message": self.message,
             "source": self.source,
             "recoverable_s": self.recoverable_s,
+            "advice": self.advice or self.kind,
         }
 
 
@@ -102,7 +107,8 @@ def collect_findings(
     )
     order = {s: i for i, s in enumerate(SEVERITIES)}
     found.sort(key=lambda f: (order[f.severity], -(f.recoverable_s or 0.0)))
-    return found
+    ids = advice_ids([(f.kind, f.kernel) for f in found], kernels)
+    return [replace(f, advice=a) for f, a in zip(found, ids, strict=True)]
 
 
 def _finding(

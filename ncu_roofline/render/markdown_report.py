@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from ncu_roofline.analysis.catalogue import SEVERITIES
+from ncu_roofline.analysis.catalogue import SEVERITIES, advice
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.severity import most_severe_first, severity_counts
 from ncu_roofline.render.templates import render
-from ncu_roofline.report.schema import FindingRecord, ReportContext
+from ncu_roofline.report.schema import AdviceRecord, FindingRecord, ReportContext
 
 #: GitHub's limit on the body of an issue or pull-request comment.
 MAX_MARKDOWN_CHARS = 65_536
@@ -264,13 +264,34 @@ def _roof_groups(context: ReportContext) -> list[dict[str, Any]]:
     return groups
 
 
-def _finding_lines(findings: list[FindingRecord]) -> list[str]:
-    return [
-        f"**{escape_text(f.get('severity') or 'info', limit=20)}** "
-        f"({escape_text(f.get('kind') or 'finding', limit=40)}): "
-        f"{escape_text(f.get('message') or '', limit=_MAX_MESSAGE)}"
-        for f in most_severe_first(findings)
-    ]
+def _finding_lines(
+    findings: list[FindingRecord], texts: Mapping[str, AdviceRecord]
+) -> list[dict[str, str | None]]:
+    """The findings, those sharing advice together; the first of each group carries
+    the group's header (severity, kind, what to try), so the advice is said once."""
+    groups: dict[str, list[FindingRecord]] = {}
+    for f in most_severe_first(findings):
+        groups.setdefault(f.get("advice") or f.get("kind") or "finding", []).append(f)
+    lines: list[dict[str, str | None]] = []
+    for advice_id, members in groups.items():
+        first = members[0]
+        text = texts.get(advice_id)
+        what = text["what_to_try"] if text else advice(advice_id)[1]
+        header = (
+            f"**{escape_text(first.get('severity') or 'info', limit=20)}** "
+            f"({escape_text(first.get('kind') or 'finding', limit=40)}"
+            + (f", {len(members)} findings" if len(members) > 1 else "")
+            + ")"
+            + (f": *Try:* {escape_text(what, limit=_MAX_MESSAGE)}" if what else "")
+        )
+        for i, f in enumerate(members):
+            lines.append(
+                {
+                    "header": header if i == 0 else None,
+                    "text": escape_text(f.get("message") or "", limit=_MAX_MESSAGE),
+                }
+            )
+    return lines
 
 
 def _gate_lines(gates: list[dict[str, Any]], names: _Names) -> list[str]:
@@ -336,7 +357,7 @@ def render_markdown(
     names = _Names(kernels)
     top_rows = _top_rows(kernels, names, with_theory)
     full_rows = _full_rows(kernels, names, with_theory)
-    findings = _finding_lines(list(context.get("findings") or []))
+    findings = _finding_lines(list(context.get("findings") or []), context.get("advice") or {})
     gate_lines = _gate_lines(list(gates or []), names)
     fixed = {
         "title": _title(context),

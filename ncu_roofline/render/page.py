@@ -2,7 +2,7 @@
 
 Everything the template shows is prepared here as plain data: numbers are
 formatted, the kernel table rows carry both their display text and a sort
-key, findings get an explanation and what to try, and the roofline charts
+key, findings are grouped by the advice they share, and the roofline charts
 come ready to embed.  The template only lays this out; it computes nothing.
 """
 
@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from ncu_roofline.analysis.catalogue import advice
+from ncu_roofline.analysis.limiter import UNIT_LABELS
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.format import TABLE, unknown
 from ncu_roofline.render.html_report import generated_at_text
@@ -72,6 +73,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
                 "full": k["kernel"],
                 "bound": k["bound"],
                 "bound_reason": k["bound_reason"] or "",
+                "limiter": _limiter_text(k),
                 "precision": k["precision"] or TABLE.missing,
                 "config": f"grid {k['grid'] or '?'} block {k['block'] or '?'}",
                 "device": k["device_name"] or (f"CC {k['cc']}" if k["cc"] else "unknown device"),
@@ -84,6 +86,17 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
             }
         )
     return rows
+
+
+def _limiter_text(k: dict[str, Any]) -> str:
+    """``"limiter: L1/TEX 55%"``; the class alone where no unit limits; empty when unknown."""
+    limiter = k.get("limiter")
+    if not isinstance(limiter, str) or not limiter:
+        return ""
+    util = k.get("limiter_utilization")
+    label = UNIT_LABELS.get(limiter, limiter)
+    busy = f" {TABLE.pct(util)}" if limiter in UNIT_LABELS and not unknown(util) else ""
+    return f"limiter: {label}{busy}"
 
 
 def _methodology(context: ReportContext) -> list[dict[str, Any]]:
@@ -205,13 +218,30 @@ def _summary(context: ReportContext) -> dict[str, Any]:
 
 
 def _findings(context: ReportContext) -> list[dict[str, Any]]:
-    """The findings, most severe first, each with why it matters and what to try."""
-    bound_of = {k["kernel"]: k["bound"] for k in context["kernels"]}
-    findings = []
+    """The findings grouped by their advice, most severe group first.
+
+    Each group shows its advice (why it matters, what to try) once and
+    lists the findings that share it, so twelve kernels with the same
+    problem make one card, not twelve copies of one paragraph.
+    """
+    texts = context.get("advice") or {}
+    groups: dict[str, dict[str, Any]] = {}
     for f in most_severe_first(context["findings"]):
-        why, what = advice(f["kind"], bound_of.get(f["kernel"]))
-        findings.append({**f, "why": why, "what": what})
-    return findings
+        advice_id = f.get("advice") or f["kind"]
+        group = groups.get(advice_id)
+        if group is None:
+            text = texts.get(advice_id)
+            why, what = (text["why"], text["what_to_try"]) if text else advice(advice_id)
+            group = groups[advice_id] = {
+                "kind": f["kind"],
+                "severity": f["severity"],
+                "advice": advice_id,
+                "why": why,
+                "what": what,
+                "items": [],
+            }
+        group["items"].append(f)
+    return list(groups.values())
 
 
 def _devices(roofs: list[DeviceRoofsRecord]) -> list[dict[str, Any]]:

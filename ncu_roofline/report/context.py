@@ -14,10 +14,11 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis import BOUND_CLASSES, Analysis
-from ncu_roofline.analysis.catalogue import SEVERITIES
+from ncu_roofline.analysis.catalogue import SEVERITIES, advice
 from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELDS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.report.schema import (
+    AdviceRecord,
     BoundTotals,
     DeviceRoofsRecord,
     FindingRecord,
@@ -155,4 +156,14 @@ def build_context(analysis: Analysis) -> ReportContext:
         "launches": records(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
         "kernels": records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
         "findings": cast("list[FindingRecord]", [f.to_dict() for f in analysis.findings]),
+        "advice": advice_records([f.advice or f.kind for f in analysis.findings]),
     }
+
+
+def advice_records(ids: list[str]) -> dict[str, AdviceRecord]:
+    """The text of each advice id, once, in the order the findings first name them."""
+    out: dict[str, AdviceRecord] = {}
+    for advice_id in dict.fromkeys(ids):
+        why, what = advice(advice_id)
+        out[advice_id] = {"why": why, "what_to_try": what}
+    return out

@@ -128,6 +128,15 @@ class FindingRecord(TypedDict):
     message: str
     source: str | None
     recoverable_s: float | None
+    #: ``kind`` or ``kind/variant``: the key of its text in the report's ``advice``.
+    advice: str
+
+
+class AdviceRecord(TypedDict):
+    """One piece of advice: why the findings that share it matter, and what to try."""
+
+    why: str
+    what_to_try: str
 
 
 class TheorySummary(TypedDict, total=False):
@@ -161,6 +170,8 @@ class _ReportFields(TypedDict):
     launches: list[Record]
     kernels: list[Record]
     findings: list[FindingRecord]
+    #: The text of every advice id the findings name, once each.
+    advice: dict[str, AdviceRecord]
 
 
 class ReportContext(_ReportFields, total=False):

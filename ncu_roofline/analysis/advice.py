@@ -1,0 +1,175 @@
+"""Which of a finding kind's advice fits the kernel it is about.
+
+The catalogue holds, per finding kind, a default piece of advice and
+variants for particular evidence (:attr:`FindingKind.variants`).  This
+module chooses among them from what the export says about the kernel
+group: its kernel-name family (a GEMM, decode attention, a streaming
+elementwise or normalisation kernel, ...; the theory's family where theory
+assigned one, else the name's), its bound class, its limiter and its
+precision.  A GEMM benchmark so never gets KV-cache advice, an N-body
+kernel never gets "use the tensor cores", and an L1-limited kernel gets
+L1 advice wherever its point sits.
+
+A finding's advice is named by an id, ``kind`` for the default or
+``kind/variant``; renderers show each id's text once, with the findings
+that share it listed under it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ncu_roofline.analysis.catalogue import CATALOGUE
+from ncu_roofline.theory.families import classify
+
+#: Kernel-name families whose work is matrix-shaped (GEMM-like).
+GEMM_FAMILIES = frozenset({"gemm", "gemv", "grouped_gemm", "conv"})
+#: Attention families other than decode.
+ATTENTION_FAMILIES = frozenset({"attention_prefill", "attention_combine", "attention_naive"})
+#: One pass over the data, nothing to reuse: their bytes are their time.
+STREAMING_FAMILIES = frozenset(
+    {
+        "rmsnorm",
+        "add_rmsnorm",
+        "layernorm",
+        "act_and_mul",
+        "rope",
+        "kv_append",
+        "softmax",
+        "elementwise",
+        "reduce",
+        "embedding",
+        "topk_sample",
+        "copy",
+        "memset",
+        "quantize",
+    }
+)
+#: Families with one block per row by the usual design.
+ROWWISE_FAMILIES = frozenset({"rmsnorm", "add_rmsnorm", "layernorm", "softmax", "reduce"})
+
+#: The L1 path: the L1/TEX cache and the load/store pipe that feeds it.
+_L1_UNITS = ("l1", "lsu-pipe")
+_FP_PIPES = ("fma-pipe", "fp64-pipe", "tensor-pipe")
+
+
+def family_of(group: pd.Series) -> str:
+    """The group's kernel family: the theory's where it assigned one, else the name's."""
+    family = group.get("family")
+    if isinstance(family, str) and family:
+        return family
+    name = group.get("kernel")
+    return classify(str(name)).family if isinstance(name, str) else "unknown"
+
+
+def _text(group: pd.Series, key: str) -> str:
+    value = group.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _below_roof(group: pd.Series) -> str | None:
+    bound, limiter, family = _text(group, "bound"), _text(group, "limiter"), family_of(group)
+    precision = _text(group, "precision")
+    if bound == "latency":
+        short = _text(group, "bound_reason").startswith("shorter than")
+        return "latency-short" if short else "latency"
+    if bound == "memory":
+        if limiter in _L1_UNITS:
+            return "memory-l1"
+        if limiter == "l2":
+            return "memory-l2"
+        if family in GEMM_FAMILIES:
+            return "memory-gemm"
+        if family == "attention_decode":
+            return "memory-attention-decode"
+        return "memory-streaming" if family in STREAMING_FAMILIES else None
+    if bound != "compute":
+        return None
+    if precision.startswith("tensor"):
+        return "compute-tensor"
+    if precision == "fp64":
+        return "compute-fp64"
+    if limiter == "alu-pipe":
+        return "compute-alu"
+    if limiter == "issue":
+        return "compute-issue"
+    if family in GEMM_FAMILIES | ATTENTION_FAMILIES | {"attention_decode"}:
+        return "compute-tensor-gemm"
+    return "compute-fma" if limiter == "fma-pipe" else "compute"
+
+
+def _limiter_disagrees(group: pd.Series) -> str | None:
+    limiter = _text(group, "limiter")
+    if limiter in _L1_UNITS:
+        return "l1"
+    if limiter in _FP_PIPES:
+        return "fp"
+    by_limiter = {"l2": "l2", "alu-pipe": "alu", "issue": "issue", "dram": "dram"}
+    return by_limiter.get(limiter)
+
+
+def _under_filled(group: pd.Series) -> str | None:
+    family = family_of(group)
+    if family in GEMM_FAMILIES:
+        return "gemm"
+    if family == "attention_decode":
+        return "attention-decode"
+    return "reduction" if family in ROWWISE_FAMILIES else None
+
+
+def _excess_traffic(group: pd.Series) -> str | None:
+    family = family_of(group)
+    if family == "attention_decode":
+        return "attention-decode"
+    if family in ATTENTION_FAMILIES:
+        return "attention"
+    if family in GEMM_FAMILIES:
+        return "gemm"
+    return "streaming" if family in STREAMING_FAMILIES else None
+
+
+#: The variant chooser of each kind that has variants.
+_CHOOSERS: dict[str, Callable[[pd.Series], str | None]] = {
+    "below-roof": _below_roof,
+    "limiter-disagrees": _limiter_disagrees,
+    "under-filled": _under_filled,
+    "excess-traffic": _excess_traffic,
+}
+#: Variants of findings about many kernels at once (``kernel`` None).
+_PROFILE_VARIANTS = {"under-filled": "many"}
+
+
+def _group_rows(kernels: pd.DataFrame) -> dict[str, int]:
+    """Each kernel name's longest group, by row position (findings name kernels, not groups)."""
+    if kernels.empty or "kernel" not in kernels:
+        return {}
+    time = kernels["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+    order = np.argsort(-np.nan_to_num(time, nan=-1.0), kind="stable")
+    names = kernels["kernel"].astype(object).to_numpy()[order]
+    first = pd.Series(order).groupby(pd.Series(names).astype(str), sort=False).first()
+    return {str(k): int(v) for k, v in first.items()}
+
+
+def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: pd.DataFrame) -> list[str]:
+    """The advice id of each ``(kind, kernel)`` finding, from its kernel group's evidence.
+
+    ``kernels`` are the analysed groups; a finding about a kernel the groups
+    do not hold, or about the whole profile, gets its kind's profile-wide
+    variant or default.
+    """
+    rows = _group_rows(kernels)
+    out: list[str] = []
+    for kind, kernel in findings:
+        entry = CATALOGUE.get(kind)
+        variant: str | None = None
+        if kernel is None:
+            variant = _PROFILE_VARIANTS.get(kind)
+        elif kernel in rows and kind in _CHOOSERS:
+            variant = _CHOOSERS[kind](kernels.iloc[rows[kernel]])
+        if entry is None or variant not in entry.variants:
+            variant = None
+        out.append(f"{kind}/{variant}" if variant else kind)
+    return out
