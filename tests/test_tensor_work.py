@@ -36,6 +36,8 @@ from ncu_roofline.core.metrics import requirement_status, tensor_metrics_to_coll
 from ncu_roofline.core.model import Profile
 from tests.helpers import analyse_rows, col, counts, fp32, num
 
+GARDENIA = "Gardenia-Tian__LearningNote4Dev__CUDA_gemm_output_share_tile.csv"
+
 LUKAS = "lukas-ruettgers__dphpc-gemm__ncu_benchmark_output.csv"
 LAKOC = "Lakoc__Nbody_CUDA__profile_1.out"
 LAKOC_REP = "Lakoc__Nbody_CUDA__step4_profile_out.ncu-rep"
@@ -420,3 +422,17 @@ def test_missing_duration_without_rates_is_still_not_placed() -> None:
     a = analyse_rows([row])
     assert col(a, "bound") == ["not placeable"]
     assert col(a, "bound_reason") == ["no duration in the export"]
+
+
+def test_hfma_moves_without_fp16_counts_are_no_error(samples_dir: Path, tmp_path: Path) -> None:
+    """Launch 2 of the Gardenia export has 104,857,600 tensor-pipe instructions
+    (HFMA2.MMA moves); its HMUL count is on the file's last line.  Cut that
+    line and the launch has moves but no complete FP16 count: FP16 FLOPs
+    stay missing (nothing to correct), where this was an internal error."""
+    lines = (samples_dir / GARDENIA).read_text(encoding="utf-8").splitlines(keepends=True)
+    assert "hmul_pred_on" in lines[-1] and lines[-1].startswith('"2"')
+    cut = tmp_path / "cut.csv"
+    cut.write_text("".join(lines[:-1]), encoding="utf-8")
+    a = ncu_roofline.analyze(ncu_roofline.load([str(cut)]))
+    row = a.launches[a.launches["id"] == 2].iloc[0]
+    assert math.isnan(float(row["flops_fp16"]))

@@ -342,8 +342,9 @@ def _drop_hfma_moves(
     out: dict[str, npt.NDArray[np.generic]], rates: list[FloatArray], moves: FloatArray
 ) -> None:
     """FP16 FLOPs less 4 per HFMA issued as HFMA2.MMA, in place; the rate shrinks alike."""
-    rows = moves > 0
     fp16 = np.asarray(out["flops_fp16"], dtype=np.float64)
+    # A launch whose HFMA counts were cut off has no FP16 FLOPs to correct.
+    rows = (moves > 0) & ~np.isnan(fp16)
     kept = np.where(rows, np.maximum(fp16 - 4.0 * moves, 0.0), fp16)
     with np.errstate(invalid="ignore", divide="ignore"):
         rates[2] = np.where(rows, rates[2] * kept / fp16, rates[2])
