@@ -27,6 +27,7 @@ from ncu_roofline.analysis.roofs import (
     assign_roofs,
     peak_column,
 )
+from ncu_roofline.analysis.theory_check import distrust_absurd_theory
 from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.hardware import (
@@ -189,6 +190,7 @@ def analyze(
         for col, values in theory_cols.items():
             frame[col] = values
         add_comparison(frame)
+        distrust_absurd_theory(frame, profile.sources)
 
     kernels = group_kernels(frame, thresholds)
     findings = collect_findings(

@@ -19,8 +19,9 @@ import sys
 import click
 
 from ncu_roofline.cli import compare, gpus, inspect, report, summary, theory
-from ncu_roofline.cli.messages import PROG
+from ncu_roofline.cli.messages import PROG, error
 from ncu_roofline.errors import NcuRooflineError, UsageError
+from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.version import __version__
 
 #: Exit code of an interrupted run (the shell's for SIGINT).
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
         exc.show()
         sys.exit(UsageError.exit_code if exc.exit_code == 2 else exc.exit_code)
     except NcuRooflineError as exc:
-        click.echo(f"{PROG}: error: {exc}", err=True)
+        error(str(exc))
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo(f"{PROG}: interrupted", err=True)
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
         if debug:
             raise
         click.echo(
-            f"{PROG}: internal error: {type(exc).__name__}: {exc}\n"
+            f"{PROG}: internal error: {type(exc).__name__}: {terminal_safe(exc)}\n"
             f"{PROG}: this is a bug; rerun with --debug and report the traceback",
             err=True,
         )

@@ -16,6 +16,7 @@ import click
 from ncu_roofline.analysis import analyze
 from ncu_roofline.analysis.compare import BASES, DEFAULT_NOISE
 from ncu_roofline.analysis.compare import compare as compare_analyses
+from ncu_roofline.cli import types
 from ncu_roofline.cli.analyse import gates_record
 from ncu_roofline.cli.messages import (
     emit,
@@ -119,7 +120,7 @@ _comparison_options = option_group(
     clocks_option("Table compute roofs at the measured clock or datasheet."),
     click.option(
         "--noise",
-        type=click.FloatRange(min=0.0),
+        type=types.NOISE,
         default=DEFAULT_NOISE,
         show_default=True,
         help="Changes below this fraction count as unchanged.",

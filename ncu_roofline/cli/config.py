@@ -3,7 +3,9 @@
 Keys (dashes or underscores): ``fail-on`` (list of gate rules),
 ``excess-threshold``, ``clocks``, ``gpu``, ``roofs``, ``plotly-js``, ``top``.
 The command line overrides every one of them; ``--fail-on`` given on the
-command line replaces the configured list.
+command line replaces the configured list.  Every value is checked with the
+click type of its option (:mod:`ncu_roofline.cli.types`), so ``top = -5`` or
+``plotly-js = "evil"`` is refused as ``--top -5`` is, naming the file.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+import click
+
+from ncu_roofline.cli.types import SETTING_TYPES
 from ncu_roofline.core.files import parse_toml, read_user_text
 from ncu_roofline.errors import InputFormatError
 
@@ -39,6 +44,11 @@ def _normalise(table: dict[str, Any], label: str) -> dict[str, Any]:
             raise InputFormatError(f"{label}: {raw_key}: wrong type ({type(value).__name__})")
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
             raise InputFormatError(f"{label}: fail-on: expected a list of strings")
+        if key in SETTING_TYPES:
+            try:
+                value = SETTING_TYPES[key].convert(value, None, None)
+            except click.BadParameter as exc:
+                raise InputFormatError(f"{label}: {raw_key}: {exc.message}") from None
         out[key] = value
     return out
 
@@ -65,7 +75,10 @@ def load_config(path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         return {}
     label = str(target)
     data = parse_toml(read_user_text(target, "config file"), label)
-    section = data.get("tool", {}).get("ncu-roofline")
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise InputFormatError(f"{label}: [tool] must be a table")
+    section = tool.get("ncu-roofline")
     if section is None:
         if not explicit:
             return {}

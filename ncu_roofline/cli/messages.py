@@ -14,6 +14,7 @@ from ncu_roofline.analysis.catalogue import CATALOGUE, SEVERITIES
 from ncu_roofline.core.hardware import resolve_gpu
 from ncu_roofline.errors import GATE_TRIPPED
 from ncu_roofline.render.output import write_output
+from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.report.gates import Gate, theory_gates_without_theory
 from ncu_roofline.report.schema import ReportContext
 from ncu_roofline.version import NAME
@@ -28,13 +29,18 @@ _MAX_TRIPPED_LINES = 20
 
 
 def warn(message: str) -> None:
-    """One warning line on stderr."""
-    click.echo(f"{PROG}: warning: {message}", err=True)
+    """One warning line on stderr (made terminal-safe: it may quote kernel names)."""
+    click.echo(f"{PROG}: warning: {terminal_safe(message)}", err=True)
 
 
 def note(message: str) -> None:
     """One informational line on stderr."""
-    click.echo(f"{PROG}: note: {message}", err=True)
+    click.echo(f"{PROG}: note: {terminal_safe(message)}", err=True)
+
+
+def error(message: str) -> None:
+    """One error line on stderr (the exit code is the caller's)."""
+    click.echo(f"{PROG}: error: {terminal_safe(message)}", err=True)
 
 
 def note_gpu_alias(*names: str | None) -> None:
@@ -67,7 +73,7 @@ def warn_gates_without_theory(gates: list[Gate], has_theory: bool) -> None:
 def emit(data: str | bytes, output: str | None, force: bool, description: str) -> None:
     """Write a document to stdout or ``output``; for a file, say where and what."""
     if write_output(data, output, force=force):
-        click.echo(f"{PROG}: wrote {output} {description}", err=True)
+        click.echo(f"{PROG}: wrote {terminal_safe(output)} {description}", err=True)
 
 
 def exit_on_tripped(tripped: list[dict[str, Any]]) -> None:

@@ -24,12 +24,11 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from ncu_roofline.analysis import CLOCK_MODES
+from ncu_roofline.cli import types
 from ncu_roofline.cli.config import load_config
 from ncu_roofline.cli.messages import warn
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render import FORMATS, RenderOptions
-from ncu_roofline.render.html_report import PLOTLY_MODES
 from ncu_roofline.render.output import is_stdout
 from ncu_roofline.report.gates import Gate, parse_gates
 from ncu_roofline.theory.assign import TheoryConfig
@@ -139,13 +138,20 @@ def roofs_option(help: str) -> Decorator[Any]:
 def clocks_option(help: str) -> Decorator[Any]:
     """``--clocks``: table compute roofs at the measured SM clock or the datasheet's."""
     return click.option(
-        "--clocks", type=click.Choice(CLOCK_MODES), default="measured", show_default=True, help=help
+        "--clocks", type=types.CLOCKS, default="measured", show_default=True, help=help
     )
+
+
+def _not_empty(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    # "" would name the current directory ("."): a slip, never an output.
+    if value is not None and not value.strip():
+        raise click.BadParameter("empty output path", ctx=ctx, param=param)
+    return value
 
 
 def output_option(help: str) -> Decorator[Any]:
     """``-o/--output OUT``."""
-    return click.option("-o", "--output", metavar="OUT", help=help)
+    return click.option("-o", "--output", metavar="OUT", callback=_not_empty, help=help)
 
 
 def format_option(choices: Sequence[str], help: str, default: str | None = None) -> Decorator[Any]:
@@ -158,7 +164,7 @@ def plotly_option(help: str) -> Decorator[Any]:
     """``--plotly-js``: inline plotly.js or load it from the CDN."""
     return click.option(
         "--plotly-js",
-        type=click.Choice(PLOTLY_MODES),
+        type=types.PLOTLY_JS,
         default="inline",
         show_default=True,
         help=help,
@@ -166,9 +172,7 @@ def plotly_option(help: str) -> Decorator[Any]:
 
 
 def _count_option(flag: str, default: int, help: str) -> Decorator[Any]:
-    return click.option(
-        flag, type=click.IntRange(min=1), default=default, show_default=True, help=help
-    )
+    return click.option(flag, type=types.COUNT, default=default, show_default=True, help=help)
 
 
 def top_option(default: int, help: str) -> Decorator[Any]:
@@ -383,7 +387,7 @@ _THEORY_OPTIONS: tuple[Decorator[Any], ...] = (
 
 _EXCESS_THRESHOLD_OPTION = click.option(
     "--excess-threshold",
-    type=click.FloatRange(min=1.0),
+    type=types.EXCESS_THRESHOLD,
     default=TheoryConfig.excess_threshold,
     show_default=True,
     help="Flag kernels moving at least this many times their minimal DRAM bytes.",

@@ -53,6 +53,13 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputFormatError(f"{label}: not valid TOML: {exc}") from exc
+    except RecursionError:
+        raise InputFormatError(
+            f"{label}: not valid TOML: arrays or tables nested too deeply"
+        ) from None
+    except ValueError:
+        # Python refuses to read integers of more than 4300 digits.
+        raise InputFormatError(f"{label}: not valid TOML: a number too long to read") from None
     return data
 
 

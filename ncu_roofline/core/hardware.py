@@ -136,8 +136,10 @@ def resolve_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuLookup:
     device name as ncu prints it (``NVIDIA H100 80GB HBM3``), then aliases:
     a key prefix (``h100``), the key without separators (``rtx5090``), and
     words that all occur in an entry's key or name (``5090``, ``a100 pcie``).
-    Where an alias fits several entries the first in table order wins,
-    because the table lists the common variant of a family first.  Raises
+    Where an alias with a model number fits several entries the first in
+    table order wins, because the table lists the common variant of a family
+    first; without one (``rtx``) it is refused with the entries it fits, and
+    a key prefix needs one (``t`` is no shorthand for ``t4``).  Raises
     UsageError with close matches (by difflib, over keys, names and key
     prefixes) when nothing fits.
     """
@@ -164,13 +166,21 @@ def resolve_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuLookup:
         ]
         return GpuLookup(by_device, "alias" if others else "device name", tuple(others))
     # Aliases, in order: a key prefix, the key without separators, every word.
+    # A shorthand names a model only with a model number in it: "t" or "rtx"
+    # would pick whichever GPU the table happens to list first.
+    numbered = any(ch.isdigit() for ch in wanted)
     for hits in (
-        [s for s in candidates if _normalise(s.key).startswith(wanted)],
+        [s for s in candidates if numbered and _normalise(s.key).startswith(wanted)],
         [s for s in candidates if _normalise(s.key).replace("_", "") == compact],
         [s for s in candidates if asked <= _words(s.key) | _words(s.name)],
     ):
-        if hits:
+        if hits and (numbered or len(hits) == 1):
             return GpuLookup(hits[0], "alias", tuple(s.key for s in hits[1:]))
+        if hits:
+            keys = ", ".join(s.key for s in hits[:5]) + (", ..." if len(hits) > 5 else "")
+            raise UsageError(
+                f"GPU {show_value(name)} fits {len(hits)} GPUs; did you mean {keys}? name one"
+            )
 
     words: dict[str, str] = {}
     for spec in candidates:

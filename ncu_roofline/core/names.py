@@ -177,6 +177,10 @@ def short_name(full: str) -> str:
         best = _informative_arg(template_args)
         if best:
             result = f"{stem}<{best}>"
+    if not result.strip():
+        # Names made only of a bracketed tag ("<unnamed>", "<tag ...>") leave
+        # nothing outside the brackets: the whole name is the handle then.
+        result = name or full.strip()
     if len(result) > MAX_SHORT:
         result = result[: MAX_SHORT - 1] + "…"
     return result

@@ -55,6 +55,14 @@ _CLOCK_FILE_KEYS: dict[str, str] = {
 _TERA = 1e12
 _GIGA = 1e9
 _MEGA = 1e6
+#: Largest roofs a file may give, far beyond any GPU (the fastest tensor
+#: peaks are about 1e16 FLOP/s, HBM about 1e13 B/s, clocks about 3e9 Hz):
+#: a larger value is a slip (``1e308``), and would overflow or place nothing.
+MAX_COMPUTE = 1e19
+MAX_BANDWIDTH = 1e15
+MAX_CLOCK = 1e11
+MAX_PER_SM_PER_CLOCK = 1e7
+MAX_MEMORY_GB = 1e6
 
 _MARK_KEYS = ("unsure", "derived", "disputed")
 
@@ -144,7 +152,8 @@ class _Table:
             self.fail(key, f"expected a string, got {show_value(value)}")
         return value
 
-    def positive(self, key: str) -> float | None:
+    def positive(self, key: str, scale: float = 1.0, limit: float | None = None) -> float | None:
+        """``key``'s value times ``scale``; refused unless positive, finite and at most ``limit``."""
         value = self.data.get(key)
         if value is None:
             return None
@@ -156,7 +165,14 @@ class _Table:
             or value <= 0
         ):
             self.fail(key, f"expected a positive number, got {show_value(value)}")
-        return float(value)
+        scaled = float(value) * scale
+        if limit is not None and not scaled <= limit:
+            self.fail(
+                key,
+                f"{show_value(value)} is beyond any GPU (at most {limit / scale:g}); "
+                "check the unit of the key",
+            )
+        return scaled
 
     def positive_int(self, key: str) -> int | None:
         value = self.data.get(key)
@@ -213,14 +229,14 @@ def _parse_gpu(key: str, table: _Table, origin: str) -> GpuSpec:
 
     compute: dict[str, float] = {}
     for file_key, vocab_key in _COMPUTE_FILE_KEYS.items():
-        value = table.positive(file_key)
+        value = table.positive(file_key, _TERA, MAX_COMPUTE)
         if value is not None:
-            compute[vocab_key] = value * _TERA
+            compute[vocab_key] = value
     memory: dict[str, float] = {}
     for file_key, vocab_key in _MEMORY_FILE_KEYS.items():
-        value = table.positive(file_key)
+        value = table.positive(file_key, _GIGA, MAX_BANDWIDTH)
         if value is not None:
-            memory[vocab_key] = value * _GIGA
+            memory[vocab_key] = value
     if not compute and not memory:
         table.fail(
             None,
@@ -229,9 +245,8 @@ def _parse_gpu(key: str, table: _Table, origin: str) -> GpuSpec:
 
     clocks: dict[str, float | None] = {}
     for file_key, field_name in _CLOCK_FILE_KEYS.items():
-        value = table.positive(file_key)
-        clocks[field_name] = None if value is None else value * _MEGA
-    dram_gb = table.positive("dram_gb")
+        clocks[field_name] = table.positive(file_key, _MEGA, MAX_CLOCK)
+    dram_gb = table.positive("dram_gb", 1.0, MAX_MEMORY_GB)
 
     marks: dict[str, tuple[str, ...]] = {}
     for mark_key in _MARK_KEYS:
@@ -304,7 +319,7 @@ def _parse_arch(key: str, table: _Table) -> ArchRates:
         table.fail("geforce", f"expected true or false, got {show_value(geforce)}")
     rates: dict[str, float] = {}
     for file_key, vocab_key in _ARCH_FILE_KEYS.items():
-        value = table.positive(file_key)
+        value = table.positive(file_key, 1.0, MAX_PER_SM_PER_CLOCK)
         if value is not None:
             rates[vocab_key] = value
     unsure: list[str] = []

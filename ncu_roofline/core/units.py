@@ -11,7 +11,11 @@ percentages stay in percent (0-100, occasionally above).
 Numbers may carry thousands separators (``"5,443,677,824.00"``), may be
 ``n/a`` or empty (missing, never zero), may list instance values after the
 aggregate (``"32.00; 32.00"``), and in some locales swap the separators
-(``"27.595.520"``, ``"9,00"``).
+(``"27.595.520"``, ``"9,00"``).  Only real thousands grouping is read: one to
+three digits, then groups of exactly three.  Anything else with a separator
+(``"1,2,3"``, ``"1,0"``, ``"1.000,5"`` in a decimal-point file) is malformed
+and reads as missing: deleting the separators would turn it into a plausible
+but wrong number (123, 10, 1.0005).
 """
 
 from __future__ import annotations
@@ -178,12 +182,20 @@ _EN_GROUPED = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 _DE_GROUPED = re.compile(r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$")
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d+,\d+$")
 
+#: Per decimal separator: the grouping separator, and the only shape a value
+#: holding it may have (thousands grouping, optional fraction and exponent).
+_GROUPING: dict[str, tuple[str, str]] = {
+    ".": (",", r"^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?$"),
+    ",": (".", r"^[+-]?\d{1,3}(?:\.\d{3})+(?:,\d*)?(?:[eE][+-]?\d+)?$"),
+}
+
 
 def parse_number(text: str | None, decimal: str = ".") -> float | None:
-    """Parse one ncu-printed number; ``None`` for missing or non-numeric.
+    """Parse one ncu-printed number; ``None`` for missing, malformed or non-numeric.
 
     ``decimal`` is the file's decimal separator (``"."`` or ``","``); the
-    other one is treated as a thousands separator.
+    other one is read as a thousands separator, and only where it groups
+    thousands (``"1,234,567.5"``; ``"1,2,3"`` is ``None``, not 123).
     """
     if text is None:
         return None
@@ -192,7 +204,13 @@ def parse_number(text: str | None, decimal: str = ".") -> float | None:
         s = s.split(";", 1)[0].strip()
     if s in MISSING_TOKENS:
         return None
-    s = s.replace(".", "").replace(",", ".") if decimal == "," else s.replace(",", "")
+    group, shape = _GROUPING["," if decimal == "," else "."]
+    if group in s:
+        if not re.match(shape, s):
+            return None
+        s = s.replace(group, "")
+    if decimal == ",":
+        s = s.replace(",", ".")
     try:
         value = float(s)
     except ValueError:
@@ -227,7 +245,21 @@ def detect_decimal(samples: list[str]) -> str:
 def parse_numbers(values: pa.Array | pa.ChunkedArray, decimal: str = ".") -> np.ndarray:
     """Vectorised :func:`parse_number` over an Arrow string array.
 
-    Returns float64 with NaN wherever the text is missing or not a number.
+    Returns float64 with NaN wherever the text is missing, malformed or not
+    a number.
+    """
+    return parse_numbers_checked(values, decimal)[0]
+
+
+def parse_numbers_checked(
+    values: pa.Array | pa.ChunkedArray, decimal: str = "."
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`parse_numbers`, and where a value was text but not a number.
+
+    The second array is True for values that are neither a number nor a
+    missing token (:data:`MISSING_TOKENS`): malformed digit grouping
+    (``"1,2,3"``) and stray text.  Both are NaN in the first array; the
+    caller says so.  Everything runs over whole columns in Arrow and pandas.
     """
     arr = values
     if pa.types.is_dictionary(arr.type):
@@ -237,18 +269,29 @@ def parse_numbers(values: pa.Array | pa.ChunkedArray, decimal: str = ".") -> np.
     if pc.any(pc.match_substring(arr, ";")).as_py():
         arr = pc.replace_substring_regex(arr, pattern=r";.*$", replacement="")
     arr = pc.utf8_trim_whitespace(arr)
+    tokens = pc.is_in(arr, value_set=pa.array(sorted(MISSING_TOKENS)))
+    missing = np.asarray(
+        pc.or_kleene(pc.is_null(arr), tokens).to_numpy(zero_copy_only=False), dtype=bool
+    )
+    group, shape = _GROUPING["," if decimal == "," else "."]
+    if pc.any(pc.match_substring(arr, group)).as_py():
+        # A separator that does not group thousands makes the value null
+        # (malformed) before the separators are deleted.
+        bad = pc.and_(
+            pc.match_substring(arr, group), pc.invert(pc.match_substring_regex(arr, shape))
+        )
+        arr = pc.if_else(pc.fill_null(bad, False), pa.scalar(None, pa.string()), arr)
+        arr = pc.replace_substring(arr, pattern=group, replacement="")
     if decimal == ",":
-        arr = pc.replace_substring(arr, pattern=".", replacement="")
         arr = pc.replace_substring(arr, pattern=",", replacement=".")
-    else:
-        arr = pc.replace_substring(arr, pattern=",", replacement="")
     # Arrow's cast rejects a whole array on the first bad value; pandas'
     # to_numeric coerces per element, which is what missing-not-zero needs.
     series = pd.Series(arr.to_numpy(zero_copy_only=False), dtype=object)
     out: np.ndarray = pd.to_numeric(series, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan
     )
-    return out
+    malformed: np.ndarray = np.isnan(out) & ~missing
+    return out, malformed
 
 
 def format_si(value: float | None, unit: str = "", digits: int = 3) -> str:

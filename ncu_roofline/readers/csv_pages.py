@@ -27,7 +27,7 @@ from ncu_roofline.core.metrics import (
     unit_for,
 )
 from ncu_roofline.core.model import SourceInfo, finalize_launches
-from ncu_roofline.core.units import detect_decimal, parse_numbers, parse_unit
+from ncu_roofline.core.units import detect_decimal, parse_unit
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.locate import (
     Located,
@@ -36,6 +36,15 @@ from ncu_roofline.readers.locate import (
     sample_rows,
 )
 from ncu_roofline.readers.table import dict_codes, read_table
+from ncu_roofline.readers.values import (
+    RowKeys,
+    ValueProblems,
+    convert_column,
+    convert_rows,
+    invocation_counts,
+    launch_label,
+    unit_factors,
+)
 
 #: ncu header -> canonical identity column.
 IDENTITY_HEADERS: dict[str, str] = {
@@ -230,7 +239,10 @@ def _valid_ids(table: pa.Table, column: str) -> np.ndarray:
     if col is None:
         return np.ones(table.num_rows, dtype=bool)
     codes, dictionary = dict_codes(col)
-    ok = np.array([d.strip().replace(",", "").isdigit() for d in dictionary], dtype=bool)
+    # A sign is kept: a negative count is a bad value of a real row, not noise.
+    ok = np.array(
+        [d.strip().replace(",", "").lstrip("+-").isdigit() for d in dictionary], dtype=bool
+    )
     return ok[codes] if dictionary else np.zeros(0, dtype=bool)
 
 
@@ -248,19 +260,6 @@ def _decimal_for(samples: list[list[str]], header: list[str], value_cols: list[s
             i = header.index(col)
             values += [r[i] for r in samples if len(r) > i]
     return detect_decimal(values)
-
-
-def _unit_factors(unit_dict: list[str]) -> tuple[np.ndarray, list[str | None]]:
-    factors = np.full(len(unit_dict), np.nan)
-    si: list[str | None] = []
-    for i, u in enumerate(unit_dict):
-        parsed = parse_unit(u)
-        if parsed is None:
-            si.append(None)
-        else:
-            factors[i] = parsed.factor
-            si.append(parsed.si)
-    return factors, si
 
 
 def read_long(
@@ -308,7 +307,10 @@ def read_long(
     unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
     texts = values_col.take(pa.array(sel))
     decimal = _decimal_for(samples, header, [value_col])
-    numbers = _si_numbers(texts, decimal, unit_codes[sel], unit_dict, row_metric[sel], b)
+    problems = ValueProblems()
+    numbers = _si_numbers(
+        texts, decimal, unit_codes[sel], unit_dict, row_metric[sel], launch_of_row[sel], b, problems
+    )
     metrics = _metric_columns(
         numbers, texts, launch_of_row[sel], row_metric[sel], row_is_label[sel], n_launch, b
     )
@@ -319,6 +321,7 @@ def read_long(
         _summary_identity(table, first_rows, ident, info)
     ident["source"] = [raw.name] * n_launch
     frame = finalize_launches(ident, metrics, n_launch)
+    problems.warn(info, launch_label(frame, summary))
 
     units_seen = [unit_dict[u] for u in np.unique(unit_codes[sel]).tolist()] if sel.size else []
     info.units = "auto" if _auto_units(units_seen) else "base"
@@ -412,10 +415,13 @@ def _si_numbers(
     sel_units: np.ndarray,
     unit_dict: list[str],
     sel_metric: np.ndarray,
+    sel_launch: np.ndarray,
     b: _Builder,
+    problems: ValueProblems,
 ) -> np.ndarray:
-    """The selected rows' values in SI units; NaN (and a warning) for unknown units."""
-    factors, _ = _unit_factors(unit_dict)
+    """The selected rows' values in SI units; NaN (and a warning) for unknown or wrong units,
+    malformed numbers and negative values (:mod:`~ncu_roofline.readers.values`)."""
+    factors, si_units = unit_factors(unit_dict)
     unknown = np.isnan(factors[sel_units]) if sel_units.size else np.zeros(0, dtype=bool)
     if unknown.any():
         bad = sorted({unit_dict[u] for u in np.unique(sel_units[unknown]).tolist()})
@@ -425,7 +431,8 @@ def _si_numbers(
             f"unknown unit(s) {', '.join(repr(u) for u in bad)}: left out "
             f"{', '.join(bad_metrics[:6])} rather than misread"
         )
-    numbers: np.ndarray = parse_numbers(texts, decimal) * factors[sel_units]
+    rows = RowKeys(list(b.metric_index), sel_metric, sel_launch, unit_dict, si_units, sel_units)
+    numbers = convert_rows(texts, decimal, factors, rows, problems)
     for mid in KHZ_METRICS & b.metric_index.keys():
         rows_k = sel_metric == b.metric_index[mid]
         blank = np.array([unit_for(mid, u) == "Khz" for u in unit_dict], dtype=bool)
@@ -466,7 +473,7 @@ def _metric_columns(
 
 def _record_units(sel_units: np.ndarray, unit_dict: list[str], mi: np.ndarray, b: _Builder) -> None:
     """The SI unit of each metric, into the source info."""
-    _, si_units = _unit_factors(unit_dict)
+    _, si_units = unit_factors(unit_dict)
     for mid, j in b.metric_index.items():
         units_here = np.unique(sel_units[(mi == j)]).tolist()
         si = next((si_units[u] for u in units_here if si_units[u] is not None), None)
@@ -481,11 +488,7 @@ def _summary_identity(
 ) -> None:
     """Invocation counts and ids of a per-kernel summary's rows, in place."""
     inv_codes, inv_dict = dict_codes(table.column("Invocations"))
-    inv_vals = np.array(
-        [int(d.replace(",", "")) if d.replace(",", "").strip().isdigit() else 0 for d in inv_dict],
-        dtype=np.int64,
-    )
-    ident["invocations"] = inv_vals[inv_codes[first_rows]]
+    ident["invocations"] = invocation_counts(inv_dict, inv_codes[first_rows], ident, info)
     ident["id"] = np.arange(first_rows.size)
     info.aggregated = True
     info.warn(
@@ -538,6 +541,7 @@ def read_raw(
     decimal = _decimal_for(samples[1:], header, metric_cols[:50])
     metrics: dict[str, Any] = {}
     unknown: list[str] = []
+    problems = ValueProblems()
     for c in metric_cols:
         mid = canonical_metric(c)
         col = table.column(c).take(pa.array(first_rows))
@@ -551,13 +555,14 @@ def read_raw(
         if parsed is None:
             unknown.append(f"{c} ({unit!r})")
             continue
-        metrics[mid] = parse_numbers(col, decimal) * parsed.factor
+        metrics[mid] = convert_column(col, decimal, mid, unit, parsed, problems)
         info.metric_units[mid] = parsed.si
     if unknown:
         info.warn("unknown unit(s): left out " + ", ".join(unknown[:6]) + " rather than misread")
     ident = _identity(table, first_rows, loc.header)
     ident["source"] = [raw.name] * n_launch
     frame = finalize_launches(ident, metrics, n_launch)
+    problems.warn(info, launch_label(frame, summary=False))
     used_units = [units.get(c, "") for c in metric_cols]
     info.units = "auto" if _auto_units(used_units) else "base"
     ccs = [

@@ -4,34 +4,27 @@ No line is longer than ``width`` characters: the kernel-name column takes
 what the other columns leave, names are cut with ``…``, and on very narrow
 terminals the least important columns go.  The text has no ANSI colours, and
 control characters from the data (an escape sequence in a kernel name) are
-removed so that nothing in a profile can drive the terminal.
+replaced (:func:`~ncu_roofline.render.safe_text.terminal_safe`) so that
+nothing in a profile can drive the terminal.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from ncu_roofline.analysis.catalogue import BOUND_ABBREVIATIONS, abbreviation
 from ncu_roofline.render.format import TEXT, file_name, plural
+from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.render.severity import severity_counts
 from ncu_roofline.report.schema import FindingRecord, ReportContext
 from ncu_roofline.version import NAME
-
-# Controls (C0, DEL, C1) and the bidirectional overrides that could reorder
-# what a terminal shows.
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 #: Narrowest kernel-name column before columns are dropped.
 _MIN_NAME = 12
 #: Widest findings column.
 _MAX_FINDINGS = 18
 _GAP = "  "
-
-
-def _clean(value: Any) -> str:
-    return _UNSAFE.sub(" ", "" if value is None else str(value))
 
 
 def _clip(text: str, width: int) -> str:
@@ -73,7 +66,7 @@ def _header(context: ReportContext, groups: int) -> list[str]:
     launches = TEXT.count(summary.get("launches") or 0)
     latency = summary.get("latency_s")
     return [
-        f"{NAME}: " + (", ".join(_clean(n) for n in inputs) or "no input"),
+        f"{NAME}: " + (", ".join(terminal_safe(n) for n in inputs) or "no input"),
         f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
         + (f"{TEXT.duration(latency)} latency, " if latency else "")
         + f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
@@ -129,7 +122,11 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
 
     columns = [
         _Column("#", lambda k: str(k.get("rank") or ""), True),
-        _Column("kernel", lambda k: _clean(k.get("kernel_short") or k.get("kernel") or "?"), False),
+        _Column(
+            "kernel",
+            lambda k: terminal_safe(k.get("kernel_short") or k.get("kernel") or "?"),
+            False,
+        ),
         _Column(
             "bound",
             lambda k: BOUND_ABBREVIATIONS.get(k.get("bound") or "", k.get("bound") or "n/a"),
@@ -141,7 +138,7 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
         _Column("recov.", lambda k: TEXT.duration(k.get("recoverable_s")), True),
         _Column("findings", lambda k: ",".join(kinds.get(str(k.get("kernel")), [])), False),
     ]
-    cells = [[_clean(c.cell(k)) for c in columns] for k in shown]
+    cells = [[terminal_safe(c.cell(k)) for c in columns] for k in shown]
     widths = [max([len(c.title), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
     widths[-1] = min(widths[-1], _MAX_FINDINGS)
     keep = _fit(widths, width)

@@ -14,6 +14,7 @@ import shlex
 from typing import Any
 
 from ncu_roofline.render.format import TEXT, plural
+from ncu_roofline.render.safe_text import terminal_safe_lines
 from ncu_roofline.render.templates import render
 from ncu_roofline.render.theory import theory_text_context
 from ncu_roofline.report.schema import InspectDocument, TheoryTable
@@ -22,8 +23,9 @@ __all__ = ["gpus_text", "inspect_text", "theory_text"]
 
 
 def _one_newline(text: str) -> str:
-    # Templates end in a variable number of blank lines; the terminal gets one.
-    return text.rstrip("\n") + "\n"
+    # Templates end in a variable number of blank lines; the terminal gets
+    # one.  Names and warnings in the document must not drive the terminal.
+    return terminal_safe_lines(text.rstrip("\n")) + "\n"
 
 
 def inspect_text(data: InspectDocument) -> str:

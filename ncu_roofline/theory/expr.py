@@ -20,6 +20,10 @@ from typing import Any
 
 #: Longest expression accepted, in characters.
 MAX_LENGTH = 2000
+#: Deepest nesting accepted (parentheses, calls, conditionals, operators of
+#: different precedence).  A run of operators of one precedence
+#: (``a + b + c + ...``) counts as one level however many terms it has.
+MAX_DEPTH = 100
 #: Largest magnitude a result or intermediate may reach; far beyond any real
 #: FLOP or byte count, small enough to stop ``10**10**10``.
 MAX_MAGNITUDE = 1e30
@@ -68,10 +72,29 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def _check(node: ast.AST, names: set[str]) -> None:
-    """Refuse every node outside the whitelist; collect free names."""
+def _chain(node: ast.BinOp) -> tuple[ast.expr, list[ast.BinOp]]:
+    """A left-leaning run of binary operations (``a + b - c``): its leftmost
+    operand, and the operations from the innermost out.
+
+    Walked iteratively, so a flat sum of a thousand terms is one level deep,
+    not a thousand.
+    """
+    ops: list[ast.BinOp] = []
+    current: ast.expr = node
+    while isinstance(current, ast.BinOp):
+        ops.append(current)
+        current = current.left
+    ops.reverse()
+    return current, ops
+
+
+def _check(node: ast.AST, names: set[str], depth: int = 0) -> None:
+    """Refuse every node outside the whitelist and nesting beyond :data:`MAX_DEPTH`; collect free names."""
+    if depth > MAX_DEPTH:
+        raise ExprError(f"expression nested too deeply (more than {MAX_DEPTH} levels)")
+    sub = depth + 1
     if isinstance(node, ast.Expression):
-        _check(node.body, names)
+        _check(node.body, names, depth)
     elif isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
             raise ExprError(f"only numbers are allowed as constants, not {node.value!r}")
@@ -85,27 +108,29 @@ def _check(node: ast.AST, names: set[str]) -> None:
             raise ExprError(f"{dotted} is a function; call it as {dotted}(...)")
         names.add(dotted)
     elif isinstance(node, ast.BinOp):
-        if type(node.op) not in _BINARY:
-            raise ExprError(f"operator {type(node.op).__name__} is not allowed")
-        _check(node.left, names)
-        _check(node.right, names)
+        leftmost, ops = _chain(node)
+        _check(leftmost, names, sub)
+        for op in ops:
+            if type(op.op) not in _BINARY:
+                raise ExprError(f"operator {type(op.op).__name__} is not allowed")
+            _check(op.right, names, sub)
     elif isinstance(node, ast.UnaryOp):
         if not isinstance(node.op, (ast.UAdd, ast.USub, ast.Not)):
             raise ExprError(f"operator {type(node.op).__name__} is not allowed")
-        _check(node.operand, names)
+        _check(node.operand, names, sub)
     elif isinstance(node, ast.Compare):
         if any(type(op) not in _COMPARE for op in node.ops):
             raise ExprError("only ==, !=, <, <=, >, >= comparisons are allowed")
-        _check(node.left, names)
+        _check(node.left, names, sub)
         for c in node.comparators:
-            _check(c, names)
+            _check(c, names, sub)
     elif isinstance(node, ast.BoolOp):
         for v in node.values:
-            _check(v, names)
+            _check(v, names, sub)
     elif isinstance(node, ast.IfExp):
-        _check(node.test, names)
-        _check(node.body, names)
-        _check(node.orelse, names)
+        _check(node.test, names, sub)
+        _check(node.body, names, sub)
+        _check(node.orelse, names, sub)
     elif isinstance(node, ast.Call):
         if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
             allowed = ", ".join(sorted(FUNCTIONS))
@@ -113,7 +138,7 @@ def _check(node: ast.AST, names: set[str]) -> None:
         if node.keywords:
             raise ExprError(f"{node.func.id}() takes no keyword arguments")
         for a in node.args:
-            _check(a, names)
+            _check(a, names, sub)
     else:
         raise ExprError(f"{type(node).__name__} is not allowed in an expression")
 
@@ -160,11 +185,14 @@ class Expr:
                 raise ExprError(f"{_dotted(node)} is not a number ({value!r})")
             return _finite(float(value))
         if isinstance(node, ast.BinOp):
-            left = self._eval(node.left, env)
-            right = self._eval(node.right, env)
-            if isinstance(node.op, ast.Pow) and abs(right) > 64:
-                raise ExprError("exponent too large")
-            return _finite(_BINARY[type(node.op)](left, right))
+            leftmost, ops = _chain(node)
+            left = self._eval(leftmost, env)
+            for step in ops:
+                right = self._eval(step.right, env)
+                if isinstance(step.op, ast.Pow) and abs(right) > 64:
+                    raise ExprError("exponent too large")
+                left = _finite(_BINARY[type(step.op)](left, right))
+            return left
         if isinstance(node, ast.UnaryOp):
             value = self._eval(node.operand, env)
             if isinstance(node.op, ast.Not):

@@ -326,6 +326,11 @@ def load_model_config(path: str | os.PathLike[str]) -> ModelConfig:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputFormatError(f"{label}: not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    except RecursionError:
+        raise InputFormatError(f"{label}: not valid JSON: nested too deeply") from None
+    except ValueError:
+        # Python refuses to read integers of more than 4300 digits.
+        raise InputFormatError(f"{label}: not valid JSON: a number too long to read") from None
     if not isinstance(data, dict):
         raise InputFormatError(f"{label}: expected a JSON object of model settings")
     if "hidden_size" not in data and isinstance(data.get("text_config"), dict):

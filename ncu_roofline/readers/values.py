@@ -1,0 +1,283 @@
+"""Values at the reader edge: what an untrustworthy value becomes, and how it is reported.
+
+Three checks run over whole columns (Arrow, pandas and numpy; Python loops
+only over distinct metrics and units, never over rows):
+
+malformed number
+    Text that is neither a number nor a missing token: digit grouping other
+    than thousands (``"1,2,3"``, ``"1,0"``, ``"1.000,5"`` in a decimal-point
+    file) or stray text (:func:`~ncu_roofline.core.units.parse_numbers_checked`).
+negative value
+    Every metric the launch model keeps is a count, a time, a rate or a
+    share; none is below zero.  A negative one is corrupt, not small.
+unit of the wrong dimension
+    A time unit on a byte count, a byte unit on a duration
+    (:func:`~ncu_roofline.core.dimensions.unit_fits`): its factor would
+    convert to a number of the wrong kind.
+
+A value that fails becomes missing (NaN), never a guess.  Each problem is
+reported once per metric, with how many values it hit, the first text and
+the first launch it hit, so a multi-GB export with a million bad cells gives
+one line, not a million.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ncu_roofline.core.dimensions import metric_dimension, unit_fits
+from ncu_roofline.core.model import SourceInfo
+from ncu_roofline.core.names import short_name
+from ncu_roofline.core.units import Unit, parse_numbers_checked, parse_unit
+
+_WHAT = {
+    "malformed": "malformed number(s)",
+    "negative": "negative value(s)",
+}
+
+
+@dataclass
+class _Seen:
+    count: int
+    first_launch: int
+    text: str
+
+
+@dataclass
+class ValueProblems:
+    """Problems found while converting one input's values, per (metric, problem)."""
+
+    found: dict[tuple[str, str], _Seen] = field(default_factory=dict)
+
+    def note(
+        self,
+        problem: str,
+        metric_ids: Sequence[str],
+        metric_of_row: np.ndarray,
+        mask: np.ndarray,
+        launch_of_row: np.ndarray,
+        texts: pa.Array | pa.ChunkedArray,
+    ) -> None:
+        """Record the rows in ``mask``: per metric, how many and the first one."""
+        rows = np.flatnonzero(mask)
+        if rows.size == 0:
+            return
+        metrics, first, counts = np.unique(
+            metric_of_row[rows], return_index=True, return_counts=True
+        )
+        for m, f, c in zip(metrics.tolist(), first.tolist(), counts.tolist(), strict=True):
+            row = int(rows[f])
+            key = (metric_ids[m], problem)
+            seen = self.found.get(key)
+            if seen is None:
+                text = str(texts.take(pa.array([row])).to_pylist()[0]).strip()
+                self.found[key] = _Seen(int(c), int(launch_of_row[row]), text)
+            else:
+                seen.count += int(c)
+
+    def warn(self, info: SourceInfo, where: Callable[[int], str]) -> None:
+        """One warning per metric and problem; ``where`` names a launch by its index."""
+        for (metric, problem), seen in self.found.items():
+            what = _WHAT.get(problem)
+            if what is None:
+                # "unit msecond": the unit is the problem, every value in it is dropped.
+                unit = problem.split(" ", 1)[1]
+                metric = f"{metric}: unit {unit!r} is not a {_dim(metric)} unit"
+                what = "value(s)"
+            info.warn(
+                f"{metric}: {seen.count} {what} left out as missing "
+                f"(first {seen.text[:40]!r}, {where(seen.first_launch)})"
+            )
+
+
+def _dim(metric: str) -> str:
+    kind = metric_dimension(metric)
+    return {"time": "time", "rate": "rate", "percent": "percentage"}.get(kind, kind)
+
+
+def unit_factors(unit_dict: Sequence[str]) -> tuple[np.ndarray, list[str | None]]:
+    """Per distinct unit text: its factor to SI (NaN when unknown) and SI dimension (None)."""
+    factors = np.full(len(unit_dict), np.nan)
+    si: list[str | None] = []
+    for i, u in enumerate(unit_dict):
+        parsed = parse_unit(u)
+        if parsed is None:
+            si.append(None)
+        else:
+            factors[i] = parsed.factor
+            si.append(parsed.si)
+    return factors, si
+
+
+def wrong_units(
+    metric_ids: Sequence[str],
+    unit_texts: Sequence[str],
+    unit_si: Sequence[str | None],
+    metric_of_row: np.ndarray,
+    unit_of_row: np.ndarray,
+    launch_of_row: np.ndarray,
+    texts: pa.Array | pa.ChunkedArray,
+    problems: ValueProblems,
+) -> np.ndarray:
+    """Rows whose (known) unit does not fit their metric's dimension, recorded in ``problems``.
+
+    Judged once per (metric, unit) pair, then looked up per row: no sort or
+    Python loop over the rows.
+    """
+    width = max(len(unit_texts), 1)
+    fits = np.ones(len(metric_ids) * width, dtype=bool)
+    for m, metric in enumerate(metric_ids):
+        for u, si in enumerate(unit_si):
+            fits[m * width + u] = si is None or unit_fits(metric, si)
+    if fits.all() or metric_of_row.size == 0:
+        return np.zeros(metric_of_row.size, dtype=bool)
+    pair = metric_of_row * width + unit_of_row
+    bad: np.ndarray = ~fits[pair]
+    for p in np.flatnonzero(~fits).tolist():
+        rows = bad & (pair == p)
+        if rows.any():
+            unit = f"unit {unit_texts[p % width]}"
+            problems.note(unit, metric_ids, metric_of_row, rows, launch_of_row, texts)
+    return bad
+
+
+def checked_numbers(
+    texts: pa.Array | pa.ChunkedArray,
+    decimal: str,
+    factors: np.ndarray,
+    metric_ids: Sequence[str],
+    metric_of_row: np.ndarray,
+    launch_of_row: np.ndarray,
+    problems: ValueProblems,
+) -> np.ndarray:
+    """The rows' values times their unit ``factors``; NaN where malformed or negative.
+
+    ``factors`` is NaN for rows whose unit was refused (unknown or of the
+    wrong dimension): those are reported where the unit was judged.
+    """
+    parsed, malformed = parse_numbers_checked(texts, decimal)
+    problems.note("malformed", metric_ids, metric_of_row, malformed, launch_of_row, texts)
+    negative = parsed < 0
+    if negative.any():
+        problems.note("negative", metric_ids, metric_of_row, negative, launch_of_row, texts)
+        parsed = np.where(negative, np.nan, parsed)
+    numbers: np.ndarray = parsed * factors
+    return numbers
+
+
+@dataclass(frozen=True)
+class RowKeys:
+    """What each value row of a long (one row per metric) table is: metric, launch, unit.
+
+    ``metric_of_row`` and ``unit_of_row`` index ``metric_ids`` and
+    ``unit_texts`` (whose SI dimensions are ``unit_si``, None when unknown).
+    """
+
+    metric_ids: Sequence[str]
+    metric_of_row: np.ndarray
+    launch_of_row: np.ndarray
+    unit_texts: Sequence[str]
+    unit_si: Sequence[str | None]
+    unit_of_row: np.ndarray
+
+
+def convert_rows(
+    texts: pa.Array | pa.ChunkedArray,
+    decimal: str,
+    factors: np.ndarray,
+    keys: RowKeys,
+    problems: ValueProblems,
+) -> np.ndarray:
+    """A long table's values in SI units (``factors`` per unit), every check applied."""
+    row_factors = factors[keys.unit_of_row]
+    args = (keys.metric_of_row, keys.unit_of_row, keys.launch_of_row, texts, problems)
+    row_factors[wrong_units(keys.metric_ids, keys.unit_texts, keys.unit_si, *args)] = np.nan
+    return checked_numbers(
+        texts,
+        decimal,
+        row_factors,
+        keys.metric_ids,
+        keys.metric_of_row,
+        keys.launch_of_row,
+        problems,
+    )
+
+
+def convert_column(
+    column: pa.Array | pa.ChunkedArray,
+    decimal: str,
+    metric_id: str,
+    unit_text: str,
+    unit: Unit,
+    problems: ValueProblems,
+) -> np.ndarray:
+    """One wide-table column (one metric, one unit, row i = launch i) in SI units, checked."""
+    n = len(column)
+    zeros = np.zeros(n, dtype=np.int64)
+    launches = np.arange(n)
+    factor = np.full(n, unit.factor)
+    args = (zeros, zeros, launches, column, problems)
+    if wrong_units([metric_id], [unit_text], [unit.si], *args).any():
+        factor[:] = np.nan
+    return checked_numbers(column, decimal, factor, [metric_id], zeros, launches, problems)
+
+
+def launch_label(frame: Any, summary: bool) -> Callable[[int], str]:
+    """How a value warning names the launch it points at: its ID and kernel (a summary's kernel)."""
+
+    def label(i: int) -> str:
+        kernel = frame["kernel_short"].iat[i]
+        return f"kernel {kernel}" if summary else f"launch ID {frame['id'].iat[i]} ({kernel})"
+
+    return label
+
+
+#: Most launches one summary row is believed to stand for.  ncu replays every
+#: launch it profiles, so a billion profiled launches of one kernel is beyond
+#: any real run; a larger count is corrupt, and summing it would swamp the totals.
+MAX_INVOCATIONS = 10**9
+
+_COUNT = re.compile(r"[+-]?\d{1,3}(?:,\d{3})*|[+-]?\d+")
+
+
+def _invocations(text: str) -> int | None:
+    s = text.strip()
+    if not _COUNT.fullmatch(s):
+        return None
+    digits = s.replace(",", "")
+    # Parse only what can be plausible: int() of thousands of digits raises.
+    if len(digits.lstrip("+-")) > len(str(MAX_INVOCATIONS)):
+        return None
+    n = int(digits)
+    return n if 1 <= n <= MAX_INVOCATIONS else None
+
+
+def invocation_counts(
+    texts: Sequence[str], codes: np.ndarray, ident: dict[str, Any], info: SourceInfo
+) -> Any:
+    """A summary's ``Invocations`` per row (``codes`` index the distinct ``texts``).
+
+    A count that is not a whole number from 1 to :data:`MAX_INVOCATIONS`
+    (negative, zero, absurdly large, malformed) is missing, and the row then
+    counts as one launch; a warning says how many rows and the first one.
+    """
+    counts = [_invocations(t) for t in texts]
+    values = pd.array([counts[c] for c in codes.tolist()], dtype="Int64")
+    bad = np.flatnonzero(np.asarray(pd.isna(values), dtype=bool))
+    if bad.size:
+        first = str(texts[int(codes[bad[0]])]).strip()
+        kernels = ident.get("kernel")
+        kernel = short_name(str(kernels[bad[0]])) if kernels is not None else "?"
+        info.warn(
+            f"Invocations: {bad.size} row(s) with a count that is not 1 to {MAX_INVOCATIONS:,} "
+            f"launches (first {first[:40]!r}, kernel {kernel}): "
+            "counts not trusted, each row counted as one launch"
+        )
+    return values
