@@ -498,7 +498,7 @@ def test_synthetic_figure_one_arrow_per_matched_plottable_group() -> None:
     cmp = compare(base, cand)
     ctx = comparison_context(cmp)
     statuses = {r["status"] for r in ctx["kernels"]}
-    assert statuses == {"unchanged", "regression", "improvement", "added", "removed"}
+    assert statuses == {"regression", "improvement", "added", "removed"}
     (entry,) = comparison_figures(ctx, build_context(base), build_context(cand))
     check_figure(entry)
     layout = entry["figure"]["layout"]
@@ -510,8 +510,9 @@ def test_synthetic_figure_one_arrow_per_matched_plottable_group() -> None:
     xss = by_text[short[XSS]]
     assert (xss["ax"], xss["ay"]) == pytest.approx((math.log10(5), 11.0))
     assert (xss["x"], xss["y"]) == pytest.approx((1.0, math.log10(2e11)))
-    # Same time, twice the work: delta 0 s, unchanged by time, but it moved.
-    assert xss["arrowcolor"] == STATUS_COLOURS["unchanged"]
+    # Same time, twice the work: delta 0 s, but a work change judged on time
+    # per FLOP, which halved.
+    assert xss["arrowcolor"] == STATUS_COLOURS["improvement"]
     k = by_text[short["k<float, 4>"]]
     assert (k["ax"], k["x"]) == pytest.approx((1.0, 1.0))
     assert k["y"] - k["ay"] == pytest.approx(math.log10(2))
