@@ -342,8 +342,15 @@ def test_sample_comparison_figure(sample_cmp: Comparison) -> None:
     assert entry["launches_plotted"] == 0
     fig = entry["figure"]
     assert "updatemenus" not in fig["layout"]
-    # Ceilings come from the candidate's roofline.
-    assert any(t.get("legendgroup") == "memory roofs" for t in fig["data"])
+    # Both sides' ceilings, named by side and GPU; the base's dashed.
+    cand_roofs = [t for t in fig["data"] if t.get("legendgroup") == "candidate memory roofs"]
+    base_roofs = [t for t in fig["data"] if t.get("legendgroup") == "base memory roofs"]
+    assert len(cand_roofs) == 1 == len(base_roofs)
+    assert cand_roofs[0]["line"]["dash"] == "solid" and base_roofs[0]["line"]["dash"] == "dash"
+    assert base_roofs[0]["name"].startswith("base: DRAM ")
+    # The sample names no GPU, only its compute capability.
+    assert base_roofs[0]["legendgrouptitle"]["text"] == "base roofs (CC 9.0)"
+    assert fig["layout"]["meta"]["base_ceilings"] >= 2
 
     def ok(v: Any) -> bool:
         return v is not None and math.isfinite(v) and v > 0
