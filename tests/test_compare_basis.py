@@ -154,8 +154,9 @@ def test_different_gpus_are_not_comparable(samples_dir: Path, tmp_path: Path) ->
     proc = run("compare", str(a100), str(v100), "-o", str(out), *gate)
     assert proc.returncode == 0, proc.stderr
     # The exports name no GPU; the ones inferred from them are named.
-    assert "different GPUs: base A100 PCIe 40GB (CC 8.0), candidate Tesla V100 PCIe 16GB (CC 7.0)" in (
-        proc.stderr
+    assert (
+        "different GPUs: base A100 PCIe 40GB (CC 8.0), candidate Tesla V100 PCIe 16GB (CC 7.0)"
+        in (proc.stderr)
     )
     assert "regression gates: not comparable: different GPUs" in proc.stderr
     data = json.loads(out.read_text())
@@ -166,7 +167,9 @@ def test_different_gpus_are_not_comparable(samples_dir: Path, tmp_path: Path) ->
     matched = [r for r in data["kernels"] if r["match"]]
     assert matched and all(r["status"] == "not comparable" for r in matched)
     assert data["gates"]["tripped"] == []
-    proc = run("compare", str(a100), str(v100), "-o", str(out), "--force", "--allow-cross-gpu", *gate)
+    proc = run(
+        "compare", str(a100), str(v100), "-o", str(out), "--force", "--allow-cross-gpu", *gate
+    )
     assert proc.returncode == 3, proc.stderr
     data = json.loads(out.read_text())
     assert data["totals"]["basis"] == "cycles"  # 0.765 GHz against 1.23 GHz
@@ -285,7 +288,13 @@ def test_efficiency_gate_boundary(eff: float, share: float, trips: bool) -> None
 
 @pytest.mark.parametrize(
     ("ratio", "differs"),
-    [(1.125 - EPS, False), (1.125, False), (1.125 + EPS, True), (0.875, False), (0.875 - EPS, True)],
+    [
+        (1.125 - EPS, False),
+        (1.125, False),
+        (1.125 + EPS, True),
+        (0.875, False),
+        (0.875 - EPS, True),
+    ],
     ids=["under", "at", "over", "at-lower", "over-lower"],
 )
 def test_clock_noise_boundary(ratio: float, differs: bool) -> None:

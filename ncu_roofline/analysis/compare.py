@@ -248,7 +248,7 @@ def _with_cycles(agg: pd.DataFrame, analysis: Analysis) -> pd.DataFrame:
     cycles = group_cycles(analysis, _KEY)
     keys = pd.DataFrame({c: agg[c].fillna("").astype(str) for c in _KEY})
     merged = keys.merge(cycles, on=list(_KEY), how="left", sort=False)
-    out = agg.copy()
+    out: pd.DataFrame = agg.copy()
     out["cycles"] = merged["cycles"].to_numpy(dtype=np.float64)
     return out
 
@@ -464,15 +464,9 @@ def compare(
     kernels = out[list(COMPARISON_FIELDS)]
     totals = _totals(base, candidate, kernels, len(base_agg), len(cand_agg), float(noise))
     totals.update(_judged_total(context, resolved, totals))
-    totals["basis"] = resolved
-    totals["basis_requested"] = "time" if basis == "total" else basis
-    totals["basis_reason"] = reason
-    totals["comparable"] = context["comparable"]
-    work_groups = int(np.sum(kernels["work_changed"].to_numpy(dtype=object) == True))  # noqa: E712
-    context["differences"] = differences(
-        context["base"], context["candidate"], float(noise), work_groups
-    )
-    del context["base"]["metrics"], context["candidate"]["metrics"]
+    totals.update(basis=resolved, basis_requested="time" if basis == "total" else basis)
+    totals.update(basis_reason=reason, comparable=context["comparable"])
+    _add_differences(context, kernels, float(noise))
     return Comparison(
         base=base,
         candidate=candidate,
@@ -481,6 +475,15 @@ def compare(
         noise=float(noise),
         context=context,
     )
+
+
+def _add_differences(context: dict[str, Any], kernels: pd.DataFrame, noise: float) -> None:
+    """The context's ``differences``, in place; the metric lists are dropped once compared."""
+    work_groups = sum(
+        1 for v in kernels["work_changed"].to_numpy(dtype=object) if v is not None and bool(v)
+    )
+    context["differences"] = differences(context["base"], context["candidate"], noise, work_groups)
+    del context["base"]["metrics"], context["candidate"]["metrics"]
 
 
 def _context(

@@ -171,7 +171,9 @@ def _hz(value: float | None) -> str:
 
 def _metric_list(names: list[str]) -> str:
     shown = ", ".join(names[:_LISTED_METRICS])
-    return shown + (f" and {len(names) - _LISTED_METRICS} more" if len(names) > _LISTED_METRICS else "")
+    return shown + (
+        f" and {len(names) - _LISTED_METRICS} more" if len(names) > _LISTED_METRICS else ""
+    )
 
 
 def differences(
@@ -183,8 +185,7 @@ def differences(
         out.append(
             {
                 "kind": "gpu",
-                "message": f"different GPUs: base {_gpu_text(base)}, "
-                f"candidate {_gpu_text(cand)}",
+                "message": f"different GPUs: base {_gpu_text(base)}, candidate {_gpu_text(cand)}",
             }
         )
     for key, label in (("sm_clock_hz", "SM clock"), ("memory_clock_hz", "memory clock")):
@@ -201,7 +202,11 @@ def differences(
                     "elapsed cycles do not",
                 }
             )
-    if base["ncu_versions"] and cand["ncu_versions"] and base["ncu_versions"] != cand["ncu_versions"]:
+    if (
+        base["ncu_versions"]
+        and cand["ncu_versions"]
+        and base["ncu_versions"] != cand["ncu_versions"]
+    ):
         out.append(
             {
                 "kind": "ncu-version",

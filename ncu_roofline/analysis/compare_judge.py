@@ -122,20 +122,24 @@ def judge(
     changed = matched & (np.abs(np.nan_to_num(work_rel)) > noise)
     base_q = np.where(changed, ratio(base_q, base_w), base_q)
     cand_q = np.where(changed, ratio(cand_q, cand_w), cand_q)
-    measure[changed] = [f"{q} per {u}" for q, u in zip(measure[changed], unit[changed])]
+    measure[changed] = [
+        f"{q} per {u}" for q, u in zip(measure[changed], unit[changed], strict=True)
+    ]
     delta = np.where(matched, cand_q - base_q, np.nan)
     st = status(matched, in_base, base_q, delta, noise)
     if not comparable:
         st[matched] = "not comparable"
     judged = np.where(matched, ratio(delta, base_q), np.nan)
     measure[~matched] = None
+    work_changed = np.full(len(m), None, dtype=object)
+    work_changed[matched] = changed[matched]
     return {
         "status": st,
         "judged_on": measure,
         "judged_pct": judged,
         "work_unit": unit,
         "delta_work_pct": np.where(matched, work_rel, np.nan),
-        "work_changed": np.where(matched, changed, None).astype(object),
+        "work_changed": work_changed,
         "base_time_per_work": ratio(_floats(m, "base_total_duration_s"), base_w),
         "candidate_time_per_work": ratio(_floats(m, "candidate_total_duration_s"), cand_w),
     }

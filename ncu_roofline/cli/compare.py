@@ -122,8 +122,7 @@ _comparison_options = option_group(
         "--allow-cross-gpu",
         is_flag=True,
         default=False,
-        help="Judge changes (and regression gates) even when the two sides ran on "
-        "different GPUs.",
+        help="Judge changes (and regression gates) even when the two sides ran on different GPUs.",
     ),
     click.option("--candidate-gpu", metavar="NAME", help="The candidate side's GPU."),
     clocks_option("Table compute roofs at the measured clock or datasheet."),

@@ -44,7 +44,10 @@ def _label(r: dict[str, Any], repeats: Counter[str], *, table: bool) -> str:
 def _has_shape(cmp: ComparisonContext) -> bool:
     """Whether any group has a launch shape (else it is said once, not "grid ?" per row)."""
     return any(
-        r.get(f"{s}_{k}") for r in cmp["kernels"] for s in ("base", "candidate") for k in ("grid", "block")
+        r.get(f"{s}_{k}")
+        for r in cmp["kernels"]
+        for s in ("base", "candidate")
+        for k in ("grid", "block")
     )
 
 
@@ -162,7 +165,7 @@ def _compare_markdown(
     lines.append("")
     verdict = (
         f"**Kernel time {TABLE.duration(t.get('base_total_duration_s'))} → "
-        f"{TABLE.duration(t.get('candidate_total_duration_s'))} ({verdict_text(cmp)}).** "
+        f"{TABLE.duration(t.get('candidate_total_duration_s'))} ({verdict_text(cmp, lead=False)}).** "
         f"{len(cmp['regressions'])} regression(s), {len(cmp['improvements'])} improvement(s), "
         f"{len(cmp['added'])} new and {len(cmp['removed'])} removed kernel group(s)."
     )

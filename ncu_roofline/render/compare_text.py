@@ -69,7 +69,9 @@ def context_lines(cmp: ComparisonContext) -> list[str]:
     ctx = cmp["context"]
     lines = [f"Not like for like: {d['message']}" for d in ctx["differences"]]
     if not ctx["differences"]:
-        lines.append("Same GPU, clocks, ncu version, metric set, work and launch count.")
+        lines.append(
+            "No difference found in GPU, clocks, ncu version, metric set, work or launch count."
+        )
     lines.append(side_line("Base", ctx["base"]))
     lines.append(side_line("Candidate", ctx["candidate"]))
     lines.append(f"Judged on {basis_text(cmp['totals'])}.")
@@ -96,10 +98,13 @@ def change_text(r: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def verdict_text(cmp: ComparisonContext) -> str:
-    """The headline change: kernel time, cycles where known, and what it was judged on."""
+def verdict_text(cmp: ComparisonContext, *, lead: bool = True) -> str:
+    """The headline change: kernel time, cycles where known, and what it was judged on.
+
+    ``lead`` false leaves out the words "kernel time", for a sentence that has them.
+    """
     t = cmp["totals"]
-    text = f"kernel time {TEXT.pct(t.get('delta_pct'), sign=True)}"
+    text = ("kernel time " if lead else "") + TEXT.pct(t.get("delta_pct"), sign=True)
     if t.get("delta_cycles_pct") is not None:
         text += f", cycles {TEXT.pct(t['delta_cycles_pct'], sign=True)}"
     if t.get("judged_on") and t["judged_on"] != "time":

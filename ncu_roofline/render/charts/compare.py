@@ -291,7 +291,8 @@ def _base_ceilings(
 
     Drawn with the positions of ``records`` so the frame spans the same groups.
     """
-    devices = [dict(d) for d in base_context.get("roofs") or [] if device_roofs(d) is not None]
+    devices = [dict(d) for d in base_context.get("roofs") or []]
+    devices = [d for d in devices if device_roofs(d) is not None]
     if not devices:
         return []
     same = [d for d in devices if d.get("device_name") == near.get("device_name")]
