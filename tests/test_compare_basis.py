@@ -22,6 +22,8 @@ import pytest
 from ncu_roofline.analysis.compare import compare
 from ncu_roofline.analysis.compare_context import beyond
 from ncu_roofline.analysis.compare_judge import resolve_basis
+from ncu_roofline.render.compare_report import render_compare_markdown
+from ncu_roofline.render.compare_text import at_roof
 from ncu_roofline.report.compare import comparison_context
 from ncu_roofline.report.gates import evaluate_comparison, parse_gates
 from tests.helpers import analyse_rows, fp32, run
@@ -312,3 +314,19 @@ def test_work_change_boundary(work: float, changed: bool) -> None:
     (row,) = compare(base, cand, noise=NOISE).kernels.to_dict("records")
     assert row["work_changed"] is changed
     assert row["judged_on"] == ("time per FLOP" if changed else "time")
+
+
+@pytest.mark.parametrize(
+    ("share", "text"),
+    [(0.022, "2.2%"), (0.016, "1.6%"), (0.1 - EPS, "10.0%"), (0.1, "10%"), (0.65, "65%")],
+)
+def test_at_roof_keeps_a_decimal_below_ten_percent(share: float, text: str) -> None:
+    assert at_roof(share) == text
+
+
+def test_no_match_says_so_instead_of_an_empty_table() -> None:
+    base = analyse_rows([{**fp32(1e8), "gpu__time_duration.sum": 1e-3}], kernel="old")
+    cand = analyse_rows([{**fp32(1e8), "gpu__time_duration.sum": 1e-3}], kernel="new")
+    md = render_compare_markdown(comparison_context(compare(base, cand)))
+    assert "No kernel group matched between base and candidate" in md
+    assert "Every matched kernel group" not in md and "| Kernel |" not in md
