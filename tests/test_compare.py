@@ -342,8 +342,15 @@ def test_sample_comparison_figure(sample_cmp: Comparison) -> None:
     assert entry["launches_plotted"] == 0
     fig = entry["figure"]
     assert "updatemenus" not in fig["layout"]
-    # Ceilings come from the candidate's roofline.
-    assert any(t.get("legendgroup") == "memory roofs" for t in fig["data"])
+    # Both sides' ceilings, named by side and GPU; the base's dashed.
+    cand_roofs = [t for t in fig["data"] if t.get("legendgroup") == "candidate memory roofs"]
+    base_roofs = [t for t in fig["data"] if t.get("legendgroup") == "base memory roofs"]
+    assert len(cand_roofs) == 1 == len(base_roofs)
+    assert cand_roofs[0]["line"]["dash"] == "solid" and base_roofs[0]["line"]["dash"] == "dash"
+    assert base_roofs[0]["name"].startswith("base: DRAM ")
+    # The sample names no GPU, only its compute capability.
+    assert base_roofs[0]["legendgrouptitle"]["text"] == "base roofs (CC 9.0)"
+    assert fig["layout"]["meta"]["base_ceilings"] >= 2
 
     def ok(v: Any) -> bool:
         return v is not None and math.isfinite(v) and v > 0
@@ -498,7 +505,7 @@ def test_synthetic_figure_one_arrow_per_matched_plottable_group() -> None:
     cmp = compare(base, cand)
     ctx = comparison_context(cmp)
     statuses = {r["status"] for r in ctx["kernels"]}
-    assert statuses == {"unchanged", "regression", "improvement", "added", "removed"}
+    assert statuses == {"regression", "improvement", "added", "removed"}
     (entry,) = comparison_figures(ctx, build_context(base), build_context(cand))
     check_figure(entry)
     layout = entry["figure"]["layout"]
@@ -510,8 +517,9 @@ def test_synthetic_figure_one_arrow_per_matched_plottable_group() -> None:
     xss = by_text[short[XSS]]
     assert (xss["ax"], xss["ay"]) == pytest.approx((math.log10(5), 11.0))
     assert (xss["x"], xss["y"]) == pytest.approx((1.0, math.log10(2e11)))
-    # Same time, twice the work: delta 0 s, unchanged by time, but it moved.
-    assert xss["arrowcolor"] == STATUS_COLOURS["unchanged"]
+    # Same time, twice the work: delta 0 s, but a work change judged on time
+    # per FLOP, which halved.
+    assert xss["arrowcolor"] == STATUS_COLOURS["improvement"]
     k = by_text[short["k<float, 4>"]]
     assert (k["ax"], k["x"]) == pytest.approx((1.0, 1.0))
     assert k["y"] - k["ay"] == pytest.approx(math.log10(2))

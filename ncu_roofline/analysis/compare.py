@@ -38,11 +38,21 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis import Analysis
+from ncu_roofline.analysis.compare_context import (
+    beyond,
+    clock_ratio,
+    differences,
+    different_gpus,
+    group_cycles,
+    side_facts,
+)
+from ncu_roofline.analysis.compare_judge import BASES, judge, resolve_basis
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
 from ncu_roofline.core.frame import column as _floats
 
 __all__ = [
+    "BASES",
     "COMPARISON_FIELDS",
     "STATUSES",
     "Comparison",
@@ -55,7 +65,7 @@ FloatArray = npt.NDArray[np.float64]
 DEFAULT_NOISE = 0.02
 
 #: Status of a comparison row.  ``"not comparable"``: matched, but the time
-#: of either side is unknown.
+#: of either side is unknown, or the sides ran on different GPUs.
 STATUSES: tuple[str, ...] = (
     "regression",
     "improvement",
@@ -103,12 +113,22 @@ COMPARISON_FIELDS: tuple[str, ...] = (
     "candidate_duration_s",
     "delta_duration_s",
     "delta_duration_pct",
+    "base_cycles",
+    "candidate_cycles",
+    "delta_cycles_pct",
+    "judged_on",
+    "judged_pct",
     "base_time_share",
     "candidate_time_share",
     "base_flops",
     "candidate_flops",
     "base_dram_bytes",
     "candidate_dram_bytes",
+    "work_unit",
+    "delta_work_pct",
+    "work_changed",
+    "base_time_per_work",
+    "candidate_time_per_work",
     "base_ai_dram",
     "candidate_ai_dram",
     "base_achieved_flops_per_s",
@@ -139,6 +159,8 @@ class Comparison:
     totals: dict[str, Any]
     #: Relative change of total time within which a matched group is "unchanged".
     noise: float = DEFAULT_NOISE
+    #: Each side's GPU, clocks, ncu version, metric set and work, and how they differ.
+    context: dict[str, Any] | None = None
 
 
 def _objects(frame: pd.DataFrame, col: str) -> npt.NDArray[np.object_]:
@@ -221,10 +243,20 @@ def _aggregate(kernels: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _with_cycles(agg: pd.DataFrame, analysis: Analysis) -> pd.DataFrame:
+    """``agg`` with each key's total elapsed cycles (NaN where any launch lacks them)."""
+    cycles = group_cycles(analysis, _KEY)
+    keys = pd.DataFrame({c: agg[c].fillna("").astype(str) for c in _KEY})
+    merged = keys.merge(cycles, on=list(_KEY), how="left", sort=False)
+    out: pd.DataFrame = agg.copy()
+    out["cycles"] = merged["cycles"].to_numpy(dtype=np.float64)
+    return out
+
+
 def _side(agg: pd.DataFrame, prefix: str) -> pd.DataFrame:
     """``agg`` with its columns prefixed, plus the match keys ``kernel``, ``_grid``, ``_block``."""
     out: pd.DataFrame = pd.DataFrame(
-        {f"{prefix}{c}": agg[c].to_numpy() for c in COMPARE_SIDE_FIELDS}
+        {f"{prefix}{c}": agg[c].to_numpy() for c in (*COMPARE_SIDE_FIELDS, "cycles")}
     )
     out["kernel"] = agg["kernel"].to_numpy(dtype=object)
     out["_grid"] = agg["grid"].fillna("").astype(str).to_numpy(dtype=object)
@@ -266,25 +298,6 @@ def _match(base: pd.DataFrame, cand: pd.DataFrame) -> pd.DataFrame:
     # A side missing from every part (nothing matched, nothing added) comes back as NaN.
     out: pd.DataFrame = pd.concat(parts, ignore_index=True, sort=False).reindex(columns=columns)
     return out
-
-
-def _status(
-    matched: npt.NDArray[np.bool_],
-    in_base: npt.NDArray[np.bool_],
-    base_t: FloatArray,
-    delta: FloatArray,
-    noise: float,
-) -> npt.NDArray[np.object_]:
-    rel = ratio(delta, base_t)
-    status = np.full(len(delta), "unchanged", dtype=object)
-    status[np.isnan(delta)] = "not comparable"
-    # A group that took no time before and some now is slower whatever the noise.
-    zero_base = (base_t == 0) & (delta > 0)
-    status[(rel > noise) | zero_base] = "regression"
-    status[rel < -noise] = "improvement"
-    status[~matched & in_base] = "removed"
-    status[~matched & ~in_base] = "added"
-    return status
 
 
 def _finite_sum(values: FloatArray) -> float | None:
@@ -342,26 +355,35 @@ def _totals(
     }
 
 
-BASES = ("total", "per-launch")
-
-
 def compare(
-    base: Analysis, candidate: Analysis, noise: float = DEFAULT_NOISE, basis: str = "total"
+    base: Analysis,
+    candidate: Analysis,
+    noise: float = DEFAULT_NOISE,
+    basis: str = "auto",
+    allow_cross_gpu: bool = False,
 ) -> Comparison:
     """Match the kernel groups of ``base`` and ``candidate`` and measure what changed.
 
-    A matched group whose total time grew by more than ``noise`` (a fraction
-    of its base time) is a ``"regression"``, one that shrank by more an
-    ``"improvement"``, anything else ``"unchanged"`` (``"not comparable"``
-    where either time is unknown).  See the module docstring for matching.
+    A matched group whose measure (``basis``: time, cycles or time per
+    launch, per unit of work when its work changed; see
+    :mod:`~ncu_roofline.analysis.compare_judge`) grew by more than ``noise``
+    (a fraction of its base value) is a ``"regression"``, one that shrank by
+    more an ``"improvement"``, anything else ``"unchanged"``; ``"not
+    comparable"`` where either value is unknown, or where the sides ran on
+    different GPUs unless ``allow_cross_gpu``.  See the module docstring for
+    matching.
     """
     if not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be a finite fraction >= 0, not {noise!r}")
-    if basis not in BASES:
+    if basis not in (*BASES, "total"):
         raise ValueError(f"basis must be one of {BASES}, not {basis!r}")
-    base_agg = _aggregate(base.kernels)
-    cand_agg = _aggregate(candidate.kernels)
+    base_agg = _with_cycles(_aggregate(base.kernels), base)
+    cand_agg = _with_cycles(_aggregate(candidate.kernels), candidate)
     m = _match(base_agg, cand_agg)
+    context = _context(base, candidate, float(noise), allow_cross_gpu)
+    resolved, reason = resolve_basis(
+        basis, context["clocks_differ"], bool(np.isfinite(_floats(m, "base_cycles")).any())
+    )
 
     matched = m["match"].notna().to_numpy()
     in_base = m["base_groups"].notna().to_numpy()
@@ -374,12 +396,8 @@ def compare(
     cand_d = _floats(m, "candidate_duration_s")
 
     out = pd.DataFrame(index=m.index)
-    if basis == "per-launch":
-        # Profiles that captured a different number of launches compare by
-        # mean time per launch, not by total time.
-        out["status"] = _status(matched, in_base, base_d, cand_d - base_d, noise)
-    else:
-        out["status"] = _status(matched, in_base, base_t, delta, noise)
+    judged = judge(m, resolved, float(noise), context["comparable"])
+    out["status"] = judged["status"]
     out["match"] = m["match"].astype(object).to_numpy(dtype=object)
     out["kernel"] = m["kernel"].astype(object).to_numpy(dtype=object)
     short = np.where(
@@ -407,6 +425,13 @@ def compare(
     out["candidate_duration_s"] = cand_d
     out["delta_duration_s"] = np.where(matched, cand_d - base_d, np.nan)
     out["delta_duration_pct"] = np.where(matched, ratio(cand_d - base_d, base_d), np.nan)
+    base_c, cand_c = _floats(m, "base_cycles"), _floats(m, "candidate_cycles")
+    out["base_cycles"] = base_c
+    out["candidate_cycles"] = cand_c
+    out["delta_cycles_pct"] = np.where(matched, ratio(cand_c - base_c, base_c), np.nan)
+    for col, values in judged.items():
+        if col != "status":
+            out[col] = values
     for col in (
         "time_share",
         "flops",
@@ -438,7 +463,63 @@ def compare(
     out.insert(0, "rank", np.arange(1, len(out) + 1, dtype=np.int64))
     kernels = out[list(COMPARISON_FIELDS)]
     totals = _totals(base, candidate, kernels, len(base_agg), len(cand_agg), float(noise))
-    totals["basis"] = basis
+    totals.update(_judged_total(context, resolved, totals))
+    totals.update(basis=resolved, basis_requested="time" if basis == "total" else basis)
+    totals.update(basis_reason=reason, comparable=context["comparable"])
+    _add_differences(context, kernels, float(noise))
     return Comparison(
-        base=base, candidate=candidate, kernels=kernels, totals=totals, noise=float(noise)
+        base=base,
+        candidate=candidate,
+        kernels=kernels,
+        totals=totals,
+        noise=float(noise),
+        context=context,
     )
+
+
+def _add_differences(context: dict[str, Any], kernels: pd.DataFrame, noise: float) -> None:
+    """The context's ``differences``, in place; the metric lists are dropped once compared."""
+    work_groups = sum(
+        1 for v in kernels["work_changed"].to_numpy(dtype=object) if v is not None and bool(v)
+    )
+    context["differences"] = differences(context["base"], context["candidate"], noise, work_groups)
+    del context["base"]["metrics"], context["candidate"]["metrics"]
+
+
+def _context(
+    base: Analysis, candidate: Analysis, noise: float, allow_cross_gpu: bool
+) -> dict[str, Any]:
+    """Each side's facts, whether their clocks differ and whether they may be judged."""
+    b, c = side_facts(base), side_facts(candidate)
+    cross = different_gpus(b, c)
+    return {
+        "base": b,
+        "candidate": c,
+        "sm_clock_ratio": clock_ratio(b, c, "sm_clock_hz"),
+        "clocks_differ": beyond(clock_ratio(b, c, "sm_clock_hz"), noise),
+        "different_gpus": cross,
+        "allow_cross_gpu": allow_cross_gpu,
+        "comparable": not cross or allow_cross_gpu,
+        "not_comparable_reason": "different GPUs" if cross and not allow_cross_gpu else None,
+    }
+
+
+def _judged_total(context: dict[str, Any], basis: str, totals: dict[str, Any]) -> dict[str, Any]:
+    """The whole profile's change on the comparison's basis, per unit of work when that changed."""
+    b, c = context["base"], context["candidate"]
+    on = "cycles" if basis == "cycles" and b["cycles"] and c["cycles"] else "time"
+    key = "cycles" if on == "cycles" else "total_duration_s"
+    base_v, cand_v = b[key], c[key]
+    for work, unit in (("flops", "FLOP"), ("dram_bytes", "byte")):
+        r = clock_ratio(b, c, work)
+        if r is not None and b[work] and c[work]:
+            if beyond(r, totals["noise"]) and base_v is not None and cand_v is not None:
+                base_v, cand_v, on = base_v / b[work], cand_v / c[work], f"{on} per {unit}"
+            break
+    return {
+        "judged_on": on,
+        "judged_pct": _rel(base_v, cand_v),
+        "base_cycles": b["cycles"],
+        "candidate_cycles": c["cycles"],
+        "delta_cycles_pct": _rel(b["cycles"], c["cycles"]),
+    }

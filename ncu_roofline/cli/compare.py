@@ -21,6 +21,7 @@ from ncu_roofline.cli.analyse import gates_record
 from ncu_roofline.cli.messages import (
     emit,
     exit_on_tripped,
+    note,
     note_gpu_alias,
     print_warnings,
     warn,
@@ -42,7 +43,7 @@ from ncu_roofline.cli.options import (
 from ncu_roofline.errors import UsageError
 from ncu_roofline.readers import load
 from ncu_roofline.render import render_document
-from ncu_roofline.render.format import TEXT
+from ncu_roofline.render.compare_text import basis_text, summary_line
 from ncu_roofline.render.output import refuse_existing
 from ncu_roofline.report.compare import comparison_document
 from ncu_roofline.report.gates import Gate, evaluate_comparison
@@ -79,7 +80,8 @@ class ComparisonOptions(Options):
 
     gpu: str | None = None
     base_gpu: str | None = None
-    basis: str = "total"
+    basis: str = "auto"
+    allow_cross_gpu: bool = False
     candidate_gpu: str | None = None
     clocks: str = "measured"
     noise: float = DEFAULT_NOISE
@@ -111,10 +113,17 @@ _comparison_options = option_group(
     click.option(
         "--basis",
         type=click.Choice(BASES),
-        default="total",
+        default="auto",
         show_default=True,
-        help="Judge changes by total kernel time, or by mean time per launch (for profiles "
-        "that captured different numbers of launches).",
+        help="Judge changes by total kernel time, elapsed SM cycles (clock-independent), or "
+        "mean time per launch (profiles that captured different numbers of launches); auto: "
+        "cycles when the two sides' SM clocks differ beyond --noise, else time.",
+    ),
+    click.option(
+        "--allow-cross-gpu",
+        is_flag=True,
+        default=False,
+        help="Judge changes (and regression gates) even when the two sides ran on different GPUs.",
     ),
     click.option("--candidate-gpu", metavar="NAME", help="The candidate side's GPU."),
     clocks_option("Table compute roofs at the measured clock or datasheet."),
@@ -185,32 +194,35 @@ def compare(
         theory=config,
     )
     doc = comparison_document(
-        compare_analyses(base, candidate, noise=judge.noise, basis=judge.basis)
+        compare_analyses(
+            base,
+            candidate,
+            noise=judge.noise,
+            basis=judge.basis,
+            allow_cross_gpu=judge.allow_cross_gpu,
+        )
     )
     cmp = doc["comparison"]
     print_warnings(doc["base_report"])
     print_warnings(doc["candidate_report"])
-    _warn_unlike(cmp, judge.basis, gates)
+    _warn_unlike(cmp, gates)
     tripped = evaluate_comparison(gates, cmp, doc["candidate_report"])
     if gates:
         cmp["gates"] = gates_record(gates, tripped)
     text = render_document(
         "comparison", out_format, doc, out.render_options(tripped if gates else None)
     )
-    change = TEXT.pct(cmp["totals"].get("delta_pct"), sign=True)
-    emit(
-        text,
-        output,
-        out.force,
-        f"({out_format}): kernel time {change}, {len(cmp['regressions'])} regression(s), "
-        f"{len(cmp['improvements'])} improvement(s)",
-    )
+    emit(text, output, out.force, f"({out_format}): {summary_line(cmp)}")
     exit_on_tripped(tripped)
 
 
-def _warn_unlike(cmp: ComparisonContext, basis: str, gates: list[Gate]) -> None:
-    """Warn when the two profiles are not like for like, or a gate cannot be judged."""
-    if cmp["totals"].get("matched", 1) == 0:
+def _warn_unlike(cmp: ComparisonContext, gates: list[Gate]) -> None:
+    """Say what differs besides the code, which basis judged it, and what cannot be judged."""
+    for d in cmp["context"]["differences"]:
+        warn(d["message"])
+    t = cmp["totals"]
+    note(f"judged on {basis_text(t)}")
+    if t.get("matched", 1) == 0:
         warn("no kernel group matched between base and candidate: are these the same workload?")
     relaunched = [
         r
@@ -218,10 +230,16 @@ def _warn_unlike(cmp: ComparisonContext, basis: str, gates: list[Gate]) -> None:
         if r.get("status") not in ("added", "removed")
         and r.get("base_launches") != r.get("candidate_launches")
     ]
-    if relaunched and basis == "total":
+    if relaunched and t.get("basis") != "per-launch":
         warn(
             f"{len(relaunched)} matched kernel group(s) ran a different number of launches; "
             "their total times are not like for like (judge per launch with --basis per-launch)"
         )
-    if any(g.kind == "regression" for g in gates) and cmp["totals"].get("delta_pct") is None:
-        warn("regression gates cannot be evaluated: the profiles carry no durations")
+    if any(g.kind == "regression" for g in gates):
+        if not t.get("comparable", True):
+            warn(
+                "regression gates: not comparable: different GPUs; not judged "
+                "(give --allow-cross-gpu to judge them anyway)"
+            )
+        elif t.get("delta_pct") is None:
+            warn("regression gates cannot be evaluated: the profiles carry no durations")

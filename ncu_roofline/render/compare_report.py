@@ -9,6 +9,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ncu_roofline.render.compare_text import (
+    LAUNCH_SHAPE_MISSING,
+    at_roof,
+    context_lines,
+    verdict_text,
+)
 from ncu_roofline.render.format import TABLE
 from ncu_roofline.render.html_report import generated_at_text, page_assets
 from ncu_roofline.render.markdown_report import (
@@ -27,11 +33,34 @@ def _grid(r: dict[str, Any]) -> Any:
 
 
 def _label(r: dict[str, Any], repeats: Counter[str], *, table: bool) -> str:
-    """Short name in code, with the grid when several groups share the name."""
+    """Short name in code, with the grid when several groups share the name and it is known."""
     short = str(r.get("kernel_short") or r.get("kernel") or "?")
     text = escape_code(short, table=table)
-    if repeats[short] > 1:
-        text += f" grid {escape_text(_grid(r) or '?')}"
+    if repeats[short] > 1 and _grid(r):
+        text += f" grid {escape_text(_grid(r))}"
+    return text
+
+
+def _has_shape(cmp: ComparisonContext) -> bool:
+    """Whether any group has a launch shape (else it is said once, not "grid ?" per row)."""
+    return any(
+        r.get(f"{s}_{k}")
+        for r in cmp["kernels"]
+        for s in ("base", "candidate")
+        for k in ("grid", "block")
+    )
+
+
+def _work(r: dict[str, Any]) -> str:
+    """The work change, and the time per unit of work when it counts as a work change."""
+    text = TABLE.pct(r.get("delta_work_pct"), sign=True)
+    if r.get("work_changed"):
+        unit = r.get("work_unit") or "unit"
+        text = (
+            f"work change {text}: "
+            f"{TABLE.si(r.get('base_time_per_work'), 's')} → "
+            f"{TABLE.si(r.get('candidate_time_per_work'), 's')} per {unit}"
+        )
     return text
 
 
@@ -49,6 +78,9 @@ def _rows(records: list[dict[str, Any]], limit: int, repeats: Counter[str]) -> l
                 TABLE.duration(r.get("candidate_total_duration_s")),
                 TABLE.signed(r.get("delta_s"), "s", typographic=True),
                 TABLE.pct(r.get("delta_pct"), sign=True),
+                TABLE.pct(r.get("delta_cycles_pct"), sign=True),
+                _work(r),
+                _judged(r),
                 f"{r.get('base_launches') or 0} → {r.get('candidate_launches') or 0}",
                 _arrow(r.get("base_ai_dram"), r.get("candidate_ai_dram"), TABLE.number),
                 _arrow(
@@ -56,15 +88,21 @@ def _rows(records: list[dict[str, Any]], limit: int, repeats: Counter[str]) -> l
                     r.get("candidate_achieved_flops_per_s"),
                     lambda v: TABLE.si(v, "FLOP/s"),
                 ),
-                _arrow(
-                    r.get("base_efficiency"),
-                    r.get("candidate_efficiency"),
-                    lambda v: TABLE.pct(v, digits=0),
-                ),
+                _arrow(r.get("base_efficiency"), r.get("candidate_efficiency"), _at_roof),
                 escape_text(r.get("candidate_bound") or r.get("base_bound") or "–"),
             ]
         )
     return rows
+
+
+def _at_roof(value: Any) -> str:
+    return TABLE.missing if value is None else at_roof(value)
+
+
+def _judged(r: dict[str, Any]) -> str:
+    if r.get("judged_on") is None:
+        return TABLE.missing
+    return f"{r['judged_on']} {TABLE.pct(r.get('judged_pct'), sign=True)}"
 
 
 _HEAD = [
@@ -73,6 +111,9 @@ _HEAD = [
     "Candidate",
     "Δ time",
     "Δ %",
+    "Δ cycles",
+    "Work",
+    "Judged on",
     "Launches",
     "FLOP/B",
     "Achieved",
@@ -118,9 +159,13 @@ def _compare_markdown(
     )
     lines.append(f"Base {base} → candidate {cand}.")
     lines.append("")
+    lines += [f"- {escape_text(line, limit=600)}" for line in context_lines(cmp)]
+    if not _has_shape(cmp):
+        lines.append(f"- Kernel groups: {LAUNCH_SHAPE_MISSING}.")
+    lines.append("")
     verdict = (
         f"**Kernel time {TABLE.duration(t.get('base_total_duration_s'))} → "
-        f"{TABLE.duration(t.get('candidate_total_duration_s'))} ({TABLE.pct(t.get('delta_pct'), sign=True)}).** "
+        f"{TABLE.duration(t.get('candidate_total_duration_s'))} ({verdict_text(cmp, lead=False)}).** "
         f"{len(cmp['regressions'])} regression(s), {len(cmp['improvements'])} improvement(s), "
         f"{len(cmp['added'])} new and {len(cmp['removed'])} removed kernel group(s)."
     )
@@ -149,7 +194,15 @@ def _compare_markdown(
                 f" and {len(records) - max(limit, 3)} more" if len(records) > max(limit, 3) else ""
             )
             lines += [f"**{title}:** {shown}{more}", ""]
-    if limit:
+    if not cmp["kernels"]:
+        lines += ["Neither profile has a kernel group, so there is nothing to compare.", ""]
+    elif cmp["totals"].get("matched", 0) == 0:
+        lines += [
+            "No kernel group matched between base and candidate (by name, grid and block, "
+            "then by name alone): are these the same workload?",
+            "",
+        ]
+    if limit and cmp["totals"].get("matched", 0):
         every = [r for r in cmp["kernels"] if r.get("status") not in ("added", "removed")]
         lines += ["<details><summary>Every matched kernel group</summary>", ""]
         lines += _table(_rows(every, 4 * limit if limit < 10 else 400, repeats))
@@ -168,7 +221,7 @@ def _html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "full": r.get("kernel") or "",
             "status": r.get("status"),
             "match": r.get("match") if r.get("match") != "exact" else None,
-            "grid": _grid(r) or "?",
+            "grid": _grid(r),
             "ai": _arrow(r.get("base_ai_dram"), r.get("candidate_ai_dram"), TABLE.number),
             "achieved": _arrow(
                 r.get("base_achieved_flops_per_s"),
@@ -181,8 +234,11 @@ def _html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "candidate": TABLE.duration(r.get("candidate_total_duration_s")),
             "delta": TABLE.signed(r.get("delta_s"), "s", typographic=True),
             "pct": TABLE.pct(r.get("delta_pct"), sign=True),
+            "cycles": TABLE.pct(r.get("delta_cycles_pct"), sign=True),
+            "work": _work(r),
+            "judged": _judged(r),
             "launches": f"{r.get('base_launches') or 0} → {r.get('candidate_launches') or 0}",
-            "efficiency": f"{TABLE.pct(r.get('base_efficiency'), digits=0)} → {TABLE.pct(r.get('candidate_efficiency'), digits=0)}",
+            "efficiency": _arrow(r.get("base_efficiency"), r.get("candidate_efficiency"), _at_roof),
             "bound": f"{r.get('base_bound') or '–'} → {r.get('candidate_bound') or '–'}",
         }
         for r in records
@@ -211,7 +267,11 @@ def render_compare_html(
             "candidate": TABLE.duration(t.get("candidate_total_duration_s")),
             "delta": TABLE.signed(t.get("delta_s"), "s", typographic=True),
             "pct": TABLE.pct(t.get("delta_pct"), sign=True),
+            "verdict": verdict_text(cmp),
         },
+        "context_lines": context_lines(cmp),
+        "launch_shape_missing": LAUNCH_SHAPE_MISSING if not _has_shape(cmp) else None,
+        "matched": cmp["totals"].get("matched", 0),
         "counts": {k: len(cmp[k]) for k in ("regressions", "improvements", "added", "removed")},
         "rows": _html_rows(cmp["kernels"]),
         "gates": gates,

@@ -21,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
+from ncu_roofline.render.compare_text import change_text, context_lines
 from ncu_roofline.render.format import TEXT, file_name
 from ncu_roofline.report.schema import ComparisonContext, ReportContext
 from ncu_roofline.version import NAME
@@ -56,8 +57,14 @@ def _stem(path: Any) -> str:
     return stem or "unknown"
 
 
+#: Said once, in the suite's output, when no kernel group has a launch shape.
+LAUNCH_SHAPE_MISSING = "launch shape not exported"
+
+
 def _case_name(k: dict[str, Any]) -> str:
     short = k.get("kernel_short") or k.get("kernel") or "unnamed kernel"
+    if not k.get("grid") and not k.get("block"):
+        return str(short)
     return f"{short} grid {k.get('grid') or '?'} block {k.get('block') or '?'}"
 
 
@@ -67,9 +74,12 @@ def _system_out(k: dict[str, Any]) -> str:
     lines = [
         f"bound: {bound}" + (f" ({reason})" if reason else ""),
         f"efficiency: {TEXT.pct(k.get('efficiency'))} of its roof",
-        f"recoverable: {TEXT.duration(k.get('recoverable_s'))} of "
-        f"{TEXT.duration(k.get('total_duration_s'))} over {k.get('launches') or 0} launch(es)",
     ]
+    if k.get("recoverable_s") is not None:
+        lines.append(
+            f"recoverable: {TEXT.duration(k['recoverable_s'])} of "
+            f"{TEXT.duration(k.get('total_duration_s'))} over {k.get('launches') or 0} launch(es)"
+        )
     if k.get("byte_excess") is not None:
         lines.append(f"bytes over theory minimum: {TEXT.ratio(k['byte_excess'], mark='x')}")
     lines.append(f"kernel: {k.get('kernel') or ''}")
@@ -100,6 +110,9 @@ def render_junit(
     (one test case may carry several ``<failure>`` elements, one per gate).
     """
     kernels = list(context.get("kernels") or [])
+    header = list(context.get("header") or [])
+    if kernels and not any(k.get("grid") or k.get("block") for k in kernels):
+        header.append(LAUNCH_SHAPE_MISSING)
     known = {str(k.get("kernel")) for k in kernels}
     by_kernel: dict[str, list[dict[str, Any]]] = defaultdict(list)
     profile_gates: list[tuple[dict[str, Any], str]] = []
@@ -114,6 +127,11 @@ def render_junit(
 
     root = etree.Element("testsuites", name=xml_text(suite_name))
     suite = etree.SubElement(root, "testsuite", name=xml_text(suite_name))
+    if header:
+        # First in the suite: what differs besides the code, before any result.
+        props = etree.SubElement(suite, "properties")
+        for i, line in enumerate(header):
+            etree.SubElement(props, "property", name=f"context.{i + 1}", value=xml_text(line))
     failed = skipped = 0
     for k in kernels:
         case = etree.SubElement(
@@ -149,6 +167,9 @@ def render_junit(
             _failure(case, gate, prefix)
         failed += 1
 
+    if header:
+        # What the reader must know before any test result (comparison context).
+        etree.SubElement(suite, "system-out").text = xml_text("\n".join(header) + "\n")
     total = (context.get("summary") or {}).get("total_duration_s")
     suite.set("tests", str(len(kernels) + (1 if profile_gates else 0)))
     suite.set("failures", str(failed))
@@ -172,7 +193,6 @@ def comparison_junit_context(cmp: ComparisonContext, candidate: ReportContext) -
     for r in cmp["kernels"]:
         if r.get("status") == "removed":
             continue
-        change = TEXT.pct(r.get("delta_pct"), sign=True)
         kernels.append(
             {
                 "kernel": r.get("kernel"),
@@ -180,10 +200,17 @@ def comparison_junit_context(cmp: ComparisonContext, candidate: ReportContext) -
                 "grid": r.get("candidate_grid"),
                 "block": r.get("candidate_block"),
                 "total_duration_s": r.get("candidate_total_duration_s"),
+                "launches": r.get("candidate_launches"),
                 "efficiency": r.get("candidate_efficiency"),
                 "bound": r.get("candidate_bound"),
-                "bound_reason": f"{r.get('status')}: {change} kernel time",
+                "bound_reason": f"{r.get('status')}: {change_text(r)}",
+                "source": r.get("candidate_source"),
                 "recoverable_s": None,
             }
         )
-    return {"kernels": kernels, "inputs": candidate["inputs"], "summary": candidate["summary"]}
+    return {
+        "kernels": kernels,
+        "inputs": candidate["inputs"],
+        "summary": candidate["summary"],
+        "header": context_lines(cmp),
+    }

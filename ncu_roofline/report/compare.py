@@ -10,6 +10,7 @@ comparison as a report context whose test cases are the candidate's groups.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ncu_roofline.analysis import Analysis
@@ -35,9 +36,24 @@ def _side_context(analysis: Analysis) -> ComparisonSide:
     }
 
 
+def _plain(value: Any) -> Any:
+    """``value`` with NaN and infinities as ``None``, nested containers copied."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def comparison_context(cmp: Comparison) -> ComparisonContext:
     """The plain-data report of a comparison (JSON-safe: ``None`` for missing, never NaN).
 
+    ``context`` holds each side's GPU, compute capability, SM and memory
+    clock, ncu version, metric count, launches and work, and the
+    ``differences`` between them (kinds of
+    :data:`~ncu_roofline.analysis.compare_context.DIFFERENCE_KINDS`).
     ``kernels`` holds every row (fields of :data:`COMPARISON_FIELDS`);
     ``regressions``, ``improvements``, ``added`` and ``removed`` the rows of
     that status, largest ``|delta_s|`` first.
@@ -51,6 +67,7 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
         "kind": "comparison",
         "generator": generator(),
         "options": {"noise": cmp.noise},
+        "context": _plain(dict(cmp.context or {})),
         "base": _side_context(cmp.base),
         "candidate": _side_context(cmp.candidate),
         "totals": dict(cmp.totals),

@@ -147,6 +147,51 @@ def evaluate_report(gates: list[Gate], context: ReportContext) -> list[dict[str,
     return tripped
 
 
+def _regressions(gate: Gate, cmp: ComparisonContext) -> list[dict[str, Any]]:
+    """A regression gate: the total, then each matched group, on what the comparison judged.
+
+    Each change is measured as the comparison judged it (time, elapsed
+    cycles or time per launch, per unit of work for a work change), and
+    trips when strictly greater than the threshold.  Across different GPUs
+    nothing is judged, so nothing trips, unless ``--allow-cross-gpu``.
+    """
+    assert gate.threshold is not None
+    total = cmp["totals"]
+    if not total.get("comparable", True):
+        return []
+    out: list[dict[str, Any]] = []
+    pct = total.get("judged_pct", total.get("delta_pct"))
+    on = total.get("judged_on") or "time"
+    if pct is not None and pct > gate.threshold:
+        what = "kernel time" if on == "time" else on
+        out.append(
+            _trip(gate, None, f"total {what} +{100 * pct:.1f}% (over {100 * gate.threshold:g}%)")
+        )
+    # Every matched group, not only those past --noise: a gate tighter than
+    # the noise threshold still applies.
+    for k in cmp.get("kernels", []):
+        # Records without a judged change (hand-written ones) judge on time.
+        kpct = k["judged_pct"] if "judged_pct" in k else k.get("delta_pct")
+        if k.get("status") in ("added", "removed") or kpct is None:
+            continue
+        if kpct > gate.threshold:
+            on = str(k.get("judged_on") or "time")
+            what = {"time": "kernel time"}.get(on, on)
+            if k.get("work_changed"):
+                what += f" (work change {100 * (k.get('delta_work_pct') or 0):+.1f}%)"
+            grid = k.get("candidate_grid")
+            shape = f" (grid {grid})" if grid else ""
+            out.append(
+                _trip(
+                    gate,
+                    k.get("kernel"),
+                    f"{k.get('kernel_short') or k.get('kernel')}{shape} +{100 * kpct:.1f}% {what}",
+                    k,
+                )
+            )
+    return out
+
+
 def evaluate_comparison(
     gates: list[Gate], cmp: ComparisonContext, candidate: ReportContext
 ) -> list[dict[str, Any]]:
@@ -154,35 +199,7 @@ def evaluate_comparison(
     tripped: list[dict[str, Any]] = []
     for gate in gates:
         if gate.kind == "regression":
-            assert gate.threshold is not None
-            total = cmp["totals"]
-            pct = total.get("delta_pct")
-            if pct is not None and pct > gate.threshold:
-                tripped.append(
-                    _trip(
-                        gate,
-                        None,
-                        f"total kernel time +{100 * pct:.1f}% (over {100 * gate.threshold:g}%)",
-                    )
-                )
-            # Every matched group, not only those past --noise: a gate
-            # tighter than the noise threshold still applies.
-            per_launch = total.get("basis") == "per-launch"
-            for k in cmp.get("kernels", []):
-                kpct = k.get("delta_duration_pct") if per_launch else k.get("delta_pct")
-                if k.get("status") in ("added", "removed") or kpct is None:
-                    continue
-                if kpct > gate.threshold:
-                    tripped.append(
-                        _trip(
-                            gate,
-                            k.get("kernel"),
-                            f"{k.get('kernel_short') or k.get('kernel')} (grid "
-                            f"{k.get('candidate_grid') or '?'}) +{100 * kpct:.1f}% "
-                            + ("time per launch" if per_launch else "kernel time"),
-                            k,
-                        )
-                    )
+            tripped += _regressions(gate, cmp)
         elif gate.kind == "new-kernel":
             # A kernel the base never ran; a new launch configuration of a
             # known kernel is not a new kernel.

@@ -195,6 +195,8 @@ class _ComparisonFields(TypedDict):
     kind: str
     generator: Generator
     options: dict[str, Any]
+    #: Each side's GPU, clocks, ncu version, metric set and work, and their differences.
+    context: dict[str, Any]
     base: ComparisonSide
     candidate: ComparisonSide
     totals: dict[str, Any]

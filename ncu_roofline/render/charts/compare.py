@@ -2,7 +2,8 @@
 
 :func:`comparison_figures` draws, for every device of the candidate profile
 that has ceilings, the candidate's roofline (ceilings and ridge points as in
-:func:`~ncu_roofline.render.charts.roofline_figures`), each kernel group's base
+:func:`~ncu_roofline.render.charts.roofline_figures`) with the base's roofs
+dashed, each kernel group's base
 position as a hollow marker, its candidate position as a filled marker
 coloured by status (red regression, green improvement, grey unchanged,
 blue added), and an arrow from the base position to the candidate one.
@@ -259,16 +260,69 @@ def _input_names(context: ReportContext) -> str:
     return ", ".join(names) or "base"
 
 
+def _gpu_label(device: dict[str, Any]) -> str:
+    gpu = device.get("gpu") or {}
+    name = device.get("device_name") or gpu.get("name")
+    if name:
+        return str(name)
+    return f"CC {device['cc']}" if device.get("cc") else "unknown GPU"
+
+
+def _side_ceilings(traces: list[dict[str, Any]], side: str, gpu: str) -> list[dict[str, Any]]:
+    """Ceiling traces named after their side and GPU; the base's dashed."""
+    out = []
+    for t in traces:
+        t = dict(t)
+        t["name"] = f"{side}: {t.get('name')}"
+        t["legendgroup"] = f"{side} {t.get('legendgroup')}"
+        t["legendgrouptitle"] = {"text": escape_markup(f"{side} roofs ({gpu})")}
+        if side == "base":
+            t["line"] = {**(t.get("line") or {}), "dash": "dash"}
+            if "marker" in t:
+                t["marker"] = {**t["marker"], "opacity": 0.6}
+        out.append(t)
+    return out
+
+
+def _base_ceilings(
+    base_context: ReportContext, records: list[dict[str, Any]], near: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The base's ceilings for a device drawn from the candidate: the same-named base device, else its first.
+
+    Drawn with the positions of ``records`` so the frame spans the same groups.
+    """
+    devices = [dict(d) for d in base_context.get("roofs") or []]
+    devices = [d for d in devices if device_roofs(d) is not None]
+    if not devices:
+        return []
+    same = [d for d in devices if d.get("device_name") == near.get("device_name")]
+    device = (same or devices)[0]
+    frames = roofline_figures(
+        _stand_ins(records, [0] * len(records), [device], [0]), max_launch_points=0
+    )
+    if not frames:
+        return []
+    ceilings = [t for t in frames[0]["figure"]["data"] if t.get("legendgroup") in _CEILING_GROUPS]
+    return _side_ceilings(ceilings, "base", _gpu_label(device))
+
+
 def _comparison_figure(
     frame: dict[str, Any],
     records: list[dict[str, Any]],
     orphans: list[dict[str, Any]],
-    base_names: str,
+    base: tuple[str, list[dict[str, Any]]],
+    device: dict[str, Any],
 ) -> dict[str, Any]:
-    """One device's comparison: the frame's ceilings with the rows drawn on that device."""
+    """One device's comparison: both sides' ceilings with the rows drawn on that device."""
+    base_names, base_ceilings = base
     layout = dict(frame["figure"]["layout"])
     index = int(layout["meta"]["device_index"])
-    data = [t for t in frame["figure"]["data"] if t.get("legendgroup") in _CEILING_GROUPS]
+    data = _side_ceilings(
+        [t for t in frame["figure"]["data"] if t.get("legendgroup") in _CEILING_GROUPS],
+        "candidate",
+        _gpu_label(device),
+    )
+    data += base_ceilings
     placed = _Placed()
     for r in records:
         placed.add(r)
@@ -292,6 +346,7 @@ def _comparison_figure(
         "groups_not_plotted": len(not_plotted),
         "arrows": len(placed.arrows),
         "base_points": len(placed.base) + len(placed.removed),
+        "base_ceilings": len(base_ceilings),
         "candidate_points": sum(len(v) for v in placed.candidate.values()),
     }
     return {
@@ -313,8 +368,10 @@ def comparison_figures(
 
     ``cmp_context`` is :func:`ncu_roofline.report.compare.comparison_context`;
     ``base_context`` and ``candidate_context`` are the
-    :func:`~ncu_roofline.report.context.build_context` of the two analyses (the
-    ceilings drawn are the candidate's).  Each entry has the shape of a
+    :func:`~ncu_roofline.report.context.build_context` of the two analyses.
+    Both sides' ceilings are drawn, each named with its side and GPU: the
+    candidate's solid, the base's (its device of the same name, else its
+    first) dashed.  Each entry has the shape of a
     :func:`~ncu_roofline.render.charts.roofline_figures` entry: ``{"id":
     "comparison-<i>", "title", "figure", "groups_plotted",
     "launches_plotted"`` (always 0: no launch view) ``, "not_plotted"}``.
@@ -337,5 +394,8 @@ def comparison_figures(
     for n, frame in enumerate(frames):
         index = int(frame["figure"]["layout"]["meta"]["device_index"])
         mine = [r for r, h in zip(records, homes, strict=True) if h == index]
-        figures.append(_comparison_figure(frame, mine, orphans if n == 0 else [], base_names))
+        base = (base_names, _base_ceilings(base_context, mine, devices[index]))
+        figures.append(
+            _comparison_figure(frame, mine, orphans if n == 0 else [], base, devices[index])
+        )
     return figures

@@ -1,0 +1,268 @@
+"""What changed between two profiles besides the code: GPU, clocks, ncu, metrics, work, launches.
+
+:func:`side_facts` summarises one side (its GPUs, compute capabilities,
+median SM and memory clocks, ncu versions, metric set, launches, FLOPs and
+bytes); :func:`differences` lists how two sides differ, each difference a
+``{"kind", "message"}`` record with ``kind`` one of :data:`DIFFERENCE_KINDS`.
+:func:`group_cycles` gives the elapsed SM cycles of each kernel group, the
+clock-independent measure of time that ``--basis cycles`` judges on.
+
+Clocks agree "within noise" when their ratio is within ``noise`` of 1, the
+same fraction that decides whether a group's time changed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ncu_roofline.analysis import Analysis
+from ncu_roofline.core.frame import column as _floats
+
+__all__ = [
+    "DIFFERENCE_KINDS",
+    "differences",
+    "group_cycles",
+    "launch_cycles",
+    "side_facts",
+]
+
+#: Kinds of difference, in the order they are reported.
+DIFFERENCE_KINDS: tuple[str, ...] = (
+    "gpu",
+    "clock",
+    "ncu-version",
+    "metric-set",
+    "work",
+    "launch-count",
+)
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Elapsed-cycle counters, most direct first (all count SM-clock cycles).
+_CYCLE_METRICS = (
+    "sm__cycles_elapsed.avg",
+    "smsp__cycles_elapsed.avg",
+    "gpc__cycles_elapsed.max",
+    "sm__cycles_elapsed.max",
+)
+
+#: How many metric names a metric-set difference lists.
+_LISTED_METRICS = 5
+
+
+def launch_cycles(analysis: Analysis) -> FloatArray:
+    """Elapsed SM cycles of each launch (one invocation), NaN where the export lacks them.
+
+    The exports' own counters first; else a measured duration times the
+    measured SM clock, which is what the counter would have read.
+    """
+    src = analysis.profile.launches.reset_index(drop=True)
+    n = len(src)
+    out = np.full(n, np.nan)
+    for name in _CYCLE_METRICS:
+        if name in src:
+            values = _floats(src, name)
+            out = np.where(np.isnan(out), values, out)
+    by_clock = _floats(analysis.launches, "duration_s") * _floats(analysis.launches, "sm_clock_hz")
+    result: FloatArray = np.where(np.isnan(out), by_clock, out)
+    return result
+
+
+def group_cycles(analysis: Analysis, keys: tuple[str, ...]) -> pd.DataFrame:
+    """Total elapsed cycles per ``keys`` group (missing key parts as ""), NaN if any launch lacks them."""
+    launches = analysis.launches.reset_index(drop=True)
+    frame = pd.DataFrame(
+        {
+            c: launches[c].astype(object).where(launches[c].notna(), "").astype(str)
+            if c in launches
+            else ""
+            for c in keys
+        }
+    )
+    inv = _floats(launches, "invocations")
+    cycles = launch_cycles(analysis) * np.where(np.isnan(inv), 1.0, inv)
+    frame["cycles"] = cycles
+    frame["_missing"] = np.isnan(cycles)
+    grouped = frame.groupby(list(keys), sort=False).agg(
+        cycles=("cycles", "sum"), missing=("_missing", "any")
+    )
+    grouped.loc[grouped["missing"], "cycles"] = np.nan
+    out: pd.DataFrame = grouped[["cycles"]].reset_index()
+    return out
+
+
+def _median(values: FloatArray) -> float | None:
+    known = values[np.isfinite(values) & (values > 0)]
+    return float(np.median(known)) if len(known) else None
+
+
+def _unique(values: Any) -> list[str]:
+    return sorted({str(v) for v in values if v is not None and not pd.isna(v) and str(v)})
+
+
+def side_facts(analysis: Analysis) -> dict[str, Any]:
+    """One side's GPUs, compute capabilities, clocks, ncu versions, metric set and work."""
+    launches = analysis.launches
+    src = analysis.profile.launches
+    gpus = _unique(launches["device_name"]) if "device_name" in launches else []
+    if not gpus:
+        # No name in the export: the GPU the roofs were taken from, if any.
+        gpus = _unique(d.gpu.name for d in analysis.roofs if d.gpu is not None)
+    metrics = sorted(analysis.profile.present_metrics())
+    t = _floats(launches, "total_duration_s")
+    return {
+        "gpus": gpus,
+        "gpu_named_by_export": bool(_unique(launches.get("device_name", []))),
+        "ccs": _unique(launches["cc"]) if "cc" in launches else [],
+        "sm_clock_hz": _median(_floats(launches, "sm_clock_hz")),
+        "memory_clock_hz": _median(_floats(src, "dram__cycles_elapsed.avg.per_second")),
+        "ncu_versions": _unique(s.ncu_version for s in analysis.profile.sources),
+        "metric_count": len(metrics),
+        "metrics": metrics,
+        "launches": int(launches["invocations"].fillna(1).sum()) if len(launches) else 0,
+        "total_duration_s": float(np.nansum(t)) if len(t) and not np.isnan(t).all() else None,
+        "cycles": _sum_known(launch_cycles(analysis)),
+        "flops": _sum_known(_floats(launches, "flops")),
+        "dram_bytes": _sum_known(_floats(launches, "dram_bytes")),
+    }
+
+
+def _sum_known(values: FloatArray) -> float | None:
+    """The sum, ``None`` unless every value is known."""
+    if len(values) == 0 or np.isnan(values).any():
+        return None
+    return float(values.sum())
+
+
+def clock_ratio(base: dict[str, Any], cand: dict[str, Any], key: str) -> float | None:
+    """Candidate over base value of a clock, ``None`` when either is unknown."""
+    a, b = base.get(key), cand.get(key)
+    if a is None or b is None or a <= 0:
+        return None
+    return float(b) / float(a)
+
+
+def beyond(ratio_value: float | None, noise: float) -> bool:
+    """Whether a candidate/base ratio is further than ``noise`` from 1."""
+    return ratio_value is not None and math.isfinite(ratio_value) and abs(ratio_value - 1) > noise
+
+
+def different_gpus(base: dict[str, Any], cand: dict[str, Any]) -> bool:
+    """Whether the sides ran on different GPUs: names or compute capabilities known and unequal."""
+    if base["ccs"] and cand["ccs"] and base["ccs"] != cand["ccs"]:
+        return True
+    named = base["gpu_named_by_export"] and cand["gpu_named_by_export"]
+    return bool(named and base["gpus"] != cand["gpus"])
+
+
+def _gpu_text(side: dict[str, Any]) -> str:
+    name = ", ".join(side["gpus"]) or "unknown GPU"
+    return name + (f" (CC {', '.join(side['ccs'])})" if side["ccs"] else "")
+
+
+def _hz(value: float | None) -> str:
+    return "unknown" if value is None else f"{value / 1e9:.3g} GHz"
+
+
+def _metric_list(names: list[str]) -> str:
+    shown = ", ".join(names[:_LISTED_METRICS])
+    return shown + (
+        f" and {len(names) - _LISTED_METRICS} more" if len(names) > _LISTED_METRICS else ""
+    )
+
+
+def differences(
+    base: dict[str, Any], cand: dict[str, Any], noise: float, work_changed_groups: int = 0
+) -> list[dict[str, Any]]:
+    """How the two sides differ besides the code, as ``{"kind", "message", ...}`` records."""
+    out: list[dict[str, Any]] = []
+    if different_gpus(base, cand):
+        out.append(
+            {
+                "kind": "gpu",
+                "message": f"different GPUs: base {_gpu_text(base)}, candidate {_gpu_text(cand)}",
+            }
+        )
+    for key, label in (("sm_clock_hz", "SM clock"), ("memory_clock_hz", "memory clock")):
+        r = clock_ratio(base, cand, key)
+        if beyond(r, noise):
+            assert r is not None
+            out.append(
+                {
+                    "kind": "clock",
+                    "clock": key,
+                    "ratio": r,
+                    "message": f"{label} differs: base {_hz(base[key])}, candidate "
+                    f"{_hz(cand[key])} (x{r:.3f}); time changes with the clock, "
+                    "elapsed cycles do not",
+                }
+            )
+    if (
+        base["ncu_versions"]
+        and cand["ncu_versions"]
+        and base["ncu_versions"] != cand["ncu_versions"]
+    ):
+        out.append(
+            {
+                "kind": "ncu-version",
+                "message": f"ncu versions differ: base {', '.join(base['ncu_versions'])}, "
+                f"candidate {', '.join(cand['ncu_versions'])}",
+            }
+        )
+    only_base = sorted(set(base["metrics"]) - set(cand["metrics"]))
+    only_cand = sorted(set(cand["metrics"]) - set(base["metrics"]))
+    if only_base or only_cand:
+        parts = []
+        if only_base:
+            parts.append(f"{len(only_base)} only in the base ({_metric_list(only_base)})")
+        if only_cand:
+            parts.append(f"{len(only_cand)} only in the candidate ({_metric_list(only_cand)})")
+        out.append({"kind": "metric-set", "message": "metric sets differ: " + "; ".join(parts)})
+    out += _work_differences(base, cand, noise, work_changed_groups)
+    if base["launches"] != cand["launches"]:
+        out.append(
+            {
+                "kind": "launch-count",
+                "message": f"launch counts differ: base {base['launches']}, candidate "
+                f"{cand['launches']}",
+            }
+        )
+    return out
+
+
+def _work_differences(
+    base: dict[str, Any], cand: dict[str, Any], noise: float, groups: int
+) -> list[dict[str, Any]]:
+    """A whole-profile work change (FLOPs or DRAM bytes beyond noise), and groups whose work changed."""
+    out: list[dict[str, Any]] = []
+    changes = []
+    for key, label in (("flops", "FLOPs"), ("dram_bytes", "DRAM bytes")):
+        r = clock_ratio(base, cand, key)
+        if beyond(r, noise):
+            assert r is not None
+            changes.append(f"{label} x{r:.3g}")
+    if changes:
+        out.append(
+            {
+                "kind": "work",
+                "scope": "profile",
+                "message": "the whole profile's work changed ("
+                + ", ".join(changes)
+                + "): a different problem size or batch is not a code change",
+            }
+        )
+    elif groups:
+        out.append(
+            {
+                "kind": "work",
+                "scope": "groups",
+                "message": f"{groups} kernel group(s) changed their work (FLOPs or bytes); "
+                "they are judged on time per unit of work",
+            }
+        )
+    return out

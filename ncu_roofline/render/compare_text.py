@@ -1,0 +1,124 @@
+"""The words every comparison output shares: what changed besides the code, and the basis.
+
+The HTML page, the Markdown comment, the JUnit suite and the terminal line
+state the same facts first, in the same words, from the ``context`` block
+of :func:`~ncu_roofline.report.compare.comparison_context`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ncu_roofline.render.format import TEXT
+from ncu_roofline.report.schema import ComparisonContext
+
+__all__ = [
+    "LAUNCH_SHAPE_MISSING",
+    "at_roof",
+    "basis_text",
+    "change_text",
+    "context_lines",
+    "side_line",
+    "summary_line",
+    "verdict_text",
+]
+
+#: Said once, instead of "grid ? block ?" on every row, when no group has a launch shape.
+LAUNCH_SHAPE_MISSING = "launch shape not exported"
+
+_BASIS_WORDS = {
+    "time": "kernel time",
+    "cycles": "elapsed SM cycles",
+    "per-launch": "time per launch",
+}
+
+
+def at_roof(value: Any) -> str:
+    """A share of the roof: one decimal below 10% (``2.2%``), none above (``65%``)."""
+    if value is None:
+        return TEXT.missing
+    return TEXT.pct(value, digits=1 if abs(float(value)) < 0.1 else 0)
+
+
+def basis_text(totals: dict[str, Any]) -> str:
+    """Which basis judged the comparison, and why (``elapsed SM cycles (auto: ...)``)."""
+    basis = str(totals.get("basis") or "time")
+    text = _BASIS_WORDS.get(basis, basis)
+    if totals.get("basis_requested") == "auto":
+        text += f" (auto: {totals.get('basis_reason')})"
+    return text
+
+
+def _hz(value: Any) -> str:
+    return TEXT.si(value, "Hz") if value is not None else "unknown"
+
+
+def side_line(label: str, side: dict[str, Any]) -> str:
+    """One side's GPU, CC, clocks, ncu version and metric set, in one line."""
+    gpu = ", ".join(side.get("gpus") or []) or "unknown GPU"
+    cc = ", ".join(side.get("ccs") or []) or "unknown"
+    ncu = ", ".join(side.get("ncu_versions") or []) or "unknown"
+    return (
+        f"{label}: {gpu}, CC {cc}, SM clock {_hz(side.get('sm_clock_hz'))}, memory clock "
+        f"{_hz(side.get('memory_clock_hz'))}, ncu {ncu}, {side.get('metric_count', 0)} metrics"
+    )
+
+
+def context_lines(cmp: ComparisonContext) -> list[str]:
+    """What differs besides the code (each difference), then each side, then the basis."""
+    ctx = cmp["context"]
+    lines = [f"Not like for like: {d['message']}" for d in ctx["differences"]]
+    if not ctx["differences"]:
+        lines.append(
+            "No difference found in GPU, clocks, ncu version, metric set, work or launch count."
+        )
+    lines.append(side_line("Base", ctx["base"]))
+    lines.append(side_line("Candidate", ctx["candidate"]))
+    lines.append(f"Judged on {basis_text(cmp['totals'])}.")
+    if not cmp["totals"].get("comparable", True):
+        lines.append(
+            "Not comparable: different GPUs; no group is judged and regression gates do not "
+            "trip (give --allow-cross-gpu to judge anyway)."
+        )
+    elif ctx.get("different_gpus"):
+        lines.append("Different GPUs, judged anyway (--allow-cross-gpu).")
+    return lines
+
+
+def change_text(r: dict[str, Any]) -> str:
+    """A row's judged change, and its time and cycle changes side by side."""
+    parts = [f"time {TEXT.pct(r.get('delta_pct'), sign=True)}"]
+    if r.get("delta_cycles_pct") is not None:
+        parts.append(f"cycles {TEXT.pct(r['delta_cycles_pct'], sign=True)}")
+    if r.get("work_changed"):
+        parts.append(f"work change {TEXT.pct(r.get('delta_work_pct'), sign=True)}")
+    judged = r.get("judged_on")
+    if judged and judged != "time":
+        parts.append(f"judged on {judged} {TEXT.pct(r.get('judged_pct'), sign=True)}")
+    return ", ".join(parts)
+
+
+def verdict_text(cmp: ComparisonContext, *, lead: bool = True) -> str:
+    """The headline change: kernel time, cycles where known, and what it was judged on.
+
+    ``lead`` false leaves out the words "kernel time", for a sentence that has them.
+    """
+    t = cmp["totals"]
+    text = ("kernel time " if lead else "") + TEXT.pct(t.get("delta_pct"), sign=True)
+    if t.get("delta_cycles_pct") is not None:
+        text += f", cycles {TEXT.pct(t['delta_cycles_pct'], sign=True)}"
+    if t.get("judged_on") and t["judged_on"] != "time":
+        text += f" (judged on {t['judged_on']}: {TEXT.pct(t.get('judged_pct'), sign=True)})"
+    return text
+
+
+def summary_line(cmp: ComparisonContext) -> str:
+    """The terminal's one line: differences first, then the change and its counts."""
+    kinds = [d["kind"] for d in cmp["context"]["differences"]]
+    head = f"differs in {', '.join(kinds)}; " if kinds else ""
+    if not cmp["totals"].get("comparable", True):
+        head += "not comparable: different GPUs; "
+    return (
+        f"{head}{verdict_text(cmp)}, {len(cmp['regressions'])} regression(s), "
+        f"{len(cmp['improvements'])} improvement(s)"
+    )
