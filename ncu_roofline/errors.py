@@ -14,6 +14,7 @@ Exit codes (also listed in the README):
 5     an output file exists (use ``--force``) or cannot be written
 6     an optional dependency is missing (e.g. ``ncu-report`` for .ncu-rep)
 7     an input file is missing or cannot be read
+8     out of memory (the run stopped; free memory or raise the limit)
 ====  =====================================================================
 """
 
@@ -59,6 +60,12 @@ class MissingDependencyError(NcuRooflineError):
     exit_code = 6
 
 
+class OutOfMemoryError(NcuRooflineError):
+    """Memory ran out while reading or analysing an input."""
+
+    exit_code = 8
+
+
 EXIT_CODES: dict[str, int] = {
     "ok": 0,
     "internal": NcuRooflineError.exit_code,
@@ -68,4 +75,5 @@ EXIT_CODES: dict[str, int] = {
     "input-format": InputFormatError.exit_code,
     "output": OutputError.exit_code,
     "missing-dependency": MissingDependencyError.exit_code,
+    "out-of-memory": OutOfMemoryError.exit_code,
 }

@@ -27,6 +27,7 @@ _WORDS = {
     "output": "output",
     "missing-dependency": "optional",
     "input-not-found": "missing",
+    "out-of-memory": "memory",
 }
 
 

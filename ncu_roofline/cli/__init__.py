@@ -14,13 +14,16 @@ only for internal errors, and only with ``--debug``.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+from typing import NoReturn
 
 import click
 
 from ncu_roofline.cli import compare, gpus, inspect, report, summary, theory
 from ncu_roofline.cli.messages import PROG, error
-from ncu_roofline.errors import NcuRooflineError, UsageError
+from ncu_roofline.errors import NcuRooflineError, OutOfMemoryError, UsageError
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.version import __version__
 
@@ -79,6 +82,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(_INTERRUPTED)
     except BrokenPipeError:
         sys.exit(0)
+    except MemoryError:
+        out_of_memory()
     except Exception as exc:
         if debug:
             raise
@@ -91,4 +96,28 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(0)
 
 
-__all__ = ["cli", "main"]
+# --- out of memory ------------------------------------------------------------
+
+_OUT_OF_MEMORY = (
+    f"{PROG}: error: out of memory while reading or analysing the input; free memory, "
+    "raise the limit (ulimit -v) or read a smaller export\n"
+).encode()
+
+
+def out_of_memory() -> NoReturn:
+    """Say that memory ran out and end the process now, with exit code 8.
+
+    After a MemoryError, Arrow's worker threads may wait forever on memory
+    that never comes, and a normal exit waits for them: ``os._exit`` skips
+    that wait (after flushing what was written).  The message is prepared
+    beforehand and written with ``os.write``, which needs no memory.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    with contextlib.suppress(OSError):
+        os.write(2, _OUT_OF_MEMORY)
+    os._exit(OutOfMemoryError.exit_code)
+
+
+__all__ = ["cli", "main", "out_of_memory"]

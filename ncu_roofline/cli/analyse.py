@@ -21,6 +21,7 @@ from ncu_roofline.cli.messages import (
     warn_gates_without_theory,
 )
 from ncu_roofline.cli.options import RoofOptions, TheoryOptions
+from ncu_roofline.core.files import unique_inputs
 from ncu_roofline.core.hardware import load_roofs_file
 from ncu_roofline.errors import UsageError
 from ncu_roofline.readers import load
@@ -50,9 +51,12 @@ def analyse_and_gate(
     if roofs.gpu and roofs.roofs_file:
         raise UsageError("give either --gpu or --roofs, not both")
     note_gpu_alias(roofs.gpu)
-    unique = list(dict.fromkeys(inputs))
-    if len(unique) < len(inputs):
-        warn("an input was given more than once; it is read once")
+    unique, repeats = unique_inputs(inputs)
+    for again, first in repeats:
+        if again == first:
+            warn(f"an input was given more than once ({again}); it is read once")
+        else:
+            warn(f"{again} is the same file as {first}; it is read once")
     table = load_roofs_file(roofs.roofs_file) if roofs.roofs_file else None
     config = theory.config()
     warn_gates_without_theory(gates, config is not None)

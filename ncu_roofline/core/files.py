@@ -10,7 +10,9 @@ same loader as users' files, so both fail the same way.
 from __future__ import annotations
 
 import os
+import stat
 import sys
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     # branch for python_version 3.10) may not find it in a newer environment.
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = ["load_builtin_toml", "parse_toml", "read_user_text", "tomllib"]
+__all__ = ["load_builtin_toml", "parse_toml", "read_user_text", "tomllib", "unique_inputs"]
 
 
 def read_user_text(path: str | os.PathLike[str], what: str, directory: str | None = None) -> str:
@@ -68,3 +70,36 @@ def load_builtin_toml(package: str, name: str) -> tuple[dict[str, Any], str]:
     label = f"{name} (built-in)"
     resource = resources.files(package) / "data" / name
     return parse_toml(resource.read_text(encoding="utf-8"), label), label
+
+
+def _identity(path: str) -> object:
+    """What makes two paths one input: the file's device and inode, else its real path.
+
+    ``X``, ``./X``, an absolute path and a hard or symbolic link all name one
+    file.  A pipe or stdin is itself only (reading it twice is not reading
+    it again).
+    """
+    if path == "-":
+        return path
+    try:
+        st = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    if not stat.S_ISREG(st.st_mode):
+        return path
+    return (st.st_dev, st.st_ino)
+
+
+def unique_inputs(paths: Sequence[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """``paths`` with each file kept once (its first spelling), and the (repeat, first) pairs left out."""
+    first: dict[object, str] = {}
+    kept: list[str] = []
+    repeats: list[tuple[str, str]] = []
+    for p in paths:
+        key = _identity(p)
+        if key in first:
+            repeats.append((p, first[key]))
+            continue
+        first[key] = p
+        kept.append(p)
+    return kept, repeats

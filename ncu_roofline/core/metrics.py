@@ -112,6 +112,29 @@ def looks_like_metric_id(name: str) -> bool:
     return "__" in name and " " not in name
 
 
+#: The quantities the analysis adds up from several metrics, by metric id:
+#: a launch that lost some of a quantity's metrics (a cut-off export) must
+#: lose all of them, or the sum of the rest reads as the whole.  All FLOP
+#: counters are one quantity, since the analysis totals the precisions.
+_QUANTITY_FAMILIES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "FLOP counts",
+        re.compile(r"sass_thread_inst_executed_op_|pipe_tensor|ops_path_tensor|pipe_tc_"),
+    ),
+    ("DRAM traffic", re.compile(r"^(?:derived__)?(?:dram__|gpu__dram_)")),
+    ("L2 traffic", re.compile(r"^(?:derived__)?lts__")),
+    ("L1 traffic", re.compile(r"^(?:derived__)?l1tex__")),
+)
+
+
+def quantity_family(metric_id: str) -> str | None:
+    """The summed quantity a metric is part of (``"FLOP counts"``), or None."""
+    for family, pattern in _QUANTITY_FAMILIES:
+        if pattern.search(metric_id):
+            return family
+    return None
+
+
 #: Tensor-pipe utilisation (percent of peak): evidence that a launch did
 #: tensor-core work, never a count of it (docs/ncu-format.md section 5.2).
 TENSOR_PIPE_UTILISATION = re.compile(

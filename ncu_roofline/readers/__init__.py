@@ -16,8 +16,19 @@ from ncu_roofline.core.model import Profile, SourceInfo, empty_launches
 from ncu_roofline.core.progress import make_progress
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.csv_pages import detect_layout, read_long, read_raw
-from ncu_roofline.readers.locate import RawInput, is_ncu_rep, locate_table, open_input
+from ncu_roofline.readers.integrity import merge_tables
+from ncu_roofline.readers.locate import (
+    Located,
+    RawInput,
+    is_ncu_rep,
+    line_number,
+    locate_table,
+    locate_tables,
+    open_input,
+    repaired_utf8,
+)
 from ncu_roofline.readers.ncurep import read_ncu_rep
+from ncu_roofline.readers.table import InvalidUtf8, MoreTables
 
 __all__ = ["load", "read_source"]
 
@@ -50,17 +61,62 @@ def read_source(path: str, progress: bool | None = None) -> tuple[pd.DataFrame, 
 
 def _read(raw: RawInput, progress: bool | None) -> tuple[pd.DataFrame, SourceInfo]:
     if is_ncu_rep(raw):
-        return read_ncu_rep(raw)
-    loc = locate_table(raw)
-    layout = detect_layout(loc.header)
-    bar = make_progress(raw.name, loc.end - loc.start, progress)
+        frame, info = read_ncu_rep(raw)
+    else:
+        try:
+            frame, info = _read_csv(raw, progress)
+        except InvalidUtf8:
+            # Rare: decode once with replacement, then read the repaired text.
+            raw = repaired_utf8(raw)
+            frame, info = _read_csv(raw, progress)
+    for note in raw.notes:
+        info.warn(note)
+    return frame, info
+
+
+def _read_csv(raw: RawInput, progress: bool | None) -> tuple[pd.DataFrame, SourceInfo]:
+    """The input's table; its tables, each with its own header, when the first holds a header line."""
     try:
-        if layout == "raw":
-            return read_raw(raw, loc, bar)
-        return read_long(raw, loc, layout, bar)
+        return _read_tables(raw, [locate_table(raw)], progress)
+    except MoreTables:
+        return _read_tables(raw, locate_tables(raw), progress)
+
+
+def _read_tables(
+    raw: RawInput, tables: list[Located], progress: bool | None
+) -> tuple[pd.DataFrame, SourceInfo]:
+    """Each located table read with its own header; several are merged into one source."""
+    bar = make_progress(raw.name, sum(t.end - t.start for t in tables), progress)
+    parts: list[tuple[pd.DataFrame, SourceInfo]] = []
+    lines: list[int] = []
+    failed: list[str] = []
+    try:
+        for loc in tables:
+            layout = detect_layout(loc.header)
+            line = line_number(raw.buf, loc.start) if len(tables) > 1 else 1
+            try:
+                if layout == "raw":
+                    parts.append(read_raw(raw, loc, bar))
+                else:
+                    parts.append(read_long(raw, loc, layout, bar))
+            except InputFormatError as exc:
+                # One empty or unreadable table among several: the others stand.
+                if len(tables) == 1:
+                    raise
+                failed.append(f"the table with its header on line {line} is left out: {exc}")
+                continue
+            lines.append(line)
     finally:
         if bar is not None:
             bar.close()
+    if not parts:
+        raise InputFormatError(failed[0])
+    if len(tables) == 1:
+        return parts[0]
+    frame, info = merge_tables(parts, lines, raw.name)
+    for message in failed:
+        info.warn(message)
+    return frame, info
 
 
 def _device_labels(frame: pd.DataFrame) -> list[str]:

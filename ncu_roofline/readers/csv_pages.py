@@ -29,12 +29,21 @@ from ncu_roofline.core.metrics import (
 from ncu_roofline.core.model import SourceInfo, finalize_launches
 from ncu_roofline.core.units import detect_decimal, parse_unit
 from ncu_roofline.errors import InputFormatError
+from ncu_roofline.readers.integrity import (
+    append_partial_raw,
+    check_details,
+    check_raw,
+    split_runs,
+)
 from ncu_roofline.readers.locate import (
     Located,
     ProgressCallback,
     RawInput,
     sample_rows,
 )
+from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
+from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
+from ncu_roofline.readers.nvtx import parse_nvtx_cell
 from ncu_roofline.readers.table import dict_codes, read_table
 from ncu_roofline.readers.values import (
     RowKeys,
@@ -61,34 +70,6 @@ IDENTITY_HEADERS: dict[str, str] = {
     "Device": "device",
     "CC": "cc",
 }
-_NVTX_PUSHPOP = "thread Domain:"
-_NVTX_STARTEND = "Id:Domain:"
-_NVTX_TOKEN = re.compile(r'"([^"]*)"')
-
-
-def parse_nvtx_cell(cell: str) -> str | None:
-    """Range names from an NVTX cell, outermost first, joined by ``" > "``.
-
-    A real ncu 2020.2 cell reads `` "0:<default domain>:convLayer:none:none" ``:
-    quoted entries ``id:domain:name:payload-type:payload``.
-    """
-    text = cell.strip()
-    if not text:
-        return None
-    tokens = _NVTX_TOKEN.findall(text) or [text]
-    names: list[str] = []
-    for tok in tokens:
-        parts = tok.strip().split(":")
-        if len(parts) >= 3 and parts[0].strip().isdigit():
-            name = parts[2]
-        elif len(parts) >= 2:
-            name = parts[1] if parts[0].startswith("<") else parts[0]
-        else:
-            name = parts[0]
-        name = name.strip()
-        if name and name.lower() != "none":
-            names.append(name)
-    return " > ".join(names) if names else None
 
 
 def _dedupe(names: list[str]) -> list[str]:
@@ -180,14 +161,15 @@ def _column(table: pa.Table, name: str) -> pa.ChunkedArray | None:
 
 
 def _launch_keys(
-    table: pa.Table, key_columns: list[str], valid: np.ndarray
+    table: pa.Table, key_columns: list[str], valid: np.ndarray, run: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Launch index per row (-1 for invalid rows), and the first row of each launch.
 
-    Launches are numbered in order of first appearance.
+    Launches are numbered in order of first appearance; ``run`` (a run per
+    row) keeps launches of different runs apart.
     """
     n = table.num_rows
-    combined = np.zeros(n, dtype=np.int64)
+    combined = np.zeros(n, dtype=np.int64) if run is None else run.astype(np.int64)
     for name in key_columns:
         col = _column(table, name)
         if col is None:
@@ -286,7 +268,17 @@ def read_long(
         )
     dictionary = set(include) - {value_col}
     table, skipped = read_table(
-        raw.buf, raw.path, loc.start, loc.end, names, include, dictionary, 1, rule_width, progress
+        raw.buf,
+        raw.path,
+        loc.start,
+        loc.end,
+        names,
+        include,
+        dictionary,
+        1,
+        rule_width,
+        progress,
+        split=not loc.part,
     )
     table = table.unify_dictionaries()
     b = _Builder(raw, loc, layout)
@@ -297,7 +289,8 @@ def read_long(
         keys = ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC", *nvtx_cols]
     else:
         keys = ["Process ID", "ID"]
-    launch_of_row, first_rows = _launch_keys(table, keys, valid)
+    run = None if summary else split_runs(table, valid, one_row_per_launch=False)
+    launch_of_row, first_rows = _launch_keys(table, keys, valid, run)
     n_launch = first_rows.size
     row_metric, row_is_label = _row_metrics(table, b)
     values_col = table.column(value_col)
@@ -319,6 +312,19 @@ def read_long(
     ident = _identity(table, first_rows, header)
     if summary:
         _summary_identity(table, first_rows, ident, info)
+    else:
+        check_details(
+            table,
+            launch_of_row,
+            first_rows,
+            run,
+            loc,
+            b.metric_index,
+            row_metric,
+            metrics,
+            ident["id"],
+            info,
+        )
     ident["source"] = [raw.name] * n_launch
     frame = finalize_launches(ident, metrics, n_launch)
     problems.warn(info, launch_label(frame, summary))
@@ -531,12 +537,15 @@ def read_raw(
         2,
         None,
         progress,
+        split=not loc.part,
     )
+    table, lacking = append_partial_raw(table, loc, header, include, ident_cols)
     table = table.unify_dictionaries()
     b = _Builder(raw, loc, "raw")
     info = b.info
     valid = _valid_ids(table, "ID")
-    _, first_rows = _launch_keys(table, ["Process ID", "ID"], valid)
+    run = split_runs(table, valid, one_row_per_launch=True)
+    launch_of_row, first_rows = _launch_keys(table, ["Process ID", "ID"], valid, run)
     n_launch = first_rows.size
     decimal = _decimal_for(samples[1:], header, metric_cols[:50])
     metrics: dict[str, Any] = {}
@@ -559,6 +568,7 @@ def read_raw(
         info.metric_units[mid] = parsed.si
     if unknown:
         info.warn("unknown unit(s): left out " + ", ".join(unknown[:6]) + " rather than misread")
+    check_raw(lacking, launch_of_row, run, table, first_rows, metrics, info)
     ident = _identity(table, first_rows, loc.header)
     ident["source"] = [raw.name] * n_launch
     frame = finalize_launches(ident, metrics, n_launch)

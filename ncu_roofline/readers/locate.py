@@ -5,25 +5,35 @@ the profiled program's output (before *and* after the table), unquoted kernel
 lists, a UTF-8 byte-order mark or CRLF line ends.  The table itself is the
 run of lines that start with a double quote, beginning at a header whose
 first field is ``ID`` (details and raw pages) or ``Process ID`` (summaries).
+A file may hold several tables (exports concatenated, a run appended to a
+log): :func:`locate_tables` finds each.  gzip, UTF-16/32 and bytes that are
+not UTF-8 are handled in :mod:`~ncu_roofline.readers.decode`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
-import gzip
-import io
+import errno
 import mmap
 import os
 import re
+import stat
 import sys
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ncu_roofline.errors import InputFormatError, InputNotFoundError
+from ncu_roofline.readers.decode import (
+    GZIP_MAGIC,
+    gunzip,
+    long_csv_fields,
+    needs_recoding,
+    recode_wide,
+    replace_invalid_utf8,
+)
 
 NCU_REP_MAGIC = b"NVR\x00"
-_GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
 _HEADER_RE = re.compile(rb'(?m)^(?:\xef\xbb\xbf)?"(?:ID|Process ID)",')
 _LOG_RE = re.compile(rb"(?m)^(?:\xef\xbb\xbf)?==(?:PROF|WARNING|ERROR)==[^\r\n]*")
@@ -41,6 +51,8 @@ class RawInput:
     buf: Buffer
     path: str | None
     gz_truncated: bool = False
+    #: Warnings from opening it (gzip trailing garbage, recoded text).
+    notes: list[str] = field(default_factory=list)
     _mm: mmap.mmap | None = None
 
     def close(self) -> None:
@@ -60,30 +72,20 @@ class Located:
     #: ncu's ``==ERROR==`` lines before and after the table.
     errors: list[str] = field(default_factory=list)
     truncated: bool = False
-
-
-def _gunzip(data: bytes) -> tuple[bytes, bool]:
-    """Decompress gzip data, keeping what was read from a truncated stream."""
-    try:
-        return gzip.decompress(data), False
-    except (EOFError, gzip.BadGzipFile, zlib.error):
-        pass
-    out = io.BytesIO()
-    dec = zlib.decompressobj(wbits=31)
-    try:
-        for i in range(0, len(data), 1 << 20):
-            out.write(dec.decompress(data[i : i + (1 << 20)]))
-    except zlib.error:
-        pass
-    return out.getvalue(), True
+    #: The last row, cut mid-way and left out of ``[start, end)``.
+    partial: bytes | None = None
+    #: One of several tables in the input (header lines inside it are noise).
+    part: bool = False
 
 
 def open_input(path: str) -> RawInput:
-    """Open ``path`` (``-`` for stdin; ``.gz`` recognised by its magic bytes)."""
+    """Open ``path`` (``-`` for stdin; ``.gz`` recognised by its magic bytes).
+
+    A plain UTF-8 file is memory-mapped; a pipe, FIFO or process
+    substitution (``<(...)``, which has no size) is read to its end.
+    """
     if path == "-":
         data = sys.stdin.buffer.read()
-        name = "-"
-        real_path = None
     else:
         if os.path.isdir(path):
             raise InputNotFoundError(f"{path}: is a directory, not an ncu export")
@@ -94,26 +96,48 @@ def open_input(path: str) -> RawInput:
         except OSError as exc:
             raise InputNotFoundError(f"{path}: cannot open ({exc.strerror})") from None
         with fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size == 0:
-                raise InputFormatError(f"{path}: the file is empty")
-            head = fh.read(2)
-            if head != _GZIP_MAGIC:
-                mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-                return RawInput(path, mm, path, _mm=mm)
-            fh.seek(0)
+            st = os.fstat(fh.fileno())
+            if stat.S_ISREG(st.st_mode):
+                if st.st_size == 0:
+                    raise InputFormatError(f"{path}: the file is empty")
+                head = fh.read(64)
+                if head[:2] != GZIP_MAGIC and not needs_recoding(head):
+                    try:
+                        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                    except OSError as exc:
+                        # A map larger than the address-space limit (ulimit -v).
+                        if exc.errno == errno.ENOMEM:
+                            raise MemoryError(str(exc)) from exc
+                        raise
+                    return RawInput(path, mm, path, _mm=mm)
+                fh.seek(0)
             data = fh.read()
-        name = path
-        real_path = path
     if not data:
-        raise InputFormatError(f"{name}: the input is empty")
+        raise InputFormatError(f"{path}: the input is empty")
+    return _decoded(path, data)
+
+
+def _decoded(name: str, data: bytes) -> RawInput:
+    """An input read into memory: gunzipped and recoded to UTF-8 where needed."""
     truncated = False
-    if data[:2] == _GZIP_MAGIC:
-        data, truncated = _gunzip(data)
+    notes: list[str] = []
+    if data[:2] == GZIP_MAGIC:
+        data, truncated, note = gunzip(data)
         if not data:
             raise InputFormatError(f"{name}: a gzip file that does not decompress")
-        real_path = None
-    return RawInput(name, data, real_path, gz_truncated=truncated)
+        notes += [note] if note else []
+    data, note = recode_wide(data)
+    notes += [note] if note else []
+    return RawInput(name, data, None, gz_truncated=truncated, notes=notes)
+
+
+def repaired_utf8(raw: RawInput) -> RawInput:
+    """The input with the bytes that are not UTF-8 replaced, and a warning naming their lines."""
+    data, note = replace_invalid_utf8(bytes(raw.buf))
+    # Arrow may still hold a view of the map; it is released with it.
+    with contextlib.suppress(BufferError):
+        raw.close()
+    return RawInput(raw.name, data, None, gz_truncated=raw.gz_truncated, notes=[*raw.notes, note])
 
 
 def is_ncu_rep(raw: RawInput) -> bool:
@@ -126,6 +150,12 @@ def _line_end(buf: Buffer, pos: int) -> int:
     return len(buf) if nl < 0 else nl + 1
 
 
+def line_number(buf: Buffer, pos: int) -> int:
+    """The 1-based line number of byte ``pos`` (a memory map has no ``count``)."""
+    step = 64 << 20
+    return 1 + sum(bytes(buf[i : min(i + step, pos)]).count(b"\n") for i in range(0, pos, step))
+
+
 def _decode(line: bytes) -> str:
     return line.decode("utf-8", errors="replace").rstrip("\r\n")
 
@@ -136,37 +166,72 @@ def _last_error(raw: RawInput) -> str | None:
 
 
 def locate_table(raw: RawInput) -> Located:
-    """Find the CSV table; raise :class:`InputFormatError` when there is none."""
+    """Find the (first) CSV table; raise :class:`InputFormatError` when there is none."""
+    if b"\x00" in raw.buf[:8192]:
+        raise InputFormatError(
+            f"{raw.name}: binary data, not an ncu CSV export (expected `ncu --csv` output or a .ncu-rep report)"
+        )
+    return _locate_at(raw, _header_start(raw), len(raw.buf), 0, last=True)
+
+
+def locate_tables(raw: RawInput) -> list[Located]:
+    """Every ncu table in the input, each up to the next header line.
+
+    Two exports concatenated into one file (or a run appended to a log)
+    repeat the header, or bring a different one: each table is read with its
+    own.  This scans the whole input, so it runs only once the parse of the
+    first table met a header line inside it.
+    """
+    starts = [
+        m.start()
+        for m in _HEADER_RE.finditer(raw.buf)
+        if b'"Kernel Name"' in raw.buf[m.start() : _line_end(raw.buf, m.start())]
+    ]
+    if not starts:
+        return [locate_table(raw)]
+    tables: list[Located] = []
+    prelude_from = 0
+    for i, start in enumerate(starts):
+        last = i == len(starts) - 1
+        limit = len(raw.buf) if last else starts[i + 1]
+        loc = _locate_at(raw, start, limit, prelude_from, last=last)
+        loc.part = True
+        tables.append(loc)
+        prelude_from = loc.end
+    return tables
+
+
+def _locate_at(raw: RawInput, start: int, limit: int, prelude_from: int, last: bool) -> Located:
+    """The table whose header starts at ``start``, ending before ``limit``.
+
+    ncu's ``==ERROR==`` lines between ``prelude_from`` and the header, and
+    (for the last table) after it, are kept for warnings.
+    """
     buf = raw.buf
     name = raw.name
-    if b"\x00" in buf[:8192]:
-        raise InputFormatError(
-            f"{name}: binary data, not an ncu CSV export (expected `ncu --csv` output or a .ncu-rep report)"
-        )
-    start = _header_start(raw)
     if buf[start : start + 3] == _BOM:
         start += 3
     header_end = _line_end(buf, start)
     header_text = _decode(buf[start:header_end])
-    header = next(csv.reader([header_text]))
+    with long_csv_fields():
+        header = next(csv.reader([header_text]))
     if "Kernel Name" not in header:
         raise InputFormatError(
             f'{name}: a CSV table without a "Kernel Name" column is not an ncu export'
         )
-    end = _table_end(buf, header_end)
+    end = _table_end(buf, header_end, limit)
 
-    prelude = buf[:start]
+    prelude = buf[prelude_from:start]
     log_lines = [_decode(m.group(0)).lstrip("\ufeff") for m in _LOG_RE.finditer(prelude)]
-    trailer_bytes = buf[end:]
-    log_lines += [_decode(m.group(0)) for m in _LOG_RE.finditer(trailer_bytes)]
+    if last:
+        log_lines += [_decode(m.group(0)) for m in _LOG_RE.finditer(buf[end:])]
     errors = [line for line in log_lines if line.startswith("==ERROR==")]
-    end, truncated = _cut_partial_row(buf, header_end, end, raw.gz_truncated)
+    partial: bytes | None = None
+    truncated = False
+    if last:
+        end, truncated, partial = _cut_partial_row(buf, header_end, end, raw.gz_truncated)
     return Located(
-        header=header,
-        start=start,
-        end=end,
-        errors=errors,
-        truncated=truncated,
+        header=header, start=start, end=end, errors=errors, truncated=truncated, partial=partial
     )
 
 
@@ -216,12 +281,13 @@ def _header_start(raw: RawInput) -> int:
     )
 
 
-def _table_end(buf: Buffer, header_end: int) -> int:
-    """The end of the table: the end of the last line that starts with a quote.
+def _table_end(buf: Buffer, header_end: int, limit: int) -> int:
+    """The end of the table: the end of the last line before ``limit`` that starts with a quote.
 
-    What follows is program output or ncu's closing log lines.
+    What follows is program output, ncu's closing log lines, or the next
+    export's prelude.
     """
-    pos = len(buf)
+    pos = limit
     while pos > header_end:
         line_start = buf.rfind(b"\n", header_end, pos - 1) + 1
         if line_start <= 0:
@@ -232,27 +298,53 @@ def _table_end(buf: Buffer, header_end: int) -> int:
     return header_end
 
 
-def _cut_partial_row(buf: Buffer, header_end: int, end: int, truncated: bool) -> tuple[int, bool]:
-    """The table's end without a row cut mid-way, and whether the input was truncated."""
-    last_line_start = buf.rfind(b"\n", header_end, max(end - 1, header_end)) + 1
-    last_line = buf[max(last_line_start, header_end) : end]
-    if end == len(buf) and end > header_end and not last_line.endswith(b"\n"):
-        # A finished export ends with a newline; a row cut mid-way usually
-        # has an odd number of quotes or fewer fields than its neighbours.
-        if last_line.count(b'"') % 2 == 1:
-            truncated = True
-        else:
+def _cut_partial_row(
+    buf: Buffer, header_end: int, end: int, gz_truncated: bool
+) -> tuple[int, bool, bytes | None]:
+    """The table's end without a row cut mid-way, whether it was cut, and the cut row.
+
+    A finished export ends with a newline; a row cut mid-way lacks it and
+    usually has an odd number of quotes or fewer fields than the row before.
+    A last line that ends with its newline is complete, even in a gzip
+    stream that was cut off later.
+    """
+    last_line_start = max(buf.rfind(b"\n", header_end, max(end - 1, header_end)) + 1, header_end)
+    last_line = bytes(buf[last_line_start:end])
+    if end < len(buf) or end <= header_end or last_line.endswith(b"\n"):
+        return end, False, None
+    truncated = gz_truncated
+    if last_line.count(b'"') % 2 == 1:
+        truncated = True
+    else:
+        with long_csv_fields():
             fields = next(csv.reader([_decode(last_line)]), [])
             prev_start = buf.rfind(b"\n", header_end, max(last_line_start - 1, header_end)) + 1
             prev = buf[max(prev_start, header_end) : last_line_start]
             prev_fields = next(csv.reader([_decode(prev)]), []) if prev.strip() else fields
-            if len(fields) < len(prev_fields):
-                truncated = True
-    if truncated and end == len(buf) and last_line_start > header_end:
-        # Drop the partial row: a number cut mid-way ("5,6" of "5,664") would
-        # otherwise parse as a wrong value when the field count still matches.
-        end = last_line_start
-    return end, truncated
+        if len(fields) < len(prev_fields):
+            truncated = True
+    if not truncated or last_line_start <= header_end:
+        return end, truncated, None
+    # Leave the partial row out of the parse: a number cut mid-way ("5,6" of
+    # "5,664") would otherwise read as a wrong value.  The readers decide
+    # what of it can be kept.
+    return last_line_start, True, last_line
+
+
+def parse_partial(line: bytes) -> tuple[list[str], bool]:
+    """The fields of a row cut mid-way, and whether its last field is complete.
+
+    A cut inside a quoted field (an odd number of quotes) leaves that field
+    partial; a cut just after a closing quote or a separator does not.
+    """
+    text = _decode(line)
+    with long_csv_fields():
+        fields = next(csv.reader([text]), [])
+    stripped = text.rstrip()
+    complete = line.count(b'"') % 2 == 0 and (stripped.endswith('"') or stripped.endswith(","))
+    if stripped.endswith(","):
+        fields = fields[:-1]
+    return fields, complete
 
 
 def sample_rows(buf: Buffer, start: int, end: int, limit: int = 400) -> list[list[str]]:
@@ -265,7 +357,8 @@ def sample_rows(buf: Buffer, start: int, end: int, limit: int = 400) -> list[lis
         if line.startswith(b'"'):
             lines.append(_decode(line))
         pos = nxt
-    return list(csv.reader(lines))
+    with long_csv_fields():
+        return list(csv.reader(lines))
 
 
 ProgressCallback = Callable[[int], None]

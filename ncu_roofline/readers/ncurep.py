@@ -20,7 +20,7 @@ from ncu_roofline.core.metrics import STRING_METRICS, canonical_metric, is_relev
 from ncu_roofline.core.model import SourceInfo, finalize_launches
 from ncu_roofline.core.units import parse_unit
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
-from ncu_roofline.readers.locate import RawInput
+from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
 
 _INSTALL_HINT = "pip install 'ncu-roofline[ncu-rep]'"
 
@@ -65,14 +65,44 @@ def read_ncu_rep(raw: RawInput) -> tuple[Any, SourceInfo]:
             raise InputFormatError(
                 f"{raw.name}: ncu_report could not load the report ({exc})"
             ) from None
+        missing = _missing_bytes(raw.buf)
         if ctx is None or ctx.num_ranges() == 0:
             raise InputFormatError(
-                f"{raw.name}: the report holds no results (corrupt or not a report?)"
+                f"{raw.name}: the report is cut off before its first result"
+                if missing
+                else f"{raw.name}: the report holds no results (corrupt or not a report?)"
+            )
+        if missing:
+            info.warn(
+                f"the report is cut off ({missing:,} byte(s) of its last record are missing): "
+                "the launches it holds in full are read"
             )
         return _walk(ncu_report, ctx, raw, info)
     finally:
         if tmp is not None:
             os.unlink(tmp)
+
+
+def _missing_bytes(buf: bytes | Any) -> int:
+    """How many bytes a cut-off report lacks at its end; 0 when whole or not understood.
+
+    A report is the magic, then length-prefixed protobuf messages: a
+    little-endian uint32 length and that many bytes, each message starting
+    with field 1 (byte 0x08), as in the sample reports of ncu 2022.2 and
+    2022.3.  A whole report ends exactly after its last message.  Only the
+    lengths are read; a layout that does not fit claims nothing.
+    """
+    size = len(buf)
+    pos = len(NCU_REP_MAGIC)
+    while pos + 4 <= size:
+        length = int.from_bytes(buf[pos : pos + 4], "little")
+        if length and pos + 4 < size and buf[pos + 4] != 0x08:
+            return 0
+        pos += 4 + length
+    if pos == size:
+        return 0
+    # A length beyond the end, or a few bytes too short for a length: a cut.
+    return pos - size if pos > size else 4 - (size - pos)
 
 
 def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[Any, SourceInfo]:
@@ -81,11 +111,17 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
     metric_rows: list[dict[str, float | str | None]] = []
     wanted_cache: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     string_kind = getattr(ncu_report.IMetric, "ValueKind_STRING", 2)
+    broken = 0
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
             act = rng.action_by_idx(a)
             names = tuple(act.metric_names())
+            if not names and not act.name(demangled):
+                # What a cut-off report leaves of its last launch: no name,
+                # no metrics.  It is no launch to analyse.
+                broken += 1
+                continue
             wanted = wanted_cache.get(names)
             if wanted is None:
                 wanted = [
@@ -116,8 +152,16 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
             metric_rows.append(values)
             ident_rows.append(_identity(act, num, demangled, len(ident_rows)))
     n = len(metric_rows)
+    if broken:
+        info.warn(
+            f"left out {broken} launch(es) with no kernel name and no metrics "
+            "(the report is damaged or cut off)"
+        )
     if n == 0:
-        raise InputFormatError(f"{raw.name}: the report holds no profiled results")
+        raise InputFormatError(
+            f"{raw.name}: the report holds no profiled results"
+            + (" (it is damaged or cut off)" if broken else "")
+        )
     columns = sorted({k for row in metric_rows for k in row} - STRING_METRICS)
     metrics: dict[str, Any] = {
         c: np.array([row.get(c, np.nan) for row in metric_rows], dtype=np.float64) for c in columns

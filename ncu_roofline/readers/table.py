@@ -11,11 +11,14 @@ from __future__ import annotations
 import io
 import mmap
 import os
+import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ncu_roofline.errors import InputFormatError
@@ -78,6 +81,17 @@ class _RangeReader(io.RawIOBase):
         super().close()
 
 
+class InvalidUtf8(Exception):
+    """The table holds bytes that are not UTF-8: the caller repairs them and reads again."""
+
+
+class MoreTables(Exception):
+    """A header line inside the table: the input holds several tables, each to read apart."""
+
+
+_HEADER_PREFIXES = ('"ID",', '"Process ID",', '\ufeff"ID",', '\ufeff"Process ID",')
+
+
 @dataclass
 class SkipCounter:
     """Rows the handler skipped that are not rule rows: how many, and the first few."""
@@ -85,15 +99,26 @@ class SkipCounter:
     rule_width: int | None
     other_rows: int = 0
     last_other: list[str] = field(default_factory=list)
+    #: Header lines met inside the table (another export's, or this one's again).
+    headers: int = 0
 
     def __call__(self, row: Any) -> str:
         # Rule rows (as wide as the rule table) are expected and skipped
         # silently; anything else is counted for a warning.
+        text = str(row.text)
+        if text.startswith(_HEADER_PREFIXES) and '"Kernel Name"' in text:
+            self.headers += 1
         if self.rule_width is None or row.actual_columns != self.rule_width:
             self.other_rows += 1
             if len(self.last_other) < 3:
-                self.last_other.append(str(row.text)[:120])
+                self.last_other.append(text[:120])
         return "skip"
+
+
+#: Arrow's block is an int32; a row must fit in one.
+_MAX_BLOCK = (1 << 31) - 1
+#: What Arrow says when a row (or the header rows it skips) is longer than a block.
+_TOO_LONG = ("straddl", "larger than block size")
 
 
 def read_table(
@@ -107,12 +132,61 @@ def read_table(
     skip_rows: int,
     rule_width: int | None,
     progress: ProgressCallback | None,
+    split: bool = False,
 ) -> tuple[pa.Table, SkipCounter]:
     """Read ``buf[start:end]`` as CSV with the given column names.
 
     ``include`` lists the columns to convert (all as strings; those in
     ``dictionary`` dictionary-encoded, which keeps repeated kernel names cheap).
+    A row longer than a block is read by retrying with larger blocks.  Raises
+    :class:`InvalidUtf8` for bytes that are not UTF-8 and, with ``split``,
+    :class:`MoreTables` when a header line lies inside the range.
     """
+    types: dict[str, pa.DataType] = {
+        c: (pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string())
+        for c in include
+    }
+    convert_opts = pacsv.ConvertOptions(
+        include_columns=include,
+        column_types=types,
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
+    block = _BLOCK_SIZE
+    while True:
+        counter = SkipCounter(rule_width=rule_width)
+        read_opts = pacsv.ReadOptions(
+            column_names=column_names, skip_rows=skip_rows, block_size=block, use_threads=True
+        )
+        parse_opts = pacsv.ParseOptions(invalid_row_handler=counter, newlines_in_values=False)
+        try:
+            table = _parse(buf, path, start, end, progress, read_opts, parse_opts, convert_opts)
+            break
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            message = str(exc)
+            if any(t in message for t in _TOO_LONG) and block < min(_MAX_BLOCK, end - start):
+                block = min(_MAX_BLOCK, block * 8)
+                continue
+            if "UTF8" in message or "UTF-8" in message:
+                raise InvalidUtf8() from None
+            raise InputFormatError(_in_our_words(message, block)) from None
+    if split and (counter.headers or _header_as_row(table)):
+        raise MoreTables()
+    # Arrow's pool keeps freed parse buffers; hand them back before pivoting.
+    pa.default_memory_pool().release_unused()
+    return table, counter
+
+
+def _parse(
+    buf: Buffer,
+    path: str | None,
+    start: int,
+    end: int,
+    progress: ProgressCallback | None,
+    read_opts: pacsv.ReadOptions,
+    parse_opts: pacsv.ParseOptions,
+    convert_opts: pacsv.ConvertOptions,
+) -> pa.Table:
     source: Any
     if path is not None and isinstance(buf, mmap.mmap):
         source = _RangeReader(path, start, end, progress)
@@ -121,36 +195,63 @@ def read_table(
         source = io.BufferedReader(_ProgressReader(view, progress), buffer_size=_BLOCK_SIZE)
     else:
         source = pa.BufferReader(pa.py_buffer(memoryview(buf)[start:end]))
-    counter = SkipCounter(rule_width=rule_width)
-    types: dict[str, pa.DataType] = {
-        c: (pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string())
-        for c in include
-    }
-    read_opts = pacsv.ReadOptions(
-        column_names=column_names,
-        skip_rows=skip_rows,
-        block_size=_BLOCK_SIZE,
-        use_threads=True,
-    )
-    parse_opts = pacsv.ParseOptions(invalid_row_handler=counter, newlines_in_values=False)
-    convert_opts = pacsv.ConvertOptions(
-        include_columns=include,
-        column_types=types,
-        strings_can_be_null=False,
-        quoted_strings_can_be_null=False,
-    )
+    # pyarrow decodes a skipped row's text before calling the handler; bytes
+    # that are not UTF-8 raise there and only reach sys.unraisablehook (a
+    # traceback on stderr), then the parse fails.  Catch that to repair.
+    bad_text: list[BaseException] = []
+    previous_hook = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, UnicodeDecodeError):
+            bad_text.append(unraisable.exc_value)
+        else:
+            previous_hook(unraisable)
+
+    sys.unraisablehook = hook
     try:
-        table = pacsv.read_csv(
+        return pacsv.read_csv(
             source, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts
         )
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise InputFormatError(f"the ncu table cannot be parsed: {exc}") from None
+    except pa.ArrowInvalid:
+        if bad_text:
+            raise InvalidUtf8() from None
+        raise
     finally:
+        sys.unraisablehook = previous_hook
         if isinstance(source, io.RawIOBase):
             source.close()
-    # Arrow's pool keeps freed parse buffers; hand them back before pivoting.
-    pa.default_memory_pool().release_unused()
-    return table, counter
+
+
+def _header_as_row(table: pa.Table) -> bool:
+    """Whether a header line as wide as the rows was parsed as a row (its ID reads "ID")."""
+    for name in ("ID", "Process ID"):
+        if name not in table.column_names:
+            continue
+        for chunk in table.column(name).chunks:
+            values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+            if pc.index(values, name).as_py() >= 0:
+                return True
+    return False
+
+
+def _in_our_words(message: str, block: int) -> str:
+    """What a parse failure Arrow reports means for the file, without Arrow's wording."""
+    if "Could not skip" in message and "straddl" not in message and block >= _MAX_BLOCK:
+        return f"the header rows of the ncu table are longer than {block >> 20:,} MiB"
+    if "Could not skip" in message:
+        return "the ncu table ends inside its header rows: the file is cut off after the header"
+    if any(t in message for t in _TOO_LONG):
+        return (
+            f"a row of the ncu table is longer than {block >> 20:,} MiB: the file is damaged "
+            "(a quote that never closes?) or not an ncu export"
+        )
+    found = re.search(r"Expected (\d+) columns, got (\d+)", message)
+    if found:
+        return (
+            f"a row of the ncu table has {found.group(2)} field(s) where {found.group(1)} "
+            "were expected: the file is damaged or not an ncu export"
+        )
+    return "the ncu table is not well-formed CSV: the file is damaged or not an ncu export"
 
 
 def dict_codes(column: pa.ChunkedArray) -> tuple[Any, list[str]]:

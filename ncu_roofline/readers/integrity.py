@@ -1,0 +1,372 @@
+"""Damaged and unusual CSV inputs: appended runs, cut-off launches, several tables.
+
+* **Runs.** ncu numbers a run's launches from 0 upwards.  A second run
+  appended to the same log (in a container it often has the same process
+  ID) starts again at 0: IDs that go back, or a launch whose first metric
+  row comes round again, start a new run, so two launches that share an ID
+  are never merged.
+* **Cut-off launches.** A details export cut short (a full disk, a killed
+  job, ``head``) ends with a launch that has fewer metric rows than its
+  siblings (same kernel, same sections, rows in the same order).  Its
+  quantities that lost a part are left missing: a FLOP total from the FP64
+  counters alone would be a confident 0 where the FP32 counters were cut.
+  A raw-page row cut mid-way keeps the fields before the cut.
+* **Several tables.** Exports concatenated into one file are read table by
+  table, each with its own header, and the launches kept together.
+
+Everything here is vectorised over rows; the loops run over runs, cut
+launches or tables, never over launches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ncu_roofline.core.metrics import (
+    canonical_metric,
+    looks_like_metric_id,
+    metric_for_label,
+    quantity_family,
+)
+from ncu_roofline.core.model import SourceInfo
+from ncu_roofline.readers.locate import Located, parse_partial
+from ncu_roofline.readers.table import dict_codes
+
+
+def _codes(table: pa.Table, name: str) -> np.ndarray:
+    codes: np.ndarray = dict_codes(table.column(name))[0]
+    return codes
+
+
+def _combos(table: pa.Table, rows: Any) -> np.ndarray:
+    """One integer per distinct (section, body item label, metric name) of each of ``rows``."""
+    name_codes, name_dict = dict_codes(table.column("Metric Name"))
+    sec_codes = _codes(table, "Section Name")
+    combo: np.ndarray = sec_codes[rows].astype(np.int64) * max(len(name_dict), 1)
+    combo = combo + name_codes[rows]
+    if "Body Item Label" in table.column_names:
+        body_codes = _codes(table, "Body Item Label")
+        combo = combo * (int(body_codes.max(initial=0)) + 1) + body_codes[rows]
+    return combo
+
+
+def split_runs(table: pa.Table, valid: np.ndarray, one_row_per_launch: bool) -> np.ndarray | None:
+    """The run of each row (0, 1, ...), or None when no launch ID comes round again.
+
+    Works on the ID column's dictionary codes, which number IDs in order of
+    first appearance: within a run they never go back.  On a details page a
+    launch's rows share its ID, so an ID block in which the block's first
+    (section, metric) row comes round again holds two launches with that ID
+    (two appended runs of one launch each).
+    """
+    if "ID" not in table.column_names:
+        return None
+    # Every row is a launch row in the common case: no gather then.
+    rows = slice(None) if valid.all() else np.nonzero(valid)[0]
+    codes = _codes(table, "ID")[rows]
+    if codes.size < 2:
+        return None
+    if one_row_per_launch:
+        breaks = codes[1:] <= codes[:-1]
+    else:
+        breaks = codes[1:] < codes[:-1]
+        change = codes[1:] != codes[:-1]
+        if breaks.any() or _first_row_repeats(table, rows, change):
+            combo = _combos(table, rows)
+            block_start = np.concatenate([[0], np.nonzero(change)[0] + 1])
+            block = np.concatenate([[0], np.cumsum(change)])
+            breaks |= ~change & (combo[1:] == combo[block_start][block][1:])
+    if not breaks.any():
+        return None
+    run = np.zeros(table.num_rows, dtype=np.int64)
+    run[rows] = np.concatenate([[0], np.cumsum(breaks)])
+    # Rows that are not launch rows carry no run; give them their neighbours'.
+    return np.maximum.accumulate(run)
+
+
+def _first_row_repeats(table: pa.Table, rows: Any, change: np.ndarray) -> bool:
+    """Whether the first launch's first (section, metric) occurs more often than there are ID blocks.
+
+    A cheap test on the name codes first; only when it holds are sections,
+    then whole rows, compared.
+    """
+    blocks = np.count_nonzero(change) + 1
+    names = _codes(table, "Metric Name")[rows]
+    same_name = names == names[0]
+    if np.count_nonzero(same_name) <= blocks:
+        return False
+    sections = _codes(table, "Section Name")[rows]
+    return bool(np.count_nonzero(same_name & (sections == sections[0])) > blocks)
+
+
+def _ids(table: pa.Table, rows: np.ndarray) -> list[str]:
+    codes, dictionary = dict_codes(table.column("ID"))
+    return [dictionary[c] for c in codes[rows].tolist()]
+
+
+def warn_runs(
+    run: np.ndarray | None, table: pa.Table, first_rows: np.ndarray, info: SourceInfo
+) -> None:
+    """Say that the IDs restart, how many runs there are and how many IDs repeat."""
+    if run is None or first_rows.size == 0:
+        return
+    ids = _ids(table, first_rows)
+    runs = int(run[first_rows].max()) + 1
+    repeated = len(ids) - len(set(ids))
+    info.warn(
+        f"launch IDs start again {runs - 1} time(s) (runs appended to the same file?): "
+        f"read as {runs} runs, kept apart; {repeated} launch ID(s) appear in more than one run"
+    )
+
+
+def cut_launches(
+    table: pa.Table,
+    launch_of_row: np.ndarray,
+    first_rows: np.ndarray,
+    run: np.ndarray | None,
+    loc: Located,
+    metric_ids: dict[int, str],
+    row_metric: np.ndarray,
+) -> list[tuple[int, int, int, set[str]]]:
+    """Details-page launches cut off at the end of their run or table.
+
+    Returns ``(launch, rows it has, rows its sibling has, metric ids it
+    lacks)`` for each.  Only the last launch of each run can be cut; it is
+    when a launch with more metric rows (of the same kernel first) starts
+    with exactly its rows.  A row cut mid-way names what it lacks too.
+    """
+    n_launch = first_rows.size
+    if n_launch == 0:
+        return []
+    name_codes, name_dict = dict_codes(table.column("Metric Name"))
+    has_name = np.array([bool(d) for d in name_dict], dtype=bool)[name_codes]
+    metric_rows = (launch_of_row >= 0) & has_name
+    if not metric_rows.any():
+        return []
+    counts = np.bincount(launch_of_row[metric_rows], minlength=n_launch)
+    if run is None:
+        last_rows = [metric_rows.size - 1 - int(np.argmax(metric_rows[::-1]))]
+    else:
+        rows_in_order = np.nonzero(metric_rows)[0]
+        run_of = run[rows_in_order]
+        last_rows = rows_in_order[np.nonzero(np.diff(np.append(run_of, -1)) != 0)[0]].tolist()
+    very_last = last_rows[-1]
+    found: list[tuple[int, int, int, set[str]]] = []
+    for last_row in last_rows:
+        launch = int(launch_of_row[last_row])
+        if counts[launch] >= counts.max() and not (loc.truncated and last_row == very_last):
+            continue  # the common case: nothing longer to compare with
+        mine = np.nonzero(metric_rows & (launch_of_row == launch))[0]
+        sibling = _sibling(table, launch, counts, first_rows, metric_rows, launch_of_row, mine)
+        if sibling is not None:
+            theirs = np.nonzero(metric_rows & (launch_of_row == sibling))[0]
+            lacking = set(row_metric[theirs].tolist()) - set(row_metric[mine].tolist())
+            missing = {metric_ids[m] for m in lacking if m >= 0}
+            found.append((launch, mine.size, theirs.size, missing))
+        elif loc.truncated and last_row == very_last:
+            launch_id = _ids(table, first_rows[launch : launch + 1])[0]
+            partial = _partial_metric(loc, launch_id)
+            if partial is not None:
+                found.append((launch, mine.size, 0, partial))
+    return found
+
+
+def _sibling(
+    table: pa.Table,
+    launch: int,
+    counts: np.ndarray,
+    first_rows: np.ndarray,
+    metric_rows: np.ndarray,
+    launch_of_row: np.ndarray,
+    mine: np.ndarray,
+) -> int | None:
+    """A launch with more metric rows whose first rows are exactly ``launch``'s.
+
+    Launches of the same kernel are tried first, then the others: one
+    candidate per distinct row count, which keeps this to a few checks.
+    """
+    longer = np.nonzero(counts > counts[launch])[0]
+    if longer.size == 0:
+        return None
+    kernels = _codes(table, "Kernel Name")[first_rows]
+    same = kernels[longer] == kernels[launch]
+    combos = _combos(table, mine)
+    for group in (longer[same], longer[~same]):
+        _, first = np.unique(counts[group], return_index=True)
+        for cand in group[first][:4].tolist():
+            theirs = np.nonzero(metric_rows & (launch_of_row == cand))[0][: mine.size]
+            if np.array_equal(_combos(table, theirs), combos):
+                return int(cand)
+    return None
+
+
+def _partial_metric(loc: Located, launch_id: str) -> set[str] | None:
+    """The metric of the details row cut mid-way, when its name survived the cut.
+
+    None when the cut row belongs to another launch (one left out whole).
+    """
+    if loc.partial is None:
+        return None
+    fields, complete = parse_partial(loc.partial)
+    header = loc.header
+    id_at = header.index("ID")
+    if len(fields) <= id_at + (0 if complete else 1) or fields[id_at] != launch_id:
+        return None
+    name_at = header.index("Metric Name")
+    if len(fields) <= name_at + (0 if complete else 1):
+        return set()
+    label = fields[name_at]
+    if looks_like_metric_id(label):
+        return {canonical_metric(label)}
+    section = fields[header.index("Section Name")]
+    body = fields[header.index("Body Item Label")] if "Body Item Label" in header else ""
+    mid = metric_for_label(section, body, label)
+    return {mid} if mid else set()
+
+
+def blank_cut(
+    metrics: dict[str, Any],
+    launch: int,
+    missing: set[str],
+) -> list[str]:
+    """Leave missing, in place, every quantity of ``launch`` that lost a part.
+
+    Returns the names of the quantities blanked.
+    """
+    families = {f for f in (quantity_family(m) for m in missing) if f is not None}
+    for mid, values in metrics.items():
+        if quantity_family(mid) in families:
+            values[launch] = None if values.dtype == object else np.nan
+    return sorted(families)
+
+
+def warn_cut(
+    cuts: list[tuple[int, int, int, set[str]]],
+    metrics: dict[str, Any],
+    ids: list[Any],
+    info: SourceInfo,
+) -> None:
+    """Blank the cut launches' incomplete quantities and say so, naming each launch."""
+    for launch, have, want, missing in cuts:
+        blanked = blank_cut(metrics, launch, missing)
+        lost = f"its {', '.join(blanked)} left missing" if blanked else "no roofline input lost"
+        if want:
+            info.warn(
+                f"launch ID {ids[launch]} has {have} metric rows where its sibling launches have "
+                f"{want} ({want - have} missing): the export was cut off there; {lost}"
+            )
+        else:
+            info.warn(f"launch ID {ids[launch]} was cut off mid-row; {lost}")
+
+
+def append_partial_raw(
+    table: pa.Table, loc: Located, names: list[str], include: list[str], ident: list[str]
+) -> tuple[pa.Table, set[str] | None]:
+    """A raw-page table with its cut-off last row added, and the columns that row lacks.
+
+    The fields before the cut are kept (the one the cut went through is
+    not); the row is left out when an identity field was cut.  None when
+    there was no such row.
+    """
+    if loc.partial is None:
+        return table, None
+    fields, complete = parse_partial(loc.partial)
+    kept = len(fields) if complete else len(fields) - 1
+    position = {n: i for i, n in enumerate(names)}
+    if any(position.get(c, 0) >= kept for c in ident):
+        return table, set()
+    columns = []
+    for col in table.schema:
+        i = position[col.name]
+        value = fields[i] if i < kept else ""
+        array = pa.array([value], type=pa.string())
+        columns.append(array.dictionary_encode() if pa.types.is_dictionary(col.type) else array)
+    extra = pa.Table.from_arrays(columns, schema=table.schema)
+    lacking = {c for c in include if position[c] >= kept}
+    return pa.concat_tables([table, extra]), lacking
+
+
+def merge_tables(
+    parts: list[tuple[pd.DataFrame, SourceInfo]], lines: list[int], name: str
+) -> tuple[pd.DataFrame, SourceInfo]:
+    """The launches of several tables of one input, and their provenance in one record."""
+    frames = [f for f, _ in parts]
+    infos = [i for _, i in parts]
+    layouts = list(dict.fromkeys(i.layout for i in infos))
+    info = SourceInfo(path=name, layout="+".join(layouts))
+    info.warn(
+        f"the file holds {len(parts)} ncu tables (exports concatenated, or a run appended?), "
+        f"with headers on lines {', '.join(str(n) for n in lines)}: each is read with its own header"
+    )
+    for part in infos:
+        for w in part.warnings:
+            info.warn(w)
+        info.ncu_errors += [e for e in part.ncu_errors if e not in info.ncu_errors]
+        for k, v in part.metric_units.items():
+            info.metric_units.setdefault(k, v)
+    info.units = "auto" if any(i.units == "auto" for i in infos) else infos[0].units
+    info.aggregated = any(i.aggregated for i in infos)
+    info.ncu_version = next((i.ncu_version for i in infos if i.ncu_version), None)
+    frame = pd.concat(frames, ignore_index=True, sort=False)
+    # A summary's IDs are only row numbers: they say nothing about runs.
+    launches = [f for f, i in parts if not i.aggregated]
+    keys = pd.concat([f[["process_id", "id"]] for f in launches]) if launches else frame[:0]
+    repeated = int(keys[["process_id", "id"]].astype(object).fillna(-1).duplicated().sum())
+    if repeated:
+        info.warn(
+            f"{repeated} launch ID(s) appear in more than one table (runs appended?): "
+            "all are kept as separate launches"
+        )
+    return frame, info
+
+
+def check_details(
+    table: pa.Table,
+    launch_of_row: np.ndarray,
+    first_rows: np.ndarray,
+    run: np.ndarray | None,
+    loc: Located,
+    metric_index: dict[str, int],
+    row_metric: np.ndarray,
+    metrics: dict[str, Any],
+    ids: list[Any],
+    info: SourceInfo,
+) -> None:
+    """A details page's restarted IDs and cut-off launches: warnings, and blanks in ``metrics``."""
+    warn_runs(run, table, first_rows, info)
+    names = {j: mid for mid, j in metric_index.items()}
+    cuts = cut_launches(table, launch_of_row, first_rows, run, loc, names, row_metric)
+    warn_cut(cuts, metrics, ids, info)
+
+
+def check_raw(
+    lacking: set[str] | None,
+    launch_of_row: np.ndarray,
+    run: np.ndarray | None,
+    table: pa.Table,
+    first_rows: np.ndarray,
+    metrics: dict[str, Any],
+    info: SourceInfo,
+) -> None:
+    """A raw page's restarted IDs and cut-off last row: warnings, and blanks in ``metrics``."""
+    warn_runs(run, table, first_rows, info)
+    if lacking is None:
+        return
+    if not lacking or launch_of_row.size == 0 or launch_of_row[-1] < 0:
+        info.warn("the last row was cut off before its identity fields ended: it is left out")
+        return
+    launch = int(launch_of_row[-1])
+    missing = {canonical_metric(c) for c in lacking}
+    blanked = blank_cut(metrics, launch, missing)
+    for mid in missing & metrics.keys():
+        metrics[mid][launch] = None if metrics[mid].dtype == object else np.nan
+    id_codes, id_dict = dict_codes(table.column("ID"))
+    lost = f"its {', '.join(blanked)} left missing" if blanked else "no roofline input lost"
+    info.warn(
+        f"the last row (launch ID {id_dict[id_codes[-1]]}) was cut off: {len(lacking)} of its "
+        f"fields are left missing; {lost}"
+    )

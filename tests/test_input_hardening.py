@@ -1,0 +1,440 @@
+"""Damaged and unusual inputs, each made in ``tmp_path`` from a real export.
+
+Every input here is a real sample from ``../shared/ncu-samples/`` cut,
+concatenated, appended, recoded or wrapped the way it happens to users: a
+job killed mid-write, ``cat a.csv b.csv``, a second run appended to a
+container's log, ``X`` and ``./X``, a cut-off ``.ncu-rep``, gzip with
+trailing bytes, cp1252 and UTF-16 text, fields longer than a block, a FIFO
+and a run out of memory.  Expected values come from the sample's text
+(line numbers are the file's, 1-based), worked out by hand.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import math
+import os
+import resource
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ncu_roofline
+from ncu_roofline.errors import EXIT_CODES
+from ncu_roofline.readers import read_source
+from tests.helpers import REPO, run
+
+LAKOC = "Lakoc__Nbody_CUDA__profile_1.out"
+WANGZY = "wangzy0327__cuda-roofline__src_output.csv"
+MEINIE_RAW = (
+    "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode"
+    "__gqa_bf16_b128_ctx2k_p64.ncu.csv"
+)
+LELEUCAS = (
+    "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__attention"
+    "_actual_parameter_analysis_data_5-9_bert_torch_nsight.csv"
+)
+NVTX_REP = "NVIDIA__nsight-training__cuda_nsight_compute_sample_reports_manual_nvtx.ncu-rep"
+FADD = "sm__sass_thread_inst_executed_op_fadd_pred_on.sum"
+DADD = "sm__sass_thread_inst_executed_op_dadd_pred_on.sum"
+HMUL = "sm__sass_thread_inst_executed_op_hmul_pred_on.sum"
+#: Lakoc launch 2's duration: sm__cycles_elapsed.avg line 50 / .per_second line 51.
+LAKOC_2_DURATION = 19_570.61 / 1_092_109_995.04
+
+
+def _lines(samples_dir: Path, name: str) -> list[bytes]:
+    return (samples_dir / name).read_bytes().splitlines(keepends=True)
+
+
+def _write(tmp_path: Path, name: str, data: bytes) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def _value(df: pd.DataFrame, metric: str, i: int) -> float:
+    return float(df[metric].to_numpy(dtype=float, na_value=math.nan)[i])
+
+
+def _analysed(path: Path) -> pd.DataFrame:
+    return ncu_roofline.analyze(ncu_roofline.load([str(path)]), gpu="a100_40gb_sxm").launches
+
+
+# --- 1. truncation ------------------------------------------------------------
+
+
+def test_details_cut_on_a_line_boundary_leaves_the_cut_launchs_flops_missing(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # Lakoc's launch 2 is lines 47-61; 55 lines keep 47-55 (dram, L1, L2,
+    # cycles, clock, tensor, dadd, dfma, dmul): its FP32 counters (56-58) are
+    # cut, its FP64 zeros survive.  Nothing on the last line shows the cut.
+    path = _write(tmp_path, "cut.csv", b"".join(_lines(samples_dir, LAKOC)[:55]))
+    df, info = read_source(str(path))
+    assert df["id"].tolist() == [0, 1, 2]
+    assert any("launch ID 2" in w and "9 metric rows" in w and "15" in w for w in info.warnings), (
+        info.warnings
+    )
+    # The FLOP counters are one quantity: none of launch 2's is kept ...
+    assert math.isnan(_value(df, FADD, 2)) and math.isnan(_value(df, DADD, 2))
+    # ... while its complete quantities are (dram line 47), and launch 1's FP32 stays.
+    assert _value(df, "dram__bytes.sum", 2) == 39_552
+    assert _value(df, FADD, 1) == 10_256  # line 41
+    launches = _analysed(path)
+    assert math.isnan(launches["flops"].iloc[2]), "a partial FLOP sum is no FLOP count"
+    assert launches["dram_bytes"].iloc[2] == 39_552
+    assert launches["duration_s"].iloc[2] == pytest.approx(LAKOC_2_DURATION, rel=1e-12)
+    # Launch 1 is whole: 10,256 + 0 + 2 x 6,512 FP32 FLOPs (lines 41, 43, 42).
+    assert launches["flops"].iloc[1] == pytest.approx(23_280, rel=1e-12)
+
+
+def test_details_cut_mid_row_leaves_the_cut_launchs_flops_missing(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    lines = _lines(samples_dir, LAKOC)
+    fadd = lines[55]  # line 56: launch 2's fadd row, "10,256"
+    assert fadd.rstrip().endswith(b'"10,256"')
+    path = _write(tmp_path, "cut.csv", b"".join(lines[:55]) + fadd[: fadd.index(b'"10,2') + 5])
+    df, info = read_source(str(path))
+    assert any("launch ID 2" in w and "6 missing" in w for w in info.warnings), info.warnings
+    assert math.isnan(_value(df, FADD, 2)) and math.isnan(_value(df, DADD, 2))
+    assert math.isnan(_analysed(path)["flops"].iloc[2])
+
+
+def test_raw_page_cut_in_its_last_row_keeps_the_fields_before_the_cut(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    lines = _lines(samples_dir, MEINIE_RAW)
+    last = next(csv.reader([lines[-1].decode()]))
+    header = next(csv.reader([lines[2].decode()]))
+    # Cut after the separator that follows field 300 (0-based 299).
+    prefix = io.StringIO()
+    csv.writer(prefix, quoting=csv.QUOTE_ALL, lineterminator="").writerow(last[:300])
+    cut = prefix.getvalue().encode() + b","
+    assert lines[-1].startswith(cut)
+    path = _write(tmp_path, "raw_cut.csv", b"".join(lines[:-1]) + cut)
+    df, info = read_source(str(path))
+    assert len(df) == 64 and df["id"].iloc[-1] == 63
+    assert any("launch ID 63" in w and "cut off" in w for w in info.warnings), info.warnings
+    duration = header.index("gpu__time_duration.sum")  # field 179: "631552" ns
+    assert duration < 300 and last[duration] == "631552"
+    assert _value(df, "gpu__time_duration.sum", 63) == pytest.approx(631_552e-9, rel=1e-12)
+    warps = header.index("sm__maximum_warps_per_active_cycle_pct")  # field 409, after the cut
+    assert warps >= 300
+    assert math.isnan(_value(df, "sm__maximum_warps_per_active_cycle_pct", 63))
+    assert _value(df, "sm__maximum_warps_per_active_cycle_pct", 62) == float(
+        next(csv.reader([lines[-2].decode()]))[warps]
+    )
+
+
+# --- 2. exports concatenated ----------------------------------------------------
+
+
+def test_two_details_exports_in_one_file_are_read_each_with_its_header(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    data = (samples_dir / LAKOC).read_bytes() + (samples_dir / WANGZY).read_bytes()
+    df, info = read_source(str(_write(tmp_path, "both.csv", data)))
+    assert len(df) == 3 + 11
+    assert df["kernel_short"].tolist()[:3] == ["calculate_velocity", "centerOfMass", "centerOfMass"]
+    assert _value(df, "dram__bytes.sum", 0) == 67_584  # Lakoc line 17
+    assert _value(df, "dram__bytes.sum", 3) == 837_859_712  # wangzy line 12
+    assert df["process_id"].tolist() == [89294] * 3 + [24103] * 11
+    assert any("2 ncu tables" in w and "16, 72" in w for w in info.warnings), info.warnings
+
+
+def test_details_followed_by_raw_export_reads_both(samples_dir: Path, tmp_path: Path) -> None:
+    data = (samples_dir / LAKOC).read_bytes() + (samples_dir / MEINIE_RAW).read_bytes()
+    df, info = read_source(str(_write(tmp_path, "mixed.csv", data)))
+    assert info.layout == "details+raw"
+    assert len(df) == 3 + 64
+    assert _value(df, "dram__bytes.sum", 0) == 67_584
+    raw_last = next(csv.reader([_lines(samples_dir, MEINIE_RAW)[-1].decode()]))
+    assert _value(df, "gpu__time_duration.sum", 66) == pytest.approx(
+        float(raw_last[179]) * 1e-9, rel=1e-12
+    )
+    assert df["device_name"].iloc[-1] == "NVIDIA B200"
+
+
+# --- 3. a second run appended ---------------------------------------------------
+
+
+def test_a_run_appended_with_its_header_keeps_both_runs(samples_dir: Path, tmp_path: Path) -> None:
+    data = (samples_dir / LAKOC).read_bytes()
+    df, info = read_source(str(_write(tmp_path, "log.csv", data + data)))
+    assert df["id"].tolist() == [0, 1, 2, 0, 1, 2]
+    assert df["process_id"].tolist() == [89294] * 6
+    assert _value(df, FADD, 3) == 37_761_024  # line 26, once per run, not summed
+    assert any("3 launch ID(s) appear in more than one table" in w for w in info.warnings)
+
+
+def test_a_run_appended_without_header_starts_a_new_run(samples_dir: Path, tmp_path: Path) -> None:
+    lines = _lines(samples_dir, LAKOC)
+    data = b"".join(lines) + b"".join(lines[16:])  # the table rows again (lines 17-61)
+    df, info = read_source(str(_write(tmp_path, "log.csv", data)))
+    assert df["id"].tolist() == [0, 1, 2, 0, 1, 2]
+    assert _value(df, "dram__bytes.sum", 3) == 67_584
+    assert any("start again 1 time" in w and "2 runs" in w for w in info.warnings), info.warnings
+
+
+def test_one_launch_runs_appended_do_not_merge(samples_dir: Path, tmp_path: Path) -> None:
+    # `--launch-count 1` per run: every run is launch ID 0 (lines 17-31).
+    lines = _lines(samples_dir, LAKOC)
+    data = b"".join(lines[:31]) + b"".join(lines[16:31]) + b"".join(lines[16:31])
+    df, info = read_source(str(_write(tmp_path, "log.csv", data)))
+    assert df["id"].tolist() == [0, 0, 0]
+    assert [_value(df, FADD, i) for i in range(3)] == [37_761_024] * 3
+    assert any("3 runs" in w for w in info.warnings), info.warnings
+
+
+# --- 4. one file under two names ------------------------------------------------
+
+
+def test_the_same_file_under_two_names_is_read_once(samples_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "X.csv").write_bytes((samples_dir / LAKOC).read_bytes())
+    (tmp_path / "link.csv").symlink_to(tmp_path / "X.csv")
+    (tmp_path / "other.csv").write_bytes((samples_dir / LAKOC).read_bytes())
+    from ncu_roofline.core.files import unique_inputs
+
+    names = ["X.csv", "./X.csv", str(tmp_path / "X.csv"), "link.csv", "other.csv", "X.csv"]
+    cwd = Path.cwd()
+    try:
+        os.chdir(tmp_path)
+        kept, repeats = unique_inputs(names)
+    finally:
+        os.chdir(cwd)
+    assert kept == ["X.csv", "other.csv"]
+    assert [r for r, _ in repeats] == [*names[1:4], "X.csv"]
+    proc = run("summary", "X.csv", "./X.csv", "--gpu", "a100_40gb_sxm", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "3 launch(es)" in proc.stdout, proc.stdout
+    assert "./X.csv is the same file as X.csv" in proc.stderr
+
+
+# --- 5. a cut-off .ncu-rep ------------------------------------------------------
+
+
+def test_a_cut_off_ncu_rep_warns_and_drops_the_broken_launch(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("ncu_report")
+    data = (samples_dir / NVTX_REP).read_bytes()
+    df, info = read_source(str(_write(tmp_path, "cut.ncu-rep", data[: int(len(data) * 0.8)])))
+    assert df["kernel_short"].tolist() == ["init_data_kernel", "daxpy_kernel"]
+    assert (df["kernel"] != "").all()
+    assert any("cut off" in w for w in info.warnings), info.warnings
+    assert any("no kernel name and no metrics" in w for w in info.warnings), info.warnings
+    whole, whole_info = read_source(str(samples_dir / NVTX_REP))
+    assert len(whole) == 3 and whole_info.warnings == []
+
+
+# --- 6. gzip with trailing garbage -----------------------------------------------
+
+
+def test_gzip_with_trailing_garbage_keeps_every_row(samples_dir: Path, tmp_path: Path) -> None:
+    packed = gzip.compress((samples_dir / LAKOC).read_bytes())
+    path = _write(tmp_path, "log.csv.gz", packed + b"\x00\x01 not gzip at all")
+    df, info = read_source(str(path))
+    # The last row, line 61: launch 2's hmul "0".
+    assert _value(df, HMUL, 2) == 0.0
+    assert not any("truncat" in w for w in info.warnings), info.warnings
+    assert any("trailing garbage" in w for w in info.warnings), info.warnings
+
+
+def test_gzip_members_and_zero_padding_read_whole(samples_dir: Path, tmp_path: Path) -> None:
+    lines = _lines(samples_dir, LAKOC)
+    packed = gzip.compress(b"".join(lines[:40])) + gzip.compress(b"".join(lines[40:]))
+    df, info = read_source(str(_write(tmp_path, "two.csv.gz", packed + bytes(512))))
+    assert _value(df, HMUL, 2) == 0.0 and _value(df, FADD, 1) == 10_256
+    assert info.warnings == []
+
+
+# --- 7. encodings ----------------------------------------------------------------
+
+
+def test_a_stray_non_utf8_line_inside_the_table_is_replaced_and_named(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    lines = _lines(samples_dir, LAKOC)
+    data = b"".join(lines[:30]) + b"warning: caf\xe9 stray output\n" + b"".join(lines[30:])
+    path = _write(tmp_path, "stray.csv", data)
+    df, info = read_source(str(path))
+    assert df["id"].tolist() == [0, 1, 2]
+    assert _value(df, HMUL, 0) == 0.0  # line 31 (32 in this file)
+    assert any("not UTF-8" in w and "line 31" in w for w in info.warnings), info.warnings
+    proc = run("inspect", str(path))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_cp1252_kernel_name_is_read_with_a_replacement(samples_dir: Path, tmp_path: Path) -> None:
+    text = (samples_dir / LAKOC).read_text(encoding="utf-8")
+    data = text.replace("centerOfMass(", "centerOfMass_caf\u00e9(").encode("cp1252")
+    df, info = read_source(str(_write(tmp_path, "cp1252.csv", data)))
+    assert df["kernel"].iloc[1].startswith("centerOfMass_caf\ufffd(")
+    assert _value(df, FADD, 2) == 10_256  # line 56
+    assert any("not UTF-8" in w and "line 32" in w for w in info.warnings), info.warnings
+
+
+@pytest.mark.parametrize(
+    ("codec", "bom"),
+    [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-32-le", b"\xff\xfe\x00\x00")],
+)
+def test_utf16_and_utf32_exports_are_decoded(
+    samples_dir: Path, tmp_path: Path, codec: str, bom: bytes
+) -> None:
+    text = (samples_dir / LAKOC).read_text(encoding="utf-8").replace("\n", "\r\n")
+    df, info = read_source(str(_write(tmp_path, "ps.csv", bom + text.encode(codec))))
+    assert df["id"].tolist() == [0, 1, 2]
+    assert _value(df, FADD, 0) == 37_761_024 and _value(df, HMUL, 2) == 0.0
+    assert any("UTF-" in w and "decoded" in w for w in info.warnings), info.warnings
+
+
+def test_utf16_without_a_byte_order_mark_is_decoded(samples_dir: Path, tmp_path: Path) -> None:
+    text = (samples_dir / LAKOC).read_text(encoding="utf-8")
+    df, _ = read_source(str(_write(tmp_path, "nobom.csv", text.encode("utf-16-le"))))
+    assert _value(df, "dram__bytes.sum", 1) == 39_552
+
+
+# --- 8, 9. long fields, streams, Arrow's wording ----------------------------------
+
+
+def test_a_kernel_name_longer_than_the_csv_field_limit(samples_dir: Path, tmp_path: Path) -> None:
+    long_name = "centerOfMass_" + "x" * 200_000
+    text = (samples_dir / LAKOC).read_text(encoding="utf-8")
+    path = _write(tmp_path, "long.csv", text.replace("centerOfMass(", long_name + "(").encode())
+    df, _ = read_source(str(path))
+    assert df["kernel"].iloc[1].startswith(long_name + "(")
+    assert _value(df, FADD, 1) == 10_256
+
+
+def test_a_row_longer_than_an_arrow_block(samples_dir: Path, tmp_path: Path) -> None:
+    # A 40 MiB process name on line 1,000 (past the rows sampled with csv):
+    # the row straddles three of Arrow's 16 MiB blocks.
+    lines = _lines(samples_dir, LELEUCAS)
+    row = next(csv.reader([lines[999].decode()]))
+    assert row[0].isdigit()
+    lines[999] = lines[999].replace(f'"{row[2]}"'.encode(), b'"' + b"p" * (40 << 20) + b'"', 1)
+    path = _write(tmp_path, "long_row.csv", b"".join(lines))
+    df, _ = read_source(str(path))
+    whole, _ = read_source(str(samples_dir / LELEUCAS))
+    assert len(df) == len(whole) == 26
+    proc = run("inspect", str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert "straddl" not in proc.stderr and "block size" not in proc.stderr
+
+
+def test_a_header_longer_than_an_arrow_block(samples_dir: Path, tmp_path: Path) -> None:
+    lines = _lines(samples_dir, LAKOC)
+    lines[15] = lines[15].rstrip(b"\n") + b',"' + b"h" * (17 << 20) + b'"\n'  # line 16
+    df, _ = read_source(str(_write(tmp_path, "long_header.csv", b"".join(lines))))
+    assert _value(df, FADD, 0) == 37_761_024
+
+
+def test_arrow_failures_are_told_in_our_words() -> None:
+    from ncu_roofline.readers.table import _in_our_words
+
+    for message in (
+        "straddling object straddles two block boundaries (try to increase block size?)",
+        "Could not skip initial 1 rows from CSV file, either file is too short or header is "
+        "larger than block size",
+        "CSV parse error: Expected 12 columns, got 1: stray",
+        "something else entirely",
+    ):
+        said = _in_our_words(message, 1 << 30)
+        assert "straddl" not in said and "block size" not in said and "CSV parse" not in said
+        assert "ncu table" in said
+
+
+def test_a_fifo_is_read_to_its_end(samples_dir: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    data = (samples_dir / LAKOC).read_bytes()
+
+    def feed() -> None:
+        with open(fifo, "wb") as fh:
+            fh.write(data)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    df, _ = read_source(str(fifo))
+    writer.join(timeout=10)
+    assert df["id"].tolist() == [0, 1, 2] and _value(df, HMUL, 2) == 0.0
+
+
+def test_process_substitution_is_read(samples_dir: Path) -> None:
+    proc = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f'"{sys.executable}" -m ncu_roofline inspect <(cat "$0")',
+            samples_dir / LAKOC,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "3 (2 distinct kernels)" in proc.stdout
+
+
+# --- 10. out of memory -------------------------------------------------------------
+
+
+def _limited(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def test_out_of_memory_is_a_message_and_exit_8(samples_dir: Path, tmp_path: Path) -> None:
+    # A sparse 8 GiB export (a real header and rows, then holes) cannot be
+    # mapped under a 2 GiB address-space limit.
+    path = tmp_path / "huge.csv"
+    with open(path, "wb") as fh:
+        fh.write((samples_dir / LAKOC).read_bytes())
+        fh.truncate(8 << 30)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ncu_roofline", "inspect", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: _limited(2 << 30),
+    )
+    assert proc.returncode == EXIT_CODES["out-of-memory"] == 8, proc.stderr
+    assert "out of memory" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_memory_running_out_after_arrow_ran_ends_at_once(samples_dir: Path) -> None:
+    # Arrow's thread pool has parsed a table when the MemoryError comes: the
+    # process must still end, with the message and exit code 8.
+    script = textwrap.dedent(
+        f"""
+        import ncu_roofline.cli as cli
+        import ncu_roofline.cli.inspect as inspect_command
+
+        def exhausted(profile):
+            raise MemoryError()
+
+        inspect_command.inspect_profile = exhausted
+        cli.main(["inspect", {str(samples_dir / LELEUCAS)!r}])
+        """
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 8, proc.stderr
+    assert "error: out of memory" in proc.stderr and "internal error" not in proc.stderr
