@@ -169,9 +169,63 @@ def cut_launches(
             found.append((launch, mine.size, theirs.size, missing))
         elif loc.truncated and last_row == very_last:
             launch_id = _ids(table, first_rows[launch : launch + 1])[0]
-            partial = _partial_metric(loc, launch_id)
-            if partial is not None:
-                found.append((launch, mine.size, 0, partial))
+            # The cut row belonged to a launch left out whole: this one is complete.
+            other_cut = loc.partial is not None and _partial_metric(loc, launch_id) is None
+            if not other_cut:
+                # Nothing complete to compare with: the rows after the cut
+                # are unknown, so every quantity of the launch is suspect.
+                found.append((launch, mine.size, 0, set(metric_ids.values())))
+    cut = {f[0] for f in found}
+    found.extend(
+        g
+        for g in _gapped(
+            table, launch_of_row, first_rows, metric_rows, counts, row_metric, metric_ids
+        )
+        if g[0] not in cut
+    )
+    return found
+
+
+#: Launches with rows missing mid-table are each compared with a sibling up to this many.
+MAX_GAPPED = 1000
+
+
+def _gapped(
+    table: pa.Table,
+    launch_of_row: np.ndarray,
+    first_rows: np.ndarray,
+    metric_rows: np.ndarray,
+    counts: np.ndarray,
+    row_metric: np.ndarray,
+    metric_ids: dict[int, str],
+) -> list[tuple[int, int, int, set[str]]]:
+    """Launches anywhere in the table lacking metrics that the longest launch of
+    their kernel has (a line lost in the middle of an export).
+
+    Found with one pass over the launches' row counts per kernel; only the
+    launches that fall short (normally none) are compared metric by metric.
+    """
+    kernels = _codes(table, "Kernel Name")[first_rows]
+    longest = np.zeros(int(kernels.max(initial=0)) + 1, dtype=np.int64)
+    np.maximum.at(longest, kernels, counts)
+    short = np.nonzero(counts < longest[kernels])[0][:MAX_GAPPED]
+    if short.size == 0:
+        return []
+    # The longest launch of each kernel, as the one to compare with.
+    order = np.lexsort((-counts, kernels))
+    first_of_kernel = order[np.concatenate([[True], kernels[order][1:] != kernels[order][:-1]])]
+    best = dict(zip(kernels[first_of_kernel].tolist(), first_of_kernel.tolist(), strict=True))
+    rows = np.nonzero(metric_rows)[0]
+    by_launch = pd.Series(row_metric[rows]).groupby(launch_of_row[rows])
+    wanted = set(short.tolist()) | {best[int(kernels[i])] for i in short}
+    metric_sets = {int(k): set(v.tolist()) for k, v in by_launch if int(k) in wanted}
+    found: list[tuple[int, int, int, set[str]]] = []
+    for launch in short.tolist():
+        sibling = best[int(kernels[launch])]
+        lacking = metric_sets.get(sibling, set()) - metric_sets.get(launch, set())
+        missing = {metric_ids[m] for m in lacking if m >= 0}
+        if missing:
+            found.append((launch, int(counts[launch]), int(counts[sibling]), missing))
     return found
 
 
@@ -260,7 +314,10 @@ def warn_cut(
                 f"{want} ({want - have} missing): the export was cut off there; {lost}"
             )
         else:
-            info.warn(f"launch ID {ids[launch]} was cut off mid-row; {lost}")
+            info.warn(
+                f"launch ID {ids[launch]} is the last of an export cut off, with no complete "
+                f"launch of its kernel to compare with; {lost}"
+            )
 
 
 def append_partial_raw(
