@@ -4,15 +4,50 @@ The public entry points for notebooks are :func:`load`, which reads one or
 more ``ncu`` exports into a :class:`~ncu_roofline.core.model.Profile`, and
 :func:`analyze`, which places every launch on the roofline and returns an
 :class:`~ncu_roofline.analysis.Analysis`.
+
+The heavy names are imported on first use (PEP 562): the command line's
+entry wrapper lives in this package and must install its signal handlers
+before pandas and plotly load.
 """
 
 from __future__ import annotations
 
-from ncu_roofline.analysis import Analysis, Thresholds, analyze
-from ncu_roofline.core.model import Profile, SourceInfo
+import importlib
+from typing import TYPE_CHECKING
+
 from ncu_roofline.errors import NcuRooflineError
-from ncu_roofline.readers import load
 from ncu_roofline.version import __version__
+
+if TYPE_CHECKING:
+    from ncu_roofline.analysis import Analysis, Thresholds, analyze
+    from ncu_roofline.core.model import Profile, SourceInfo
+    from ncu_roofline.readers import load
+
+#: Public name -> the module it comes from, imported when the name is first read.
+_LAZY = {
+    "Analysis": "ncu_roofline.analysis",
+    "Thresholds": "ncu_roofline.analysis",
+    "analyze": "ncu_roofline.analysis",
+    "Profile": "ncu_roofline.core.model",
+    "SourceInfo": "ncu_roofline.core.model",
+    "load": "ncu_roofline.readers",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name's module on first use and keep the name."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazy ones included."""
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "Analysis",

@@ -1,6 +1,34 @@
-"""Allow ``python -m ncu_roofline``."""
+"""``python -m ncu_roofline`` and the ``ncu-roofline`` console script.
 
-from ncu_roofline.cli import main
+Design: the thinnest wrapper around :func:`ncu_roofline.cli.main`.  The
+command line's imports (pandas, plotly, ...) take about half a second; the
+signal handlers are installed, and an interrupt is caught, before any of
+them, so Ctrl-C at any moment ends with one line and exit 130.  The package's
+``__init__`` imports its heavy parts lazily for the same reason.
+"""
+
+from __future__ import annotations
+
+from ncu_roofline import interrupts
+
+
+def main() -> None:
+    """Console entry point: signal handlers first, then the command line."""
+    interrupts.install()
+    try:
+        # Imported here, after the handlers: an interrupt during these imports
+        # must end like one during the run.
+        from ncu_roofline.cli import main as run
+
+        run()
+    except (interrupts.Interrupted, KeyboardInterrupt) as exc:
+        interrupts.end(exc)
+    except SystemExit:
+        # The run is over, its output written or its error said: a signal
+        # during the interpreter's shutdown must not change the exit code.
+        interrupts.ignore()
+        raise
+
 
 if __name__ == "__main__":
     main()

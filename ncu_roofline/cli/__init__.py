@@ -21,6 +21,7 @@ from typing import NoReturn
 
 import click
 
+from ncu_roofline import interrupts
 from ncu_roofline.cli import compare, gpus, inspect, report, summary, theory
 from ncu_roofline.cli.messages import PROG, error
 from ncu_roofline.errors import NcuRooflineError, OutOfMemoryError, UsageError
@@ -59,6 +60,15 @@ for _command in (
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point with error mapping."""
+    try:
+        _run(argv)
+    finally:
+        # A failed write may leave text buffered for a stdout that cannot take
+        # it; the interpreter's last flush must not fail (exit 120) over it.
+        interrupts.settle_stdout()
+
+
+def _run(argv: list[str] | None) -> None:
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
         # Outside standalone mode click returns ctx.exit()'s code instead of
@@ -66,7 +76,9 @@ def main(argv: list[str] | None = None) -> None:
         code = cli.main(args=argv, prog_name=PROG, standalone_mode=False)
         if isinstance(code, int) and code != 0:
             sys.exit(code)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            interrupts.end(exc.__context__)
         click.echo(f"{PROG}: aborted", err=True)
         sys.exit(_INTERRUPTED)
     except click.exceptions.Exit as exc:
@@ -77,11 +89,10 @@ def main(argv: list[str] | None = None) -> None:
     except NcuRooflineError as exc:
         error(str(exc))
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo(f"{PROG}: interrupted", err=True)
-        sys.exit(_INTERRUPTED)
+    except (interrupts.Interrupted, KeyboardInterrupt) as exc:
+        interrupts.end(exc)
     except BrokenPipeError:
-        sys.exit(0)
+        interrupts.end(interrupts.StdoutClosed())
     except MemoryError:
         out_of_memory()
     except Exception as exc:

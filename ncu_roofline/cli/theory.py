@@ -21,7 +21,7 @@ from ncu_roofline.cli.options import (
 from ncu_roofline.core.hardware import find_gpu
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render import RenderOptions, render_document
-from ncu_roofline.render.output import refuse_existing
+from ncu_roofline.render.output import refuse_existing, write_output
 from ncu_roofline.report.theory import build_theory_table
 from ncu_roofline.theory.models import builtin_models
 from ncu_roofline.theory.ops import OPS, parse_op_spec
@@ -35,16 +35,24 @@ _FORMATS = ("text", "json", "html")
 
 
 def _list_ops() -> None:
+    lines = []
     for kind, spec in sorted(OPS.items()):
         params = ", ".join(
             p.name if p.default is None else f"{p.name}={p.default}" for p in spec.params
         )
-        click.echo(f"{kind}: {spec.summary}\n    {params}")
+        lines.append(f"{kind}: {spec.summary}\n    {params}\n")
+    # Through the one stdout writer: a full disk or closed pipe is handled there.
+    write_output("".join(lines), None)
 
 
 def _list_models() -> None:
-    for key, cfg in builtin_models().items():
-        click.echo(f"{key}: {cfg.name} ({cfg.num_hidden_layers} layers, hidden {cfg.hidden_size})")
+    write_output(
+        "".join(
+            f"{key}: {cfg.name} ({cfg.num_hidden_layers} layers, hidden {cfg.hidden_size})\n"
+            for key, cfg in builtin_models().items()
+        ),
+        None,
+    )
 
 
 @click.command()

@@ -1,23 +1,74 @@
-"""Writing outputs: standard output for ``-``, else atomically, never over a file unasked.
+"""Writing outputs: standard output for ``-``, else a file, never over anything unasked.
 
 Design: a command checks its output with :func:`refuse_existing` before any
 work (an analysis can take minutes; refusing afterwards would waste it) and
-writes with :func:`write_output` at the end.  A file is written through a
-temporary file and a rename (:func:`write_atomic`), so a reader never sees a
-half-written report and an interrupted run keeps the previous one.
+writes with :func:`write_output` at the end.  What happens to each kind of
+target (the README's "Output guarantees" says the same):
+
+* Nothing there: the document is written to a hidden temporary file in the
+  same directory, then linked into place with ``os.link``, which fails when
+  the name appeared meanwhile, so of two runs racing for one name exactly
+  one wins and the other gets "already exists".  On a filesystem without
+  hard links the name is claimed with ``O_CREAT | O_EXCL`` and the temporary
+  file renamed over the claim.  A new file's mode is 0o666 less the umask.
+* Anything there without ``--force`` (a file, a directory, a device, a FIFO,
+  a symbolic link, even a dangling one): refused.
+* With ``--force``:
+
+  - a regular file is replaced by a rename (a reader never sees half a
+    report, a failed run keeps the old one), keeping its permission bits
+    (rwx for owner, group and others) and, where allowed, owner and group;
+  - a symbolic link is followed and what it leads to handled by these rules:
+    a regular file is replaced in its own directory, a dangling link's
+    target is created; the link itself is never replaced;
+  - a FIFO whose reader is waiting, the null device, or the terminal the
+    command runs in is written through: opened and written, no rename,
+    nothing created.  A FIFO without a reader is refused, not waited on;
+  - anything else (a directory, a disk or other device, a socket) is refused.
+
+Refusals and failures are :class:`~ncu_roofline.errors.OutputError` (exit 5).
+A signal while writing removes the temporary file
+(:mod:`ncu_roofline.interrupts`).  Standard output that cannot be written is
+an OutputError too; a closed pipe is
+:class:`~ncu_roofline.interrupts.StdoutClosed`, which ends the run quietly.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
-import tempfile
+import secrets
+import stat
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from ncu_roofline import interrupts
 from ncu_roofline.errors import OutputError
 
 __all__ = ["is_stdout", "refuse_existing", "write_atomic", "write_output"]
+
+#: Errors of ``os.link`` that mean "this filesystem has no hard links", not "cannot write".
+_NO_HARD_LINKS = frozenset(
+    getattr(errno, name)
+    for name in ("EPERM", "EOPNOTSUPP", "ENOTSUP", "EMLINK", "ENOSYS", "EXDEV")
+    if hasattr(errno, name)
+)
+
+#: Flags for a file only this run may have created (never follows a planted link).
+_EXCLUSIVE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+#: Flags for writing through: never create, never wait for a FIFO's reader, never
+#: make a terminal the controlling one.
+_THROUGH = (
+    os.O_WRONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 def is_stdout(path: str | None) -> bool:
@@ -25,58 +76,307 @@ def is_stdout(path: str | None) -> bool:
     return path is None or path == "-"
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """How one output is written: ``new`` file, ``replace`` a file, or write ``through``."""
+
+    path: Path
+    how: str
+    existing: os.stat_result | None = None
+
+
 def _exists(target: str | os.PathLike[str]) -> OutputError:
     return OutputError(f"{target}: already exists (use --force to overwrite)")
 
 
+def _cannot(target: str | os.PathLike[str], exc: OSError) -> OutputError:
+    return OutputError(f"{target}: cannot write ({exc.strerror or exc})")
+
+
 def refuse_existing(path: str | None, force: bool) -> None:
-    """Refuse an existing output file unless ``force`` (standard output is never refused)."""
-    if path and not is_stdout(path) and not force and os.path.exists(path):
-        raise _exists(path)
+    """Refuse, before any work, an output that :func:`write_output` would refuse.
+
+    Without ``force`` anything at ``path`` is refused, a dangling symbolic
+    link included; with it, only what can never be written (a directory, a
+    disk, a socket).  A missing directory is refused either way.  Standard
+    output is never refused.
+    """
+    if path and not is_stdout(path):
+        _plan(path, force)
 
 
 def write_output(data: str | bytes, path: str | None, force: bool = False) -> bool:
-    """Write ``data`` to standard output (``path`` None or ``-``) or atomically to ``path``.
+    """Write ``data`` to standard output (``path`` None or ``-``) or to the file ``path``.
 
     Returns whether a file was written.  Standard output gets the text as it
-    is (bytes as UTF-8), through ``click.echo`` like every other line the
-    command line prints.
+    is, as UTF-8; a failed write there is an OutputError, a closed pipe
+    :class:`~ncu_roofline.interrupts.StdoutClosed`.
     """
     if path is None or is_stdout(path):
-        click.echo(data if isinstance(data, str) else data.decode("utf-8"), nl=False)
+        try:
+            _write_stdout(data)
+        except BrokenPipeError:
+            raise interrupts.StdoutClosed() from None
+        except OSError as exc:
+            raise OutputError(f"standard output: cannot write ({exc.strerror or exc})") from None
         return False
     write_atomic(path, data, force=force)
     return True
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes, force: bool = False) -> Path:
-    """Write ``data`` to ``path`` via a temporary file and a rename.
+    """Write ``data`` to ``path`` by the rules of this module's docstring; return what was written.
 
-    A reader never sees a half-written file, and an interrupted run leaves
-    any previous output intact.  An existing file is refused unless ``force``.
+    A regular file is written through a temporary file and a rename (or an
+    exclusive link, for a new one), so a reader never sees a half-written
+    file and a failed run leaves any previous output intact.  The path
+    returned is the file written: a symbolic link's target, not the link.
     """
-    target = Path(path)
-    if target.exists() and not force:
-        raise _exists(target)
-    if target.is_dir():
-        raise OutputError(f"{target}: is a directory")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise OutputError(f"{target}: directory {parent} does not exist")
+    plan = _plan(path, force)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if plan.how == "through":
+        _write_through(plan, payload)
+    else:
+        _write_file(plan, payload)
+    return plan.path
+
+
+def _write_stdout(data: str | bytes) -> None:
+    """The document on standard output: straight to its descriptor where it has one.
+
+    Python's buffered stdout can drop the rest of a large write silently
+    when the reader leaves mid-write (a short write, then nothing); writing
+    the descriptor until all is taken always sees the broken pipe.  A stream
+    with no descriptor (a test's capture) gets ``click.echo``.
+    """
+    stream = sys.stdout
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        click.echo(data if isinstance(data, str) else data.decode("utf-8"), nl=False)
+        return
+    stream.flush()
+    _write_all(fd, data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+# --- what the target is ------------------------------------------------------------
+
+
+def _plan(path: str | os.PathLike[str], force: bool) -> _Plan:
+    target = Path(path)
+    try:
+        found = os.lstat(target)
+    except FileNotFoundError:
+        return _new(target, target)
     except OSError as exc:
-        raise OutputError(f"{target}: cannot write ({exc.strerror})") from None
+        raise _cannot(target, exc) from None
+    if not force:
+        raise _exists(target)
+    if stat.S_ISLNK(found.st_mode):
+        return _follow(target)
+    return _by_kind(target, found)
+
+
+def _new(target: Path, shown: Path) -> _Plan:
+    parent = target.parent
+    if not parent.is_dir():
+        raise OutputError(f"{shown}: directory {parent} does not exist")
+    return _Plan(target, "new")
+
+
+def _follow(link: Path) -> _Plan:
+    """A symbolic link under ``--force``: the rules apply to what it leads to."""
     try:
-        with os.fdopen(fd, "wb") as fh:
+        found = os.stat(link)
+    except FileNotFoundError:
+        # Dangling: the file it names is created, as a shell's `>` would.
+        return _new(Path(os.path.realpath(link)), link)
+    except OSError as exc:
+        raise OutputError(f"{link}: cannot follow the symbolic link ({exc.strerror})") from None
+    if not stat.S_ISREG(found.st_mode):
+        # Writing through opens the link, which follows it.
+        return _by_kind(link, found)
+    real = Path(os.path.realpath(link))
+    try:
+        at_real = os.lstat(real)
+    except OSError:
+        at_real = None
+    if at_real is None or not _same_node(at_real, found):
+        # e.g. /proc/self/fd/1 naming a deleted file: there is no path to rename onto.
+        raise OutputError(f"{link}: the symbolic link leads to a file with no path to replace")
+    return _Plan(real, "replace", found)
+
+
+def _by_kind(target: Path, found: os.stat_result) -> _Plan:
+    mode = found.st_mode
+    if stat.S_ISREG(mode):
+        return _Plan(target, "replace", found)
+    if stat.S_ISDIR(mode):
+        raise OutputError(f"{target}: is a directory")
+    if stat.S_ISFIFO(mode) or (stat.S_ISCHR(mode) and found.st_rdev in _safe_devices()):
+        return _Plan(target, "through", found)
+    raise OutputError(
+        f"{target}: is {_kind(mode)}; only a regular file, a FIFO, the null device "
+        "or this terminal is written"
+    )
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _safe_devices() -> set[int]:
+    """Device numbers safe to write a document to: the null device and this run's terminal.
+
+    Any other character device (a serial port, a flash chip, /dev/full, a
+    SCSI generic node) could take bytes as commands, so it is refused.
+    """
+    safe: set[int] = set()
+    for name in (os.devnull, "/dev/tty"):
+        with contextlib.suppress(OSError):
+            found = os.stat(name)
+            if stat.S_ISCHR(found.st_mode):
+                safe.add(found.st_rdev)
+    for fd in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            found = os.fstat(fd)
+            if stat.S_ISCHR(found.st_mode) and os.isatty(fd):
+                safe.add(found.st_rdev)
+    return safe
+
+
+def _same_node(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino, stat.S_IFMT(a.st_mode)) == (
+        b.st_dev,
+        b.st_ino,
+        stat.S_IFMT(b.st_mode),
+    )
+
+
+# --- writing -----------------------------------------------------------------------
+
+
+def _write_through(plan: _Plan, payload: bytes) -> None:
+    """Open the FIFO or device and write; nothing is created or renamed."""
+    try:
+        fd = os.open(plan.path, _THROUGH)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO and plan.existing and stat.S_ISFIFO(plan.existing.st_mode):
+            raise OutputError(
+                f"{plan.path}: a FIFO with no reader (start the reader first)"
+            ) from None
+        raise _cannot(plan.path, exc) from None
+    try:
+        # Swapped for something else between the check and the open: write nothing.
+        if plan.existing is None or not _same_node(os.fstat(fd), plan.existing):
+            raise OutputError(f"{plan.path}: changed while being opened; nothing written")
+        os.set_blocking(fd, True)
+        _write_all(fd, payload)
+    except OSError as exc:
+        raise _cannot(plan.path, exc) from None
+    finally:
+        os.close(fd)
+
+
+def _write_file(plan: _Plan, payload: bytes) -> None:
+    """Write a temporary file beside the target, then link (new) or rename (replace) it there."""
+    target = plan.path
+    tmp: Path | None = None
+    try:
+        # A signal between creating the file and knowing its name would leak it.
+        with interrupts.deferred():
+            fd, tmp = _create_temp(target)
+            fh = os.fdopen(fd, "wb")
+        with fh:
+            if plan.existing is not None:
+                _keep_owner_and_mode(tmp, plan.existing)
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
+        if plan.existing is None:
+            _link_new(tmp, target)
+        else:
+            os.replace(tmp, target)
+        tmp = None
     except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise OutputError(f"{target}: cannot write ({exc.strerror})") from None
-    return target
+        _discard(tmp)
+        raise _cannot(target, exc) from None
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def _create_temp(target: Path) -> tuple[int, Path]:
+    """A new hidden file beside ``target``, mode 0o666 less the umask (``mkstemp`` makes 0o600)."""
+    stem = target.name[:200]  # room for the suffix within a 255-byte name
+    for _ in range(100):
+        tmp = target.parent / f".{stem}.{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(tmp, _EXCLUSIVE, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(target.parent))
+
+
+def _keep_owner_and_mode(tmp: Path, existing: os.stat_result) -> None:
+    """Give the replacement the old file's permission bits and, where allowed, owner and group."""
+    if hasattr(os, "chown"):
+        mine = os.stat(tmp)
+        if (mine.st_uid, mine.st_gid) != (existing.st_uid, existing.st_gid):
+            try:
+                os.chown(tmp, existing.st_uid, existing.st_gid)
+            except OSError:
+                # Another user's file: keep at least its group where this user is in it.
+                with contextlib.suppress(OSError):
+                    os.chown(tmp, -1, existing.st_gid)
+    os.chmod(tmp, stat.S_IMODE(existing.st_mode) & 0o777)
+
+
+def _link_new(tmp: Path, target: Path) -> None:
+    """Put ``tmp`` at ``target`` only if nothing is there: the exclusive last step."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise _exists(target) from None
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+        _claim_and_replace(tmp, target)
+        return
+    os.unlink(tmp)
+
+
+def _claim_and_replace(tmp: Path, target: Path) -> None:
+    """Without hard links: claim the name exclusively, then rename the full file over the claim."""
+    with interrupts.deferred():
+        try:
+            os.close(os.open(target, _EXCLUSIVE, 0o666))
+        except FileExistsError:
+            raise _exists(target) from None
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(target)
+            raise
+
+
+def _discard(tmp: Path | None) -> None:
+    """Remove a temporary file, not to be cut short by a signal."""
+    if tmp is None:
+        return
+    # Already gone (renamed into place) or not removable: nothing more to do.
+    with interrupts.deferred(), contextlib.suppress(OSError):
+        os.unlink(tmp)
