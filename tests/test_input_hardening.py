@@ -438,3 +438,70 @@ def test_memory_running_out_after_arrow_ran_ends_at_once(samples_dir: Path) -> N
     )
     assert proc.returncode == 8, proc.stderr
     assert "error: out of memory" in proc.stderr and "internal error" not in proc.stderr
+
+
+# --- found by the fuzz suite ----------------------------------------------------
+
+
+def test_a_line_lost_mid_table_leaves_that_launchs_flops_missing(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # Lakoc's launch 1 (calculate_velocity) is lines 32-46; its fadd row, line
+    # 41, deleted leaves it 14 metric rows where launch 0 of the same kernel
+    # keeps 15.  Its FLOPs would be 0 + 2 x 6,512 = 13,024 without the adds:
+    # missing instead; launch 0's and launch 2's stay whole.
+    lines = _lines(samples_dir, LAKOC)
+    assert FADD.encode() in lines[40] and lines[40].startswith(b'"1"')
+    path = _write(tmp_path, "gap.csv", b"".join(lines[:40] + lines[41:]))
+    _, info = read_source(str(path))
+    assert any("launch ID 1" in w and "14 metric rows" in w for w in info.warnings), info.warnings
+    launches = _analysed(path)
+    assert math.isnan(launches["flops"].iloc[1])
+    assert launches["flops"].iloc[2] == pytest.approx(23_280, rel=1e-12)
+
+
+def test_a_cut_stream_with_one_launch_keeps_no_partial_sum(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # The Gardenia export gzip-compressed and cut after 675 bytes holds part
+    # of launch 0 only (its FP64 zeros, not its FP32 counts): with nothing
+    # complete to compare with, its quantities are missing, not 0 FLOPs.
+    data = (
+        samples_dir / "Gardenia-Tian__LearningNote4Dev__CUDA_gemm_output_share_tile.csv"
+    ).read_bytes()
+    path = _write(tmp_path, "cut.csv.gz", gzip.compress(data, mtime=0)[:675])
+    df, info = read_source(str(path))
+    assert df["id"].tolist() == [0]
+    assert any("launch ID 0" in w and "cut off" in w for w in info.warnings), info.warnings
+    assert math.isnan(_analysed(path)["flops"].iloc[0])
+
+
+def test_a_summary_followed_by_a_log_with_a_details_page(samples_dir: Path, tmp_path: Path) -> None:
+    # A per-kernel summary (2 kernels x 100 invocations) and then a program
+    # log holding a details page (14 launches): the summary's header does not
+    # fit the details rows, and each table is read with its own header.
+    summary = (samples_dir / "Giotyp__GPU-Roofline-Python__multi_kernels_metrics.csv").read_bytes()
+    log = (
+        samples_dir
+        / "YKTian-x2b__AI4Materials_EvaluationTool__CodeInstrumentation_TestCase_GCN_res_TorchRes_ncu_metrics_show_torch.txt"
+    ).read_bytes()
+    path = _write(tmp_path, "both.csv", summary + b"\n" + log)
+    launches = ncu_roofline.load([str(path)]).launches
+    # The summary's two rows stand for 100 invocations each.
+    assert len(launches) == 2 + 14
+    assert launches["invocations"].astype(float).tolist()[:2] == [100.0, 100.0]
+
+
+def test_a_malformed_counter_leaves_the_flop_sum_missing(samples_dir: Path, tmp_path: Path) -> None:
+    # Launch 1's fadd count (line 41, "10,256") malformed as "1,0,256": the
+    # value is missing, and so is the launch's FLOP sum, which without it
+    # would read 2 x 6,512 = 13,024 instead of 23,280 -- a partial sum.
+    lines = _lines(samples_dir, LAKOC)
+    assert lines[40].rstrip().endswith(b'"10,256"')
+    lines[40] = lines[40].replace(b'"10,256"', b'"1,0,256"')
+    path = _write(tmp_path, "bad.csv", b"".join(lines))
+    _, info = read_source(str(path))
+    assert any("launch ID 1" in w and "never a partial sum" in w for w in info.warnings)
+    launches = _analysed(path)
+    assert math.isnan(launches["flops"].iloc[1])
+    assert launches["flops"].iloc[2] == pytest.approx(23_280, rel=1e-12)

@@ -80,6 +80,14 @@ def _read_csv(raw: RawInput, progress: bool | None) -> tuple[pd.DataFrame, Sourc
         return _read_tables(raw, [locate_table(raw)], progress)
     except MoreTables:
         return _read_tables(raw, locate_tables(raw), progress)
+    except InputFormatError:
+        # A table whose rows stop fitting its header may be followed by
+        # another export (a summary, then a log with a details page): read
+        # them table by table when there are several, else say what failed.
+        tables = locate_tables(raw)
+        if len(tables) < 2:
+            raise
+        return _read_tables(raw, tables, progress)
 
 
 def _read_tables(

@@ -298,6 +298,41 @@ def blank_cut(
     return sorted(families)
 
 
+def blank_inconsistent(metrics: dict[str, Any], ids: list[Any], info: SourceInfo) -> None:
+    """Leave missing every summed quantity of a launch that lacks one of its parts.
+
+    A launch without a counter the other launches of the table have (a line
+    lost mid-file, a value left out as malformed or negative) would get a
+    confident partial sum: FP64 FLOPs alone where the FP32 counts are gone.
+    Per quantity family, one pass over its metric columns finds such
+    launches; their whole family is left missing, with one warning.
+    """
+    families: dict[str, list[np.ndarray]] = {}
+    for mid, values in metrics.items():
+        family = quantity_family(mid)
+        if family is not None and values.dtype != object and values.size:
+            families.setdefault(family, []).append(values)
+    for family, columns in families.items():
+        lacking = np.zeros(columns[0].size, dtype=bool)
+        for values in columns:
+            missing = np.isnan(values)
+            if not missing.all():
+                lacking |= missing
+        # A launch with none of the family's counters lost nothing partly.
+        nothing = np.logical_and.reduce([np.isnan(v) for v in columns])
+        lacking &= ~nothing
+        if not lacking.any():
+            continue
+        for values in columns:
+            values[lacking] = np.nan
+        where = np.nonzero(lacking)[0]
+        info.warn(
+            f"{where.size} launch(es) lack some of the {family} counters the other launches "
+            f"have (first: launch ID {ids[int(where[0])]}): their {family} left missing, "
+            "never a partial sum"
+        )
+
+
 def warn_cut(
     cuts: list[tuple[int, int, int, set[str]]],
     metrics: dict[str, Any],
@@ -398,6 +433,7 @@ def check_details(
     names = {j: mid for mid, j in metric_index.items()}
     cuts = cut_launches(table, launch_of_row, first_rows, run, loc, names, row_metric)
     warn_cut(cuts, metrics, ids, info)
+    blank_inconsistent(metrics, ids, info)
 
 
 def check_raw(
@@ -411,6 +447,8 @@ def check_raw(
 ) -> None:
     """A raw page's restarted IDs and cut-off last row: warnings, and blanks in ``metrics``."""
     warn_runs(run, table, first_rows, info)
+    ids = _ids(table, first_rows) if first_rows.size else []
+    blank_inconsistent(metrics, ids, info)
     if lacking is None:
         return
     if not lacking or launch_of_row.size == 0 or launch_of_row[-1] < 0:

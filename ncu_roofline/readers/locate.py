@@ -214,7 +214,7 @@ def _locate_at(raw: RawInput, start: int, limit: int, prelude_from: int, last: b
     header_end = _line_end(buf, start)
     header_text = _decode(buf[start:header_end])
     with long_csv_fields():
-        header = next(csv.reader([header_text]))
+        header = csv_fields(header_text)
     if "Kernel Name" not in header:
         raise InputFormatError(
             f'{name}: a CSV table without a "Kernel Name" column is not an ncu export'
@@ -317,10 +317,10 @@ def _cut_partial_row(
         truncated = True
     else:
         with long_csv_fields():
-            fields = next(csv.reader([_decode(last_line)]), [])
+            fields = csv_fields(_decode(last_line))
             prev_start = buf.rfind(b"\n", header_end, max(last_line_start - 1, header_end)) + 1
             prev = buf[max(prev_start, header_end) : last_line_start]
-            prev_fields = next(csv.reader([_decode(prev)]), []) if prev.strip() else fields
+            prev_fields = csv_fields(_decode(prev)) if prev.strip() else fields
         if len(fields) < len(prev_fields):
             truncated = True
     if not truncated or last_line_start <= header_end:
@@ -339,7 +339,7 @@ def parse_partial(line: bytes) -> tuple[list[str], bool]:
     """
     text = _decode(line)
     with long_csv_fields():
-        fields = next(csv.reader([text]), [])
+        fields = csv_fields(text)
     stripped = text.rstrip()
     complete = line.count(b'"') % 2 == 0 and (stripped.endswith('"') or stripped.endswith(","))
     if stripped.endswith(","):
@@ -358,7 +358,19 @@ def sample_rows(buf: Buffer, start: int, end: int, limit: int = 400) -> list[lis
             lines.append(_decode(line))
         pos = nxt
     with long_csv_fields():
-        return list(csv.reader(lines))
+        return [f for f in (csv_fields(line) for line in lines) if f]
+
+
+def csv_fields(line: str) -> list[str]:
+    """The fields of one CSV line; none for a line the csv module cannot parse.
+
+    A stray carriage return or NUL inside an unquoted field (a damaged
+    file) makes the csv module raise; such a line is no row.
+    """
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error:
+        return []
 
 
 ProgressCallback = Callable[[int], None]
