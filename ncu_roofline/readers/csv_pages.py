@@ -313,18 +313,8 @@ def read_long(
     if summary:
         _summary_identity(table, first_rows, ident, info)
     else:
-        check_details(
-            table,
-            launch_of_row,
-            first_rows,
-            run,
-            loc,
-            b.metric_index,
-            row_metric,
-            metrics,
-            ident["id"],
-            info,
-        )
+        checked = (first_rows, run, loc, b.metric_index, row_metric, metrics, ident["id"], info)
+        check_details(table, launch_of_row, *checked, problems.rejected_by_metric())
     ident["source"] = [raw.name] * n_launch
     frame = finalize_launches(ident, metrics, n_launch)
     problems.warn(info, launch_label(frame, summary))
@@ -568,7 +558,8 @@ def read_raw(
         info.metric_units[mid] = parsed.si
     if unknown:
         info.warn("unknown unit(s): left out " + ", ".join(unknown[:6]) + " rather than misread")
-    check_raw(lacking, launch_of_row, run, table, first_rows, metrics, info)
+    rejected = problems.rejected_by_metric()
+    check_raw(lacking, launch_of_row, run, table, first_rows, metrics, info, rejected)
     ident = _identity(table, first_rows, loc.header)
     ident["source"] = [raw.name] * n_launch
     frame = finalize_launches(ident, metrics, n_launch)

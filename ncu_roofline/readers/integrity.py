@@ -298,38 +298,67 @@ def blank_cut(
     return sorted(families)
 
 
-def blank_inconsistent(metrics: dict[str, Any], ids: list[Any], info: SourceInfo) -> None:
+def _summed_part(metric_id: str) -> bool:
+    """Whether the metric is a count summed into a quantity (not a rate or a percentage)."""
+    return metric_id.endswith(".sum") and quantity_family(metric_id) is not None
+
+
+def absent_rows(
+    launch_of_row: np.ndarray, row_metric: np.ndarray, metric_index: dict[str, int], n_launch: int
+) -> dict[str, np.ndarray]:
+    """Per summed-quantity metric, the launches without a row of it that other launches have.
+
+    One ``np.unique`` over the (launch, metric) pairs of the rows; a metric
+    every launch has, or none, lacks nowhere.
+    """
+    wanted = {j: mid for mid, j in metric_index.items() if _summed_part(mid)}
+    if not wanted or n_launch < 2:
+        return {}
+    rows = (launch_of_row >= 0) & np.isin(row_metric, list(wanted))
+    pairs = np.unique(row_metric[rows].astype(np.int64) * n_launch + launch_of_row[rows])
+    metric_of_pair, launch_of_pair = np.divmod(pairs, n_launch)
+    out: dict[str, np.ndarray] = {}
+    starts = np.flatnonzero(np.diff(np.concatenate([[-1], metric_of_pair])) != 0)
+    for i, start in enumerate(starts.tolist()):
+        stop = int(starts[i + 1]) if i + 1 < starts.size else pairs.size
+        if stop - start < n_launch:
+            present = launch_of_pair[start:stop]
+            out[wanted[int(metric_of_pair[start])]] = np.setdiff1d(np.arange(n_launch), present)
+    return out
+
+
+def blank_inconsistent(
+    metrics: dict[str, Any], lacking: dict[str, np.ndarray], ids: list[Any], info: SourceInfo
+) -> None:
     """Leave missing every summed quantity of a launch that lacks one of its parts.
 
-    A launch without a counter the other launches of the table have (a line
-    lost mid-file, a value left out as malformed or negative) would get a
-    confident partial sum: FP64 FLOPs alone where the FP32 counts are gone.
-    Per quantity family, one pass over its metric columns finds such
-    launches; their whole family is left missing, with one warning.
+    ``lacking`` names, per metric, the launches without its value: a row
+    the other launches have (a line lost mid-file), or a value left out as
+    malformed, negative or in a unit of the wrong kind.  Summed without it,
+    the launch would get a confident partial sum (FP64 FLOPs alone where
+    the FP32 counts are gone): its whole quantity family is missing instead,
+    with one warning per family.
     """
-    families: dict[str, list[np.ndarray]] = {}
-    for mid, values in metrics.items():
+    by_family: dict[str, list[np.ndarray]] = {}
+    for mid, launches in lacking.items():
         family = quantity_family(mid)
-        if family is not None and values.dtype != object and values.size:
-            families.setdefault(family, []).append(values)
-    for family, columns in families.items():
-        lacking = np.zeros(columns[0].size, dtype=bool)
-        for values in columns:
-            missing = np.isnan(values)
-            if not missing.all():
-                lacking |= missing
-        # A launch with none of the family's counters lost nothing partly.
-        nothing = np.logical_and.reduce([np.isnan(v) for v in columns])
-        lacking &= ~nothing
-        if not lacking.any():
+        if family is not None and _summed_part(mid) and launches.size:
+            by_family.setdefault(family, []).append(launches)
+    for family, parts in by_family.items():
+        columns = [
+            v
+            for m, v in metrics.items()
+            if quantity_family(m) == family and _summed_part(m) and v.dtype != object
+        ]
+        where = np.unique(np.concatenate(parts))
+        if not columns or where.size == 0:
             continue
         for values in columns:
-            values[lacking] = np.nan
-        where = np.nonzero(lacking)[0]
+            values[where] = np.nan
         info.warn(
             f"{where.size} launch(es) lack some of the {family} counters the other launches "
-            f"have (first: launch ID {ids[int(where[0])]}): their {family} left missing, "
-            "never a partial sum"
+            f"have, or a value of them was left out (first: launch ID {ids[int(where[0])]}): "
+            f"their {family} left missing, never a partial sum"
         )
 
 
@@ -427,13 +456,18 @@ def check_details(
     metrics: dict[str, Any],
     ids: list[Any],
     info: SourceInfo,
+    rejected: dict[str, np.ndarray] | None = None,
 ) -> None:
-    """A details page's restarted IDs and cut-off launches: warnings, and blanks in ``metrics``."""
+    """A details page's restarted IDs, cut-off launches, lost rows and left-out values
+    (``rejected``, per metric the launches): warnings, and blanks in ``metrics``."""
     warn_runs(run, table, first_rows, info)
     names = {j: mid for mid, j in metric_index.items()}
     cuts = cut_launches(table, launch_of_row, first_rows, run, loc, names, row_metric)
     warn_cut(cuts, metrics, ids, info)
-    blank_inconsistent(metrics, ids, info)
+    lacking = absent_rows(launch_of_row, row_metric, metric_index, first_rows.size)
+    for mid, launches in (rejected or {}).items():
+        lacking[mid] = np.union1d(lacking.get(mid, np.zeros(0, dtype=np.int64)), launches)
+    blank_inconsistent(metrics, lacking, ids, info)
 
 
 def check_raw(
@@ -444,11 +478,13 @@ def check_raw(
     first_rows: np.ndarray,
     metrics: dict[str, Any],
     info: SourceInfo,
+    rejected: dict[str, np.ndarray] | None = None,
 ) -> None:
-    """A raw page's restarted IDs and cut-off last row: warnings, and blanks in ``metrics``."""
+    """A raw page's restarted IDs, left-out values and cut-off last row: warnings, and
+    blanks in ``metrics``."""
     warn_runs(run, table, first_rows, info)
-    ids = _ids(table, first_rows) if first_rows.size else []
-    blank_inconsistent(metrics, ids, info)
+    if rejected:
+        blank_inconsistent(metrics, rejected, _ids(table, first_rows), info)
     if lacking is None:
         return
     if not lacking or launch_of_row.size == 0 or launch_of_row[-1] < 0:

@@ -55,6 +55,8 @@ class ValueProblems:
     """Problems found while converting one input's values, per (metric, problem)."""
 
     found: dict[tuple[str, str], _Seen] = field(default_factory=dict)
+    #: The (launch indices, metric ids) of every value left out.
+    rejected: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
 
     def note(
         self,
@@ -69,6 +71,8 @@ class ValueProblems:
         rows = np.flatnonzero(mask)
         if rows.size == 0:
             return
+        ids = np.asarray(metric_ids, dtype=object)
+        self.rejected.append((launch_of_row[rows], ids[metric_of_row[rows]]))
         metrics, first, counts = np.unique(
             metric_of_row[rows], return_index=True, return_counts=True
         )
@@ -81,6 +85,15 @@ class ValueProblems:
                 self.found[key] = _Seen(int(c), int(launch_of_row[row]), text)
             else:
                 seen.count += int(c)
+
+    def rejected_by_metric(self) -> dict[str, np.ndarray]:
+        """The launches whose value of each metric was left out."""
+        if not self.rejected:
+            return {}
+        launches = np.concatenate([r[0] for r in self.rejected])
+        metrics = np.concatenate([r[1] for r in self.rejected])
+        frame = pd.Series(launches).groupby(pd.Series(metrics, dtype=object))
+        return {str(m): np.unique(v.to_numpy()) for m, v in frame}
 
     def warn(self, info: SourceInfo, where: Callable[[int], str]) -> None:
         """One warning per metric and problem; ``where`` names a launch by its index."""
