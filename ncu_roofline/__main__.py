@@ -9,6 +9,10 @@ them, so Ctrl-C at any moment ends with one line and exit 130.  The package's
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+
 from ncu_roofline import interrupts
 
 
@@ -23,10 +27,20 @@ def main() -> None:
         run()
     except (interrupts.Interrupted, KeyboardInterrupt) as exc:
         interrupts.end(exc)
-    except SystemExit:
+    except SystemExit as exc:
         # The run is over, its output written or its error said: a signal
         # during the interpreter's shutdown must not change the exit code.
         interrupts.ignore()
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if code != 0:
+            # An error can leave Arrow's reader tasks running; the thread
+            # pool's teardown at exit then aborts ("terminate called without
+            # an active exception", exit -6).  Everything is written and
+            # said: flush and end here.
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(OSError, ValueError):
+                    stream.flush()
+            os._exit(code)
         raise
 
 
