@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import html
+import itertools
 import json
 import math
 from functools import cache
@@ -195,6 +196,10 @@ def test_sample_ceilings_ridges_and_dram_line() -> None:
             assert set(t["y"]) == {c["value"]}
             assert t["x"][0] == pytest.approx(c["value"] / dram, rel=1e-12)
             assert t["x"][-1] == pytest.approx(10 ** fig["layout"]["xaxis"]["range"][1])
+            if t.get("visible", True) is not True:
+                # A roof no placed group uses: in the legend, no ridge marker.
+                assert t["visible"] == "legendonly" and c["value"] not in ridge["y"]
+                continue
             i = ridge["y"].index(c["value"])
             assert ridge["x"][i] == pytest.approx(c["value"] / dram, rel=1e-12)
             assert f"ridge {names[c['key']]}/DRAM at" in ridge["text"][i]
@@ -340,30 +345,42 @@ def test_theory_arrow_by_hand_on_a_synthetic_context() -> None:
     assert entry["figure"]["layout"]["xaxis"]["range"][0] <= -0.5
 
 
-def test_view_buttons_switch_groups_and_launches() -> None:
+def test_view_buttons_switch_groups_levels_and_launches() -> None:
     fig = roofline_figures(sample_context(True))[0]["figure"]
     data = fig["data"]
     (menu,) = fig["layout"]["updatemenus"]
-    groups_btn, launch_btn = menu["buttons"]
-    assert (groups_btn["label"], launch_btn["label"]) == ("Kernel groups", "Every launch")
-    g_vis = groups_btn["args"][0]["visible"]
-    l_vis = launch_btn["args"][0]["visible"]
-    assert len(g_vis) == len(l_vis) == len(data)
+    groups_btn, levels_btn, launch_btn = menu["buttons"]
+    assert [b["label"] for b in menu["buttons"]] == [
+        "Kernel groups",
+        "Memory levels",
+        "Every launch",
+    ]
+    g_vis, v_vis, l_vis = (b["args"][0]["visible"] for b in menu["buttons"])
+    assert len(g_vis) == len(v_vis) == len(l_vis) == len(data)
     launch = [i for i, t in enumerate(data) if t["type"] == "scattergl"]
     assert len(launch) == 1
     assert data[launch[0]]["visible"] == "legendonly"
     for i, t in enumerate(data):
-        if t["legendgroup"] in ("compute roofs", "memory roofs"):
-            assert g_vis[i] is True and l_vis[i] is True
+        default = t.get("visible", True)
+        if t["legendgroup"] == "compute roofs":
+            # Roofs keep their default (shown or in the legend) in every view.
+            assert g_vis[i] == v_vis[i] == l_vis[i] == default
+        elif t["legendgroup"] == "memory roofs":
+            assert g_vis[i] == l_vis[i] == default
+            assert v_vis[i] is True
         elif t["legendgroup"] == "kernel groups":
-            assert g_vis[i] is True and l_vis[i] == "legendonly"
+            assert g_vis[i] is True and v_vis[i] is True and l_vis[i] == "legendonly"
+        elif t["legendgroup"] == "memory levels":
+            assert t["visible"] == "legendonly"
+            assert g_vis[i] == "legendonly" and v_vis[i] is True and l_vis[i] == "legendonly"
         else:
             assert i == launch[0]
-            assert g_vis[i] == "legendonly" and l_vis[i] is True
-    # Arrows belong to the group view.
+            assert g_vis[i] == v_vis[i] == "legendonly" and l_vis[i] is True
+    # Arrows belong to the group views.
     n = len(fig["layout"]["annotations"])
     assert launch_btn["args"][1] == {f"annotations[{i}].visible": False for i in range(n)}
     assert groups_btn["args"][1] == {f"annotations[{i}].visible": True for i in range(n)}
+    assert levels_btn["args"][1] == groups_btn["args"][1]
 
 
 def test_launch_view_has_every_placeable_launch() -> None:
@@ -417,8 +434,10 @@ def test_synthetic_ceilings_unsure_dashed() -> None:
     assert fp32_line["line"]["dash"] == "solid"
     assert "chosen: Synthetic GPU (test)" in fp32_line["hovertemplate"]
     ridge = trace_named(fig, "ridge points")
-    # 1e12 / 1e11 = 10 and 5e11 / 1e11 = 5 FLOP/B.
-    assert sorted(ridge["x"]) == [5.0, 10.0]
+    # 1e12 / 1e11 = 10 FLOP/B; every kernel is FP32, so the FP64 roof waits
+    # in the legend and its ridge (5 FLOP/B) is not marked.
+    assert sorted(ridge["x"]) == [10.0]
+    assert fp64["visible"] == "legendonly" and "visible" not in fp32_line
     assert "ridge FP32/DRAM at 10.0 FLOP/B" in ridge["text"]
     dram = trace_named(fig, "DRAM ")
     assert dram["name"] == "DRAM 100 GB/s"
@@ -476,8 +495,11 @@ def test_extra_memory_levels_get_their_own_diagonal() -> None:
     assert all(y / x == pytest.approx(4e11) for x, y in zip(l2["x"], l2["y"], strict=True))
     # It stops at the highest compute roof: 1e12 / 4e11 = 2.5 FLOP/B.
     assert l2["x"][-1] == pytest.approx(2.5)
-    # Ridges stay with the DRAM roof.
-    assert sorted(trace_named(entry["figure"], "ridge")["x"]) == [5.0, 10.0]
+    # Ridges stay with the DRAM roof (the unused FP64 roof's is not marked).
+    assert sorted(trace_named(entry["figure"], "ridge")["x"]) == [10.0]
+    # Only DRAM, the primary memory roof, is drawn at first.
+    assert l2["visible"] == "legendonly"
+    assert "visible" not in trace_named(entry["figure"], "DRAM ")
 
 
 def test_two_devices_two_figures() -> None:
@@ -609,3 +631,151 @@ def test_arbitrary_names_never_appear_unescaped(name: str, short: str, other: st
         cd for t in group_traces(fig) for cd in t["customdata"] if cd[1] == hover_escaped(short)
     ]
     assert name in [html.unescape(cd[0].replace("<br>", "")) for cd in points]
+
+
+# --- labels, relevant roofs, memory levels ------------------------------------------
+
+
+def _by_rank(ctx: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    return {k["rank"]: k for k in ctx["kernels"]}
+
+
+def test_labels_are_the_table_numbers_of_the_groups_with_most_time() -> None:
+    ctx = sample_context()
+    fig = roofline_figures(ctx)[0]["figure"]
+    ranks = _by_rank(ctx)
+    labelled: list[int] = []
+    for t in group_traces(fig):
+        assert t["mode"] == "markers+text"
+        assert len(t["text"]) == len(t["x"]) == len(t["meta"]["ranks"])
+        for i, rank in enumerate(t["meta"]["ranks"]):
+            k = ranks[rank]
+            # Every point carries its number in the hover box, at its own position.
+            assert t["customdata"][i][12] == str(rank)
+            assert (t["x"][i], t["y"][i]) == (k["ai_dram"], k["achieved_flops_per_s"])
+            labelled += [int(n) for n in t["text"][i].split(",") if n]
+    assert t["hovertemplate"].startswith("<b>#%{customdata[12]} ")
+    # The ten plotted groups with the most time, each number printed once.
+    plotted = plottable(ctx, ctx["roofs"][0])
+    top = sorted(plotted, key=lambda k: -k["total_duration_s"])[:10]
+    assert sorted(labelled) == sorted(k["rank"] for k in top)
+    assert len(plotted) == 12 and len(labelled) == 10
+    # The four cuBLAS GEMV groups (64.5% of the time) sit within 0.002 decades
+    # of each other at ~0.99 FLOP/B: one combined label, on the one with most time.
+    gemv = [k for k in plotted if k["kernel_short"].startswith("gemvx::kernel")]
+    assert [k["rank"] for k in gemv] == [4, 5, 6, 7]
+    assert sum(k["time_share"] for k in gemv) == pytest.approx(0.645, abs=0.001)
+    texts = [s for t in group_traces(fig) for s in t["text"] if s]
+    (combined,) = [s for s in texts if "4" in s.split(",")]
+    assert {"4", "5", "6", "7"} <= set(combined.split(","))
+    most = max(gemv, key=lambda k: k["total_duration_s"])
+    trace = trace_named(fig, "memory-bound")
+    assert trace["text"][trace["meta"]["ranks"].index(most["rank"])] == combined
+
+
+def test_far_apart_points_keep_their_own_labels() -> None:
+    ctx = synthetic_context()
+    fig = roofline_figures(ctx)[0]["figure"]
+    texts = sorted(s for t in group_traces(fig) for s in t["text"])
+    # Three groups at 5, 10 and 1 FLOP/B: none within 3% of the axis of another.
+    assert texts == sorted(str(k["rank"]) for k in plottable(ctx, ctx["roofs"][0]))
+
+
+def _a100_context(samples_dir: Any) -> dict[str, Any]:
+    path = samples_dir / "Lakoc__Nbody_CUDA__step4_profile_out.ncu-rep"
+    return build_context(analyze(load([str(path)])))
+
+
+def test_equal_roofs_are_one_line_with_a_combined_label(samples_dir: Any) -> None:
+    ctx = _a100_context(samples_dir)
+    ceilings = {c["key"]: c["value"] for c in ctx["roofs"][0]["ceilings"]}
+    # On the A100 (ncu's peak metrics at the 1.41 GHz the kernels ran at), the
+    # FP32 pipes and the FP64 tensor cores both make 15.1 TFLOP/s, and FP16
+    # and BF16 tensor cores 242 TFLOP/s.
+    assert ceilings["fp32"] == pytest.approx(ceilings["tensor_fp64"], rel=0.01)
+    assert ceilings["fp32"] == pytest.approx(15.1e12, rel=0.005)
+    assert ceilings["tensor_fp16"] == pytest.approx(ceilings["tensor_bf16"], rel=0.01)
+    entry = roofline_figures(ctx)[0]
+    check_figure(entry)
+    compute = [t for t in entry["figure"]["data"] if t["legendgroup"] == "compute roofs"]
+    lines = [t for t in compute if t["mode"] == "lines"]
+    # Eight compute ceilings, six lines: no two within 1% of each other.
+    assert len(ceilings) - 2 == 8 and len(lines) == 6
+    heights = sorted(t["y"][0] for t in lines)
+    assert all(b > 1.01 * a for a, b in itertools.pairwise(heights))
+    fp32_line = trace_named(entry["figure"], "FP32, Tensor FP64 ")
+    assert fp32_line["name"] == "FP32, Tensor FP64 15.1 TFLOP/s"
+    assert fp32_line["meta"]["keys"] == ["fp32", "tensor_fp64"]
+    assert "<b>FP32</b>" in fp32_line["hovertemplate"]
+    assert "<b>Tensor FP64</b>" in fp32_line["hovertemplate"]
+    assert trace_named(entry["figure"], "Tensor FP16, Tensor BF16 ")["name"].endswith("242 TFLOP/s")
+
+
+def _shown(fig: dict[str, Any], group: str) -> list[str]:
+    return [
+        t["name"]
+        for t in fig["data"]
+        if t["legendgroup"] == group and t["mode"] == "lines" and t.get("visible", True) is True
+    ]
+
+
+def test_default_roofs_are_the_used_precisions_and_dram(samples_dir: Any) -> None:
+    # N-body on an A100: both kernels are FP32, so of ten roofs only DRAM and
+    # the FP32 line are drawn; the rest wait in the legend.
+    ctx = _a100_context(samples_dir)
+    assert {k["precision"] for k in ctx["kernels"]} == {"fp32"}
+    fig = roofline_figures(ctx)[0]["figure"]
+    assert _shown(fig, "compute roofs") == ["FP32, Tensor FP64 15.1 TFLOP/s"]
+    assert _shown(fig, "memory roofs") == ["DRAM 1.56 TB/s"]
+    hidden = [t for t in fig["data"] if t.get("visible") == "legendonly"]
+    assert {t["legendgroup"] for t in hidden} >= {"compute roofs", "memory roofs"}
+    assert trace_named(fig, "L2 ")["visible"] == "legendonly"
+    assert trace_named(fig, "Tensor INT8 ")["visible"] == "legendonly"
+    # The Llama decode sample: BF16 tensor GEMM and FP32 elsewhere.
+    fig = roofline_figures(sample_context())[0]["figure"]
+    assert _shown(fig, "compute roofs") == ["Tensor BF16 861 TFLOP/s", "FP32 53.8 TFLOP/s"]
+    assert trace_named(fig, "FP64 ")["visible"] == "legendonly"
+    assert trace_named(fig, "FP16 ")["visible"] == "legendonly"
+
+
+def test_without_placed_groups_every_roof_is_drawn() -> None:
+    ctx = synthetic_context()
+    for k in ctx["kernels"]:
+        k["ai_dram"] = None
+    fig = roofline_figures(ctx)[0]["figure"]
+    roofs = [t for t in fig["data"] if t["legendgroup"] in ("compute roofs", "memory roofs")]
+    assert len(roofs) == 4 and all("visible" not in t for t in roofs)
+    assert sorted(trace_named(fig, "ridge")["x"]) == [5.0, 10.0]
+
+
+def test_memory_levels_draw_three_points_per_group() -> None:
+    ctx = sample_context(True)
+    entry = roofline_figures(ctx)[0]
+    check_figure(entry)
+    t = trace_named(entry["figure"], "memory levels")
+    assert t["visible"] == "legendonly" and t["mode"] == "lines+markers"
+    ranks = _by_rank(ctx)
+    plotted = plottable(ctx, ctx["roofs"][0])
+    # Every plotted group of the sample has all three intensities: three
+    # points and a gap each, so the lines never join two groups.
+    assert len(t["x"]) == len(t["y"]) == len(t["meta"]["ranks"]) == 4 * len(plotted) == 48
+    seen = {}
+    for i in range(0, len(t["x"]), 4):
+        rank = t["meta"]["ranks"][i]
+        k = ranks[rank]
+        assert t["meta"]["ranks"][i : i + 3] == [rank] * 3
+        assert t["x"][i : i + 4] == [k["ai_l1"], k["ai_l2"], k["ai_dram"], None]
+        assert t["y"][i : i + 4] == [k["achieved_flops_per_s"]] * 3 + [None]
+        assert [cd[1] for cd in t["customdata"][i : i + 3]] == ["L1", "L2", "DRAM"]
+        assert t["marker"]["symbol"][i : i + 3] == ["triangle-up", "square", "circle"]
+        seen[rank] = True
+    assert sorted(seen) == sorted(k["rank"] for k in plotted)
+    # By hand, the BF16 GEMM (rank 1): 137.4 GFLOP over 1.314 GB at L1 and
+    # 876 MB at L2 is 104.6 and 156.9 FLOP/B; 941 FLOP/B at DRAM (146 MB).
+    gemm = ranks[1]
+    assert gemm["ai_l1"] == pytest.approx(137438953472 / 1314287136, rel=1e-6)
+    assert gemm["ai_l1"] == pytest.approx(104.57, abs=0.01)
+    assert gemm["ai_l2"] == pytest.approx(156.86, abs=0.01)
+    # The axis covers the leftmost level point.
+    lo = entry["figure"]["layout"]["xaxis"]["range"][0]
+    assert lo <= math.log10(min(x for x in t["x"] if x is not None)) - 0.5 + 1e-9

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
+
+import pytest
 
 import ncu_roofline
 from ncu_roofline.render.html_report import render_html
@@ -55,3 +58,21 @@ def test_page_numbers_are_formatted_in_the_context() -> None:
     assert cells["time"] == "1 ms"
     assert row["bound"] == "compute"
     assert page["counts"]["points"] == 1
+
+
+def test_kernel_rows_name_a_binding_level_other_than_dram(samples_dir: Path) -> None:
+    # A100 GEMM tutorial: randomInit does 0.0024 FLOP per L2 byte, so at the
+    # 3.92 TB/s L2 roof it can reach 0.0024 x 3.92e12 = 9.5 GFLOP/s, far
+    # under its DRAM-side roof (0.31 FLOP/B x 1.56 TB/s = 480 GFLOP/s): L2 binds.
+    path = samples_dir / "Gardenia-Tian__LearningNote4Dev__CUDA_gemm_output_share_tile.csv"
+    ctx = build_context(ncu_roofline.analyze(ncu_roofline.load([str(path)])))
+    roofs = {c["key"]: c["value"] for c in ctx["roofs"][0]["ceilings"]}
+    init = [k for k in ctx["kernels"] if k["kernel_short"] == "randomInit"]
+    assert len(init) == 2
+    for k in init:
+        assert k["ai_l2"] == pytest.approx(0.00242, abs=0.00001)
+        assert k["ai_l2"] * roofs["l2"] < k["ai_dram"] * roofs["dram"]
+    rows = {r["short"]: r["binding"] for r in build_page(ctx)["kernels"]}
+    assert rows == {"gemm_v0": "", "randomInit": "binding level: L2"}
+    html = render_html(build_page(ctx))
+    assert html.count('<div class="reason binding">binding level: L2</div>') == 2

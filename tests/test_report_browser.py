@@ -528,3 +528,84 @@ def test_filter_controls_exist(sample_loaded: Loaded) -> None:
     assert values == ["", *BOUND_CLASSES], values
     count = tree.get_element_by_id("row-count").text_content()
     assert count == "13 of 13 kernel groups", count
+
+
+# --------------------------------------------------------------------------- 6. chart and table linked
+
+#: Run in a copy of the sample page once report.js is done: read the chart's
+#: labels, click the first table row, then press "Memory levels" and count
+#: the points it adds.
+_PROBE = """<script>
+(function () {
+  var body = document.body;
+  function points(div) { return div.querySelectorAll(".scatterlayer .trace .points path.point").length; }
+  function run() {
+    if (body.getAttribute("data-ready") !== "1") { setTimeout(run, 50); return; }
+    var div = document.getElementById("roofline-0");
+    var labels = Array.prototype.map.call(
+      div.querySelectorAll(".scatterlayer .textpoint text"), function (t) { return t.textContent; });
+    body.setAttribute("data-labels", labels.filter(Boolean).join("|"));
+    var row = document.querySelector("#kernel-table tbody tr");
+    row.cells[0].click();
+    var picked = div.data.filter(function (t) { return t.meta && t.meta.role === "groups"; })
+      .map(function (t) { return JSON.stringify(t.selectedpoints); });
+    body.setAttribute("data-picked", picked.join("|"));
+    body.setAttribute("data-row-class", row.className);
+    var before = points(div);
+    var button = div.querySelectorAll(".updatemenu-button")[1];
+    button.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    setTimeout(function () {
+      body.setAttribute("data-level-points", String(points(div) - before));
+      body.setAttribute("data-probe", "1");
+    }, 500);
+  }
+  run();
+})();
+</script></body>"""
+
+
+@pytest.fixture(scope="module")
+def probed(browser: str, sample_files: tuple[Path, dict[str, Any]]) -> Loaded:
+    page, _ = sample_files
+    copy = page.with_name("probed.html")
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", _PROBE), encoding="utf-8")
+    return load_in_browser(browser, copy, page.parent)
+
+
+def test_chart_labels_are_the_table_numbers(
+    probed: Loaded, sample_files: tuple[Path, dict[str, Any]]
+) -> None:
+    _, report = sample_files
+    body = probed.body
+    assert body.get("data-probe") == "1" and body.get("data-errors") == "", body
+    labels = body["data-labels"].split("|")
+    numbers = sorted(int(n) for label in labels for n in label.split(","))
+    top = sorted(
+        (k for k in report["kernels"] if plottable(k)), key=lambda k: -k["total_duration_s"]
+    )[:10]
+    assert numbers == sorted(k["rank"] for k in top)
+    # The four GEMV groups share one label.
+    assert any({"4", "5", "6", "7"} <= set(label.split(",")) for label in labels), labels
+    table = [row.xpath("./td")[0].text_content().strip() for row in probed.kernel_rows()]
+    assert {str(n) for n in numbers} <= set(table)
+
+
+def test_a_table_row_picks_its_point(probed: Loaded) -> None:
+    body = probed.body
+    first = probed.kernel_rows()[0]
+    rank = first.xpath("./td")[0].text_content().strip()
+    assert rank == "1" and body["data-selected"] == rank
+    assert "selected" in body["data-row-class"].split()
+    # Group 1 (the BF16 GEMM) is the only compute-bound point: that trace has
+    # it selected, the other classes none.
+    picked = body["data-picked"].split("|")
+    assert sorted(picked) == ["[0]", "[]", "[]"], picked
+
+
+def test_memory_levels_button_draws_three_points_per_group(
+    probed: Loaded, sample_files: tuple[Path, dict[str, Any]]
+) -> None:
+    _, report = sample_files
+    groups = [k for k in report["kernels"] if plottable(k)]
+    assert len(groups) == 12
+    assert int(probed.body["data-level-points"]) == 3 * len(groups)

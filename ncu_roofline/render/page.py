@@ -74,6 +74,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
                 "bound": k["bound"],
                 "bound_reason": k["bound_reason"] or "",
                 "limiter": _limiter_text(k),
+                "binding": _binding_text(k),
                 "precision": k["precision"] or TABLE.missing,
                 "config": f"grid {k['grid'] or '?'} block {k['block'] or '?'}",
                 "device": k["device_name"] or (f"CC {k['cc']}" if k["cc"] else "unknown device"),
@@ -86,6 +87,22 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
             }
         )
     return rows
+
+
+#: Display names of the memory levels.
+_LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
+
+
+def _binding_text(k: dict[str, Any]) -> str:
+    """``"binding level: L2"`` where a level other than DRAM binds; empty otherwise.
+
+    DRAM binds unless the device has L2 or L1 roofs that sit lower at the
+    group's intensities, so only the exception is worth a line.
+    """
+    level = k.get("binding_level")
+    if not isinstance(level, str) or level == "dram":
+        return ""
+    return f"binding level: {_LEVEL_LABELS.get(level, level)}"
 
 
 def _limiter_text(k: dict[str, Any]) -> str:

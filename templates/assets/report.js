@@ -1,6 +1,7 @@
-// ncu-roofline report: draws the charts from the embedded data and makes
-// the kernel table sortable and filterable.  Records errors on <body> so
-// headless tests can see them.
+// ncu-roofline report: draws the charts from the embedded data, makes the
+// kernel table sortable and filterable, and links table rows with chart
+// points by group number.  Records errors on <body> so headless tests can
+// see them.
 (function () {
   "use strict";
   var body = document.body;
@@ -44,6 +45,7 @@
       var layout = Object.assign({}, fig.layout);
       layout.font = Object.assign({}, layout.font || {}, { color: themeColour() });
       Plotly.newPlot(div, fig.data, layout, { responsive: true, displaylogo: false });
+      linkPoints(div);
       (fig.data || []).forEach(function (trace) {
         var n = (trace.x || []).length;
         var theory = (trace.name || "").indexOf("theory") === 0;
@@ -55,6 +57,103 @@
     body.setAttribute("data-points", String(points));
     body.setAttribute("data-launch-points", String(launchPoints));
     body.setAttribute("data-drawn-points", String(drawn));
+  }
+
+  // --- rows and points: a group's number (the table's #) names both -------------
+
+  // rank -> [{div, curve, point}] for every marker of that group (its
+  // group marker and, in the memory-level view, its level points).
+  var pointsByRank = {};
+  var selectedRank = null;
+
+  function ranksOf(trace) {
+    var meta = trace.meta;
+    return meta && (meta.role === "groups" || meta.role === "levels") ? meta.ranks : null;
+  }
+
+  function linkPoints(div) {
+    (div.data || []).forEach(function (trace, curve) {
+      var ranks = ranksOf(trace);
+      if (!ranks) { return; }
+      ranks.forEach(function (rank, point) {
+        if (rank === null || rank === undefined) { return; }
+        (pointsByRank[rank] = pointsByRank[rank] || []).push(
+          { div: div, curve: curve, point: point, role: trace.meta.role });
+      });
+    });
+    if (typeof div.on === "function") {
+      div.on("plotly_click", function (event) {
+        var pt = event && event.points && event.points[0];
+        var ranks = pt ? ranksOf(pt.data) : null;
+        var rank = ranks ? ranks[pt.pointNumber] : null;
+        if (rank === null || rank === undefined) { return; }
+        select(rank, true);
+        var row = rowOf(rank);
+        if (row) { row.scrollIntoView({ block: "center" }); }
+      });
+    }
+  }
+
+  function rowOf(rank) {
+    var table = document.getElementById("kernel-table");
+    if (!table) { return null; }
+    var rows = table.tBodies[0].rows;
+    for (var i = 0; i < rows.length; i += 1) {
+      if (Number(rows[i].cells[0].textContent) === Number(rank)) { return rows[i]; }
+    }
+    return null;
+  }
+
+  // Dims every other group's marker and shows the group's hover box; the
+  // same rank again (or null) clears the selection.
+  function select(rank, keep) {
+    if (rank === selectedRank && !keep) { rank = null; }
+    selectedRank = rank;
+    body.setAttribute("data-selected", rank === null ? "" : String(rank));
+    var table = document.getElementById("kernel-table");
+    if (table) {
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {
+        r.classList.toggle("selected", rank !== null && Number(r.cells[0].textContent) === Number(rank));
+      });
+    }
+    var mine = rank === null ? [] : (pointsByRank[rank] || []);
+    document.querySelectorAll(".chart").forEach(function (div) {
+      if (!div.data || typeof Plotly === "undefined") { return; }
+      var curves = [];
+      var picked = [];
+      div.data.forEach(function (trace, curve) {
+        if (!ranksOf(trace) || trace.meta.role !== "groups") { return; }
+        var hits = mine.filter(function (m) { return m.div === div && m.curve === curve; })
+          .map(function (m) { return m.point; });
+        curves.push(curve);
+        picked.push(rank === null ? null : hits);
+      });
+      if (curves.length) { Plotly.restyle(div, { selectedpoints: picked }, curves); }
+    });
+    var first = mine.filter(function (m) { return m.role === "groups"; })[0];
+    if (first && Plotly.Fx) {
+      Plotly.Fx.hover(first.div, [{ curveNumber: first.curve, pointNumber: first.point }]);
+    }
+    return first || null;
+  }
+
+  function setupRowLinks() {
+    var table = document.getElementById("kernel-table");
+    if (!table) { return; }
+    table.tBodies[0].addEventListener("click", function (e) {
+      // Opening a name's details or selecting its text is not a pick.
+      if (e.target.closest("details, a, input, select, code")) { return; }
+      var row = e.target.closest("tr");
+      if (!row) { return; }
+      var rank = Number(row.cells[0].textContent);
+      var hit = select(rank, false);
+      if (hit && selectedRank !== null) {
+        var box = hit.div.getBoundingClientRect();
+        if (box.bottom < 0 || box.top > window.innerHeight) {
+          hit.div.scrollIntoView({ block: "center" });
+        }
+      }
+    });
   }
 
   function sortKey(cell) {
@@ -117,6 +216,7 @@
     var payload = data();
     setupTable();
     drawCharts(payload);
+    setupRowLinks();
   } catch (e) {
     fail(e && e.message ? e.message : e);
   }

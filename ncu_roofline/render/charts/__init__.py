@@ -2,8 +2,9 @@
 
 :func:`roofline_figures` turns the plain-data report context
 (:func:`ncu_roofline.report.context.build_context`) into one figure per device: the
-ceilings of that device, one marker per kernel group, every launch as a
-hidden alternative view, and arrows from the theoretical (minimal-bytes)
+ceilings of that device (those of unused precisions hidden in the legend),
+one numbered marker per kernel group, each group at every memory level and
+every launch as hidden alternative views, and arrows from the theoretical (minimal-bytes)
 intensity to the measured one.  :func:`comparison_figures` draws two
 profiles' kernel groups on the candidate's roofline, with arrows from where
 each group was to where it is.
@@ -21,8 +22,8 @@ and ``not_plotted`` strings are plain text, for a renderer that escapes
 
 Modules, in the order a figure is built: :mod:`.values` (numbers from
 records), :mod:`.style` (colours, sizes, markup, arrows), :mod:`.ceilings`,
-:mod:`.groups`, :mod:`.theory`, :mod:`.launches`, :mod:`.layout` (axes, view
-menu) and :mod:`.figure` (assembly); :mod:`.compare_rows` and
+:mod:`.groups`, :mod:`.levels` (the memory-level view), :mod:`.theory`,
+:mod:`.launches`, :mod:`.layout` (axes, view menu) and :mod:`.figure` (assembly); :mod:`.compare_rows` and
 :mod:`.compare` for comparisons.
 """
 

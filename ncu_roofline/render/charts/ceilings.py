@@ -4,6 +4,12 @@ Memory roofs are diagonals (FLOP/s = intensity x bandwidth) drawn up to the
 highest compute roof; compute roofs are horizontal lines from their ridge
 point, where they meet the primary memory roof (the roof the x axis,
 intensity at DRAM, belongs to), to the right edge.
+
+Ceilings of equal value (within :data:`SAME_ROOF`, closer than a line's width
+on the chart) are drawn once with a combined label, so no roof hides under
+another.  Only the roofs the chart's kernel groups are judged against (their
+precisions and the primary memory roof) are drawn at first; the others wait
+in the legend (plotly's ``visible="legendonly"``).
 """
 
 from __future__ import annotations
@@ -24,6 +30,10 @@ from ncu_roofline.render.charts.style import (
 )
 from ncu_roofline.render.charts.values import FloatArray, finite_positive
 from ncu_roofline.render.format import TEXT
+
+#: Relative difference under which two ceilings are one line: 1% is 0.004
+#: decades, under a pixel on any chart this tool draws.
+SAME_ROOF = 0.01
 
 #: Points per ceiling line: enough that hovering anywhere along the line
 #: finds one (plotly hovers on data points, not on segments).
@@ -74,6 +84,74 @@ class Ceiling:
 
 
 @dataclass(frozen=True)
+class Line:
+    """Ceilings of one kind drawn as one line: one ceiling, or several of equal value."""
+
+    members: tuple[Ceiling, ...]
+
+    @property
+    def first(self) -> Ceiling:
+        """The member that names the colour and the line's value (the highest)."""
+        return self.members[0]
+
+    @property
+    def value(self) -> float:
+        """Where the line is drawn."""
+        return self.first.value
+
+    @property
+    def keys(self) -> list[str]:
+        """Every member's key."""
+        return [m.key for m in self.members]
+
+    @property
+    def uncertain(self) -> bool:
+        """Dashed only when every member is unsure: a sure member vouches for the line."""
+        return all(m.uncertain for m in self.members)
+
+    @property
+    def legend(self) -> str:
+        """``FP32, Tensor FP64 19.5 TFLOP/s``; values per member when they print differently."""
+        if len(self.members) == 1:
+            return self.first.legend
+        values = {TEXT.si(m.value, m.unit) for m in self.members}
+        if len(values) == 1:
+            labels = ", ".join(m.label for m in self.members)
+            unsure = " (unsure)" if self.uncertain else ""
+            return escape_markup(f"{labels} {values.pop()}{unsure}")
+        return ", ".join(m.legend for m in self.members)
+
+    @property
+    def hover(self) -> str:
+        """Each member's hover box, one after the other."""
+        return "<br>".join(m.hover.removesuffix("<extra></extra>") for m in self.members) + (
+            "<extra></extra>"
+        )
+
+
+def merge_equal(ceilings: list[Ceiling], used: set[str] | None = None) -> list[Line]:
+    """Ceilings grouped into lines: each within :data:`SAME_ROOF` of its line's first member.
+
+    ``ceilings`` are in drawing order (highest first for compute roofs); the
+    order of lines follows the first member of each.  Within a line the
+    precisions in ``used`` come first, so the roof a kernel is judged
+    against names the line and gives it its colour.
+    """
+    lines: list[list[Ceiling]] = []
+    for c in sorted(ceilings, key=lambda c: -c.value):
+        for line in lines:
+            if abs(line[0].value - c.value) <= SAME_ROOF * line[0].value:
+                line.append(c)
+                break
+        else:
+            lines.append([c])
+    order = {id(c): i for i, c in enumerate(ceilings)}
+    lines.sort(key=lambda members: order[id(members[0])])
+    mine = used or set()
+    return [Line(tuple(sorted(m, key=lambda c: c.key not in mine))) for m in lines]
+
+
+@dataclass(frozen=True)
 class Roofs:
     """The usable ceilings of one device and the points the roofline's shape hangs on."""
 
@@ -92,6 +170,17 @@ class Roofs:
     def ridges(self) -> list[tuple[Ceiling, float]]:
         """Each compute roof with the intensity where it meets the primary memory roof."""
         return [(c, c.value / self.primary.value) for c in self.compute]
+
+    def shown(self, line: Line, used: set[str] | None) -> bool:
+        """Whether ``line`` is drawn at first: a precision in ``used``, or the primary memory roof.
+
+        ``used`` is ``None`` when no kernel group is placed: then every roof is drawn.
+        """
+        if used is None:
+            return True
+        if line.first.kind == "memory":
+            return self.primary in line.members
+        return any(k in used for k in line.keys)
 
 
 def _usable(device: dict[str, Any]) -> tuple[list[Ceiling], list[Ceiling]]:
@@ -161,43 +250,63 @@ def _line(
     }
 
 
-def ceiling_traces(roofs: Roofs, x_lo: float, x_hi: float) -> list[dict[str, Any]]:
-    """Memory roofs, compute roofs and the ridge points, for an x range in log10 units."""
+def ceiling_traces(
+    roofs: Roofs, x_lo: float, x_hi: float, used: set[str] | None = None
+) -> list[dict[str, Any]]:
+    """Memory roofs, compute roofs and the ridge points, for an x range in log10 units.
+
+    ``used`` holds the precisions of the kernel groups on the chart: roofs of
+    other precisions, and memory roofs other than the primary one, start
+    hidden in the legend.  Each ceiling trace's ``meta`` lists its ceiling
+    keys, so a view can show a level's roof by key.
+    """
     data: list[dict[str, Any]] = []
-    for m in roofs.memory:
+    for line in merge_equal(roofs.memory):
+        m = line.first
         xs_m = np.logspace(x_lo, math.log10(roofs.top / m.value), _LINE_POINTS)
-        data.append(
-            _line(
-                xs_m,
-                xs_m * m.value,
-                m.legend,
-                MEMORY_COLOURS.get(m.key, OTHER_MEMORY_COLOUR),
-                "memory roofs",
-                m.hover,
-                "dash" if m.uncertain else "solid",
-                2.5 if m is roofs.primary else 1.5,
-            )
+        trace = _line(
+            xs_m,
+            xs_m * m.value,
+            line.legend,
+            MEMORY_COLOURS.get(m.key, OTHER_MEMORY_COLOUR),
+            "memory roofs",
+            line.hover,
+            "dash" if line.uncertain else "solid",
+            2.5 if roofs.primary in line.members else 1.5,
         )
-    for i, (c, ridge) in enumerate(roofs.ridges):
+        data.append(_visibility(trace, line, roofs.shown(line, used)))
+    shown_ridges: list[tuple[Line, float]] = []
+    for i, line in enumerate(merge_equal(roofs.compute, used)):
+        c = line.first
+        ridge = c.value / roofs.primary.value
         xs_c = np.logspace(math.log10(ridge), x_hi, _LINE_POINTS)
-        data.append(
-            _line(
-                xs_c,
-                np.full(_LINE_POINTS, c.value),
-                c.legend,
-                KEY_COLOURS.get(c.key, COMPUTE_COLOURS[i % len(COMPUTE_COLOURS)]),
-                "compute roofs",
-                c.hover,
-                "dash" if c.uncertain else "solid",
-                2.0,
-            )
+        trace = _line(
+            xs_c,
+            np.full(_LINE_POINTS, c.value),
+            line.legend,
+            KEY_COLOURS.get(c.key, COMPUTE_COLOURS[i % len(COMPUTE_COLOURS)]),
+            "compute roofs",
+            line.hover,
+            "dash" if line.uncertain else "solid",
+            2.0,
         )
-    data.append(_ridge_trace(roofs))
+        shown = roofs.shown(line, used)
+        data.append(_visibility(trace, line, shown))
+        if shown:
+            shown_ridges.append((line, ridge))
+    data.append(_ridge_trace(roofs, shown_ridges))
     return data
 
 
-def _ridge_trace(roofs: Roofs) -> dict[str, Any]:
-    ridges = roofs.ridges
+def _visibility(trace: dict[str, Any], line: Line, shown: bool) -> dict[str, Any]:
+    trace["meta"] = {"keys": line.keys}
+    if not shown:
+        trace["visible"] = "legendonly"
+    return trace
+
+
+def _ridge_trace(roofs: Roofs, ridges: list[tuple[Line, float]]) -> dict[str, Any]:
+    """The ridge points of the compute roofs drawn at first."""
     prim = escape_markup(roofs.primary.label)
     return {
         "type": "scatter",
@@ -208,7 +317,9 @@ def _ridge_trace(roofs: Roofs) -> dict[str, Any]:
         "x": [r for _, r in ridges],
         "y": [c.value for c, _ in ridges],
         "text": [
-            f"ridge {escape_markup(c.label)}/{prim} at {TEXT.fixed(r)} FLOP/B" for c, r in ridges
+            f"ridge {escape_markup(', '.join(m.label for m in c.members))}/{prim} at "
+            f"{TEXT.fixed(r)} FLOP/B"
+            for c, r in ridges
         ],
         "hovertemplate": "%{text}<extra></extra>",
         "marker": {

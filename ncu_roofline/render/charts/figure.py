@@ -1,8 +1,9 @@
 """One roofline figure per device: the pieces of the chart assembled in trace order.
 
 Traces go in a fixed order: the ceilings (memory roofs, compute roofs,
-ridge points), the kernel groups by bound class, the theory markers, then
-the every-launch view; the view menu toggles traces by that index.
+ridge points), the memory-level view (drawn under the group markers), the
+kernel groups by bound class, the theory markers, then the every-launch
+view; the view menu toggles traces by that index.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ncu_roofline.render.charts.ceilings import Roofs, ceiling_traces, device_ro
 from ncu_roofline.render.charts.groups import group_traces, kinds_by_kernel, place_groups
 from ncu_roofline.render.charts.launches import launch_points, launch_trace
 from ncu_roofline.render.charts.layout import axis_ranges, device_layout, device_title, view_menu
+from ncu_roofline.render.charts.levels import level_points, level_trace
 from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
 from ncu_roofline.render.charts.values import column, finite_positive
 
@@ -53,6 +55,31 @@ class DeviceIndex:
         return candidates[0]
 
 
+def _views(
+    data: list[dict[str, Any]], levels_index: int | None, launch_index: int | None
+) -> list[tuple[str, list[bool | str], bool]]:
+    """The chart's views: kernel groups, memory levels (with every memory roof), every launch."""
+    base: list[bool | str] = [t.get("visible", True) for t in data]
+    groups = list(base)
+    views: list[tuple[str, list[bool | str], bool]] = [("Kernel groups", groups, True)]
+    if levels_index is not None:
+        levels = list(base)
+        levels[levels_index] = True
+        for i, t in enumerate(data):
+            # Each level's point reads against that level's roof.
+            if t.get("legendgroup") == "memory roofs":
+                levels[i] = True
+        views.append(("Memory levels", levels, True))
+    if launch_index is not None:
+        launch = list(base)
+        for i, t in enumerate(data):
+            if t.get("legendgroup") in ("kernel groups", "memory levels"):
+                launch[i] = "legendonly"
+        launch[launch_index] = True
+        views.append(("Every launch", launch, False))
+    return views
+
+
 def _device_figure(
     index: int,
     device: dict[str, Any],
@@ -65,21 +92,25 @@ def _device_figure(
     theory_points = [p for p in points if finite_positive(p.record.get("theory_ai"))]
     ranges = axis_ranges(
         roofs,
-        [p.x for p in points] + [float(p.record["theory_ai"]) for p in theory_points],
+        [p.x for p in points]
+        + [float(p.record["theory_ai"]) for p in theory_points]
+        + [ai for p in points for _, ai in level_points(p)],
         [p.y for p in points],
         launches["x"],
         launches["y"],
     )
+    used = {str(p.record["precision"]) for p in points if p.record.get("precision")}
 
-    data = ceiling_traces(roofs, ranges.x_lo, ranges.x_hi)
-    n_ceiling_traces = len(data)
-    groups_at = len(data)
-    data += group_traces(points)
-    group_indices = list(range(groups_at, len(data)))
+    data = ceiling_traces(roofs, ranges.x_lo, ranges.x_hi, used if points else None)
+    levels_index: int | None = None
+    levels = level_trace(points)
+    if levels is not None:
+        # Under the group markers, which are the DRAM points of the view.
+        levels_index = len(data)
+        data.append(levels)
+    data += group_traces(points, (ranges.x_hi - ranges.x_lo, ranges.y_hi - ranges.y_lo))
     annotations: list[dict[str, Any]] = []
-    theory_index: int | None = None
     if theory_points:
-        theory_index = len(data)
         data.append(theory_trace(theory_points))
         annotations = theory_arrows(theory_points)
     launch_index: int | None = None
@@ -97,17 +128,9 @@ def _device_figure(
         "theory_points": len(theory_points),
     }
     layout = device_layout(device, ranges, annotations, meta)
-    if launch_index is not None:
-        layout["updatemenus"] = [
-            view_menu(
-                len(data),
-                n_ceiling_traces,
-                group_indices,
-                theory_index,
-                launch_index,
-                len(annotations),
-            )
-        ]
+    views = _views(data, levels_index, launch_index)
+    if len(views) > 1:
+        layout["updatemenus"] = [view_menu(views, len(annotations))]
     return {
         "id": f"roofline-{index}",
         "title": device_title(device),

@@ -2,7 +2,10 @@
 
 One marker per kernel group, coloured by bound class, its area following
 the group's share of the profile's time; a group with findings is a
-diamond with a heavy outline.  Groups without a point (communication
+diamond with a heavy outline.  Each marker carries its group's number (the
+kernel table's ``#``) in the hover box; the :data:`LABELLED` groups with the
+most time show it on the chart too, points closer than :data:`NEAR` (as
+fractions of the axes) sharing one combined label ("4,5,7").  Groups without a point (communication
 kernels, unplaceable ones, missing or non-positive coordinates) are listed
 with the reason instead.
 """
@@ -16,6 +19,7 @@ from typing import Any
 
 from ncu_roofline.render.charts.style import (
     BOUND_COLOURS,
+    GRID_COLOUR,
     NEUTRAL,
     escape_markup,
     marker_size,
@@ -30,6 +34,14 @@ from ncu_roofline.render.format import TEXT
 PLOTTED_BOUNDS: tuple[str, ...] = ("memory", "compute", "latency")
 
 
+#: Groups with the most time whose number is printed next to their marker.
+LABELLED = 10
+#: Labelled points closer than this on both axes, as fractions of each axis's
+#: span (about 30 px across and 18 px up on a desktop chart, a label's size),
+#: share one label, on the point with the most time.
+NEAR: tuple[float, float] = (0.03, 0.045)
+
+
 @dataclass
 class GroupPoint:
     """A kernel group that gets a marker, with the finding kinds about it."""
@@ -39,6 +51,17 @@ class GroupPoint:
     y: float
     bound: str
     finding: list[str]
+
+    @property
+    def rank(self) -> int | None:
+        """The group's number in the kernel table."""
+        rank = self.record.get("rank")
+        return rank if isinstance(rank, int) and not isinstance(rank, bool) else None
+
+    @property
+    def seconds(self) -> float:
+        """The group's total time; 0 when unknown (it sorts last)."""
+        return finite(self.record.get("total_duration_s")) or 0.0
 
 
 def not_plotted_reason(k: dict[str, Any]) -> str | None:
@@ -117,7 +140,7 @@ def byte_excess_text(value: Any) -> str | None:
 
 
 _GROUP_HOVER = (
-    "<b>%{customdata[1]}</b><br>"
+    "<b>#%{customdata[12]} %{customdata[1]}</b><br>"
     "%{customdata[0]}<br>"
     "launches %{customdata[2]}, total %{customdata[3]} (%{customdata[4]} of time)<br>"
     "intensity %{customdata[5]} FLOP/B at DRAM<br>"
@@ -158,27 +181,73 @@ def _group_customdata(p: GroupPoint) -> list[str]:
         escape_markup(k.get("bound_reason") or "no reason recorded"),
         theory,
         findings,
+        "?" if p.rank is None else str(p.rank),
     ]
 
 
-def group_traces(points: list[GroupPoint]) -> list[dict[str, Any]]:
-    """One marker trace per plotted bound class that has groups, in :data:`PLOTTED_BOUNDS` order."""
+def point_labels(
+    points: list[GroupPoint], spans: tuple[float, float], top: int = LABELLED
+) -> list[str]:
+    """The text printed next to each point: the number of each of the ``top`` groups by time.
+
+    ``spans`` are the x and y axes' spans in decades.  A labelled point
+    within :data:`NEAR` of a labelled point with more time adds its number to
+    that point's label and prints none itself, so coincident points read
+    "4,5,7" rather than numbers on top of each other.
+    """
+    near_x, near_y = NEAR[0] * spans[0], NEAR[1] * spans[1]
+    order = sorted(
+        (i for i, p in enumerate(points) if p.rank is not None), key=lambda i: -points[i].seconds
+    )[:top]
+    anchors: list[tuple[int, list[int]]] = []
+    for i in order:
+        lx, ly = math.log10(points[i].x), math.log10(points[i].y)
+        for a, members in anchors:
+            if (
+                abs(math.log10(points[a].x) - lx) < near_x
+                and abs(math.log10(points[a].y) - ly) < near_y
+            ):
+                members.append(i)
+                break
+        else:
+            anchors.append((i, [i]))
+    labels = [""] * len(points)
+    for a, members in anchors:
+        labels[a] = ",".join(str(r) for r in sorted(points[m].rank or 0 for m in members))
+    return labels
+
+
+def group_traces(points: list[GroupPoint], spans: tuple[float, float]) -> list[dict[str, Any]]:
+    """One marker trace per plotted bound class that has groups, in :data:`PLOTTED_BOUNDS` order.
+
+    ``spans`` are the axes' spans in decades, for :func:`point_labels`.
+
+    Each trace's ``meta`` is ``{"role": "groups", "ranks": [...]}``: the
+    group number of each point, for the page's script to link points and
+    table rows.
+    """
+    labels = point_labels(points, spans)
     traces = []
     for bound in PLOTTED_BOUNDS:
-        members = [p for p in points if p.bound == bound]
-        if not members:
+        idx = [i for i, p in enumerate(points) if p.bound == bound]
+        if not idx:
             continue
+        members = [points[i] for i in idx]
         traces.append(
             {
                 "type": "scatter",
-                "mode": "markers",
+                "mode": "markers+text",
                 "name": f"{bound}-bound ({TEXT.count(len(members))})",
                 "legendgroup": "kernel groups",
                 "legendgrouptitle": {"text": "kernel groups"},
                 "x": [p.x for p in members],
                 "y": [p.y for p in members],
+                "text": [labels[i] for i in idx],
+                "textposition": "top center",
+                "textfont": {"size": 12},
                 "customdata": [_group_customdata(p) for p in members],
                 "hovertemplate": _GROUP_HOVER,
+                "meta": {"role": "groups", "ranks": [p.rank for p in members]},
                 "marker": {
                     "color": BOUND_COLOURS[bound],
                     "size": [marker_size(p.record.get("time_share")) for p in members],
@@ -190,6 +259,8 @@ def group_traces(points: list[GroupPoint]) -> list[dict[str, Any]]:
                     },
                     "opacity": 0.85,
                 },
+                "selected": {"marker": {"opacity": 1.0}},
+                "unselected": {"marker": {"opacity": 0.2}, "textfont": {"color": GRID_COLOUR}},
                 "showlegend": True,
             }
         )

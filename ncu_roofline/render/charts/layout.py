@@ -149,24 +149,13 @@ def _axis(title: str, lo: float, hi: float) -> dict[str, Any]:
 
 
 def view_menu(
-    n_traces: int,
-    n_ceilings: int,
-    group_traces: list[int],
-    theory_trace: int | None,
-    launch_trace: int,
-    n_annotations: int,
+    views: list[tuple[str, list[bool | str], bool]], n_annotations: int
 ) -> dict[str, Any]:
-    """Buttons switching between the kernel-group view and the every-launch view.
+    """Buttons switching between views: ``(label, visible per trace, arrows shown)`` each.
 
-    Ceilings stay visible in both.  Hidden traces are ``"legendonly"`` rather
-    than ``False`` so the legend can still bring them back one by one.
+    Hidden traces are ``"legendonly"`` rather than ``False`` so the legend
+    can still bring them back one by one.
     """
-    groups_view: list[bool | str] = [True] * n_traces
-    launch_view: list[bool | str] = [True] * n_traces
-    for i in [*group_traces, *([] if theory_trace is None else [theory_trace])]:
-        launch_view[i] = "legendonly"
-    groups_view[launch_trace] = "legendonly"
-    # Theory arrows belong to the group view: they point at group markers.
     arrows_on = {f"annotations[{i}].visible": True for i in range(n_annotations)}
     arrows_off = {f"annotations[{i}].visible": False for i in range(n_annotations)}
     return {
@@ -187,14 +176,10 @@ def view_menu(
         "font": {"color": "#222222"},
         "buttons": [
             {
-                "label": "Kernel groups",
+                "label": label,
                 "method": "update",
-                "args": [{"visible": groups_view}, arrows_on],
-            },
-            {
-                "label": "Every launch",
-                "method": "update",
-                "args": [{"visible": launch_view}, arrows_off],
-            },
+                "args": [{"visible": visible}, arrows_on if arrows else arrows_off],
+            }
+            for label, visible, arrows in views
         ],
     }
