@@ -522,3 +522,53 @@ def test_dev_null_needs_force_and_is_then_written_through(tmp_path: Path) -> Non
     assert forced.returncode == 0, forced.stderr
     assert f"wrote {null}" in forced.stderr
     assert _same(null, before)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["report", "--help"], ["--version"]])
+def test_help_and_version_into_a_full_stdout_are_output_errors(args: list[str]) -> None:
+    """click's own text into a full device: exit 5 with the reason, not an internal error."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "ncu_roofline", *args],
+            cwd=REPO,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    err = proc.stderr.decode()
+    assert proc.returncode == 5, err
+    assert "standard output: cannot write (No space left on device)" in err
+    assert "internal error" not in err
+
+
+def test_a_link_to_the_file_stdout_appends_to_is_written_through(tmp_path: Path) -> None:
+    """``-o /dev/stdout --force >> log``: the report goes where stdout goes (appended),
+    the file under it is not replaced."""
+    log = tmp_path / "log.txt"
+    log.write_text("hello\n", encoding="utf-8")
+    inode = log.stat().st_ino
+    with open(log, "ab") as out:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ncu_roofline",
+                "report",
+                str(SAMPLE),
+                "--format",
+                "md",
+                "-o",
+                "/dev/stdout",
+                "--force",
+            ],
+            cwd=REPO,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            timeout=TIMEOUT,
+            check=False,
+        )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert log.stat().st_ino == inode
+    text = log.read_text(encoding="utf-8")
+    assert text.startswith("hello\n") and "## ncu-roofline report" in text

@@ -15,6 +15,7 @@ only for internal errors, and only with ``--debug``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 from typing import NoReturn
@@ -24,7 +25,7 @@ import click
 from ncu_roofline import interrupts
 from ncu_roofline.cli import compare, gpus, inspect, report, summary, theory
 from ncu_roofline.cli.messages import PROG, error
-from ncu_roofline.errors import NcuRooflineError, OutOfMemoryError, UsageError
+from ncu_roofline.errors import NcuRooflineError, OutOfMemoryError, OutputError, UsageError
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.version import __version__
 
@@ -95,16 +96,34 @@ def _run(argv: list[str] | None) -> None:
         interrupts.end(interrupts.StdoutClosed())
     except MemoryError:
         out_of_memory()
+    except OSError as exc:
+        if exc.errno not in _STREAM_FULL:
+            _internal(exc, debug)
+        # click's own help and version text into a full device or disk.
+        interrupts.settle_stdout()
+        error(f"standard output: cannot write ({exc.strerror or exc})")
+        sys.exit(OutputError.exit_code)
     except Exception as exc:
-        if debug:
-            raise
-        click.echo(
-            f"{PROG}: internal error: {type(exc).__name__}: {terminal_safe(exc)}\n"
-            f"{PROG}: this is a bug; rerun with --debug and report the traceback",
-            err=True,
-        )
-        sys.exit(1)
+        _internal(exc, debug)
     sys.exit(0)
+
+
+#: Errors of a write to a stream that cannot take more: an output error, not a bug.
+_STREAM_FULL = frozenset(
+    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EIO", "EFBIG") if hasattr(errno, name)
+)
+
+
+def _internal(exc: Exception, debug: bool) -> NoReturn:
+    """An exception no stage expected: one line saying it is a bug (the traceback with --debug)."""
+    if debug:
+        raise exc
+    click.echo(
+        f"{PROG}: internal error: {type(exc).__name__}: {terminal_safe(exc)}\n"
+        f"{PROG}: this is a bug; rerun with --debug and report the traceback",
+        err=True,
+    )
+    sys.exit(1)
 
 
 # --- out of memory ------------------------------------------------------------

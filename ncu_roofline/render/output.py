@@ -78,7 +78,8 @@ def is_stdout(path: str | None) -> bool:
 
 @dataclass(frozen=True)
 class _Plan:
-    """How one output is written: ``new`` file, ``replace`` a file, or write ``through``."""
+    """How one output is written: ``new`` file, ``replace`` a file, write ``through``, or
+    to this run's own ``stream`` (a link to the file stdout already writes)."""
 
     path: Path
     how: str
@@ -134,11 +135,37 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, force: bool = 
     """
     plan = _plan(path, force)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    if plan.how == "through":
+    if plan.how == "stream":
+        _write_stream(plan, payload)
+    elif plan.how == "through":
         _write_through(plan, payload)
     else:
         _write_file(plan, payload)
     return plan.path
+
+
+def _own_stream(found: os.stat_result) -> int | None:
+    """The descriptor (1 or 2) of this run's own stdout or stderr when ``found`` is its file."""
+    for fd in (1, 2):
+        with contextlib.suppress(OSError):
+            if _same_node(os.fstat(fd), found):
+                return fd
+    return None
+
+
+def _write_stream(plan: _Plan, payload: bytes) -> None:
+    """``-o /dev/stdout`` (or a link to it) naming the file stdout already writes to
+    (``>> log``): write to the descriptor, as the shell set it up (appending),
+    never replace the file under it."""
+    fd = _own_stream(plan.existing) if plan.existing is not None else None
+    if fd is None:
+        raise OutputError(f"{plan.path}: changed while being opened; nothing written")
+    try:
+        if fd == 1:
+            sys.stdout.flush()
+        _write_all(fd, payload)
+    except OSError as exc:
+        raise _cannot(plan.path, exc) from None
 
 
 def _write_stdout(data: str | bytes) -> None:
@@ -202,6 +229,8 @@ def _follow(link: Path) -> _Plan:
     if not stat.S_ISREG(found.st_mode):
         # Writing through opens the link, which follows it.
         return _by_kind(link, found)
+    if _own_stream(found) is not None:
+        return _Plan(link, "stream", found)
     real = Path(os.path.realpath(link))
     try:
         at_real = os.lstat(real)
