@@ -20,7 +20,7 @@ _GENERIC = re.compile(
 
 MAX_SHORT = 96
 #: Longest fragment of the full name added to tell siblings apart.
-_FRAGMENT = 32
+_FRAGMENT = 24
 
 _PRIMITIVE = frozenset(
     {
@@ -243,7 +243,10 @@ def _by_template_argument(short: str, fulls: list[str]) -> dict[str, str]:
     for i in range(longest):
         column = [a[i] if i < len(a) else "" for a in args]
         if len(set(column)) > 1:
-            return {f: _with_argument(short, a) if a else short for f, a in zip(fulls, column, strict=True)}
+            return {
+                f: _with_argument(short, a) if a else short
+                for f, a in zip(fulls, column, strict=True)
+            }
     return {f: short for f in fulls}
 
 
@@ -279,9 +282,8 @@ def _by_difference(short: str, fulls: list[str]) -> dict[str, str]:
             start -= 1
         while end < len(b) and _identifier(b[end]):
             end += 1
-        part = b[start:end].strip(" ,<>()")
         # Where the names start to differ says most: keep the head.
-        part = part if len(part) <= _FRAGMENT else part[: _FRAGMENT - 1].rstrip()
+        part = b[start:end].strip(" ,<>()")[:_FRAGMENT].rstrip(" ,<>(:")
         stem = strip_balanced_suffix(short, "<", ">")
         shown = short[len(stem) + 1 : -1] if stem != short else ""
         out[f] = f"{stem}<{shown + ', ' if shown else ''}…{part}…>" if part else short
