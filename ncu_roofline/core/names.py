@@ -304,8 +304,7 @@ def unique_short_names(fulls: Iterable[str]) -> dict[str, str]:
     it is extended by the first template argument that differs; still equal,
     by the text the full names differ in; still equal, the function name with
     scopes and template arguments is used; still equal, a number in the
-    order of the full names.  Runs once per distinct
-    name, never per launch.
+    order of the full names.  Runs once per distinct name, never per launch.
 
     >>> names = unique_short_names(["void f<float>(float*)", "void f<__half>(__half*)"])
     >>> names["void f<float>(float*)"], names["void f<__half>(__half*)"]
