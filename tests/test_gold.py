@@ -43,6 +43,14 @@ REGEN = "NCU_ROOFLINE_REGEN_GOLD"
 NBODY = "Lakoc__Nbody_CUDA__profile_1.out"  # A100 SXM4 40GB, full NERSC metric set
 WANGZY_V100 = "wangzy0327__cuda-roofline__src_output.csv"
 WANGZY_A100 = "wangzy0327__cuda-roofline__src_output_A100.csv"
+# Sibling kernels whose short names must differ: two elementwise_kernel
+# instances differing inside a lambda, no launch shape exported.
+BERT = (
+    "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__"
+    "attention_actual_parameter_analysis_data_5-9_bert_torch_nsight.csv"
+)
+# One CUTLASS Kernel2<...> with a long tile suffix.
+CUTLASS = "CodeGandee__llm-perf-opt__reports_20251107-dsocr_ncu-v2_kernel_0005_ncu.details.csv"
 MODEL = ("--model", "llama-3-8b", "--phase", "decode", "--batch", "1", "--seq", "2048")
 HTML_URL = "https://ci.example/run/1/report.html"
 
@@ -77,7 +85,18 @@ CASES = [
     Case("junit/nbody_a100.xml",
          ("report", f"{{samples}}/{NBODY}", "--gpu", "a100_40gb_sxm", "--format", "junit",
           "-o", "-")),
+    Case("markdown/wangzy_v100_gated.md",
+         ("report", f"{{samples}}/{WANGZY_V100}", "--format", "md", "-o", "-",
+          "--fail-on", "efficiency<0.5"), exit_code=3),
+    Case("markdown/bert_a100.md",
+         ("report", f"{{samples}}/{BERT}", "--gpu", "a100_40gb_sxm", "--format", "md", "-o", "-")),
     Case("summary/sample.txt", ("summary", "{sample}", "--width", "100")),
+    Case("summary/wangzy_v100.txt",
+         ("summary", f"{{samples}}/{WANGZY_V100}", "--width", "100")),
+    Case("summary/bert_a100.txt",
+         ("summary", f"{{samples}}/{BERT}", "--gpu", "a100_40gb_sxm", "--width", "100")),
+    Case("summary/cutlass_datasheet.txt",
+         ("summary", f"{{samples}}/{CUTLASS}", "--clocks", "datasheet", "--width", "80")),
     Case("summary/sample_model_narrow.txt",
          ("summary", "{sample}", *MODEL, "--width", "60", "--top", "5")),
     Case("summary/nbody_a100.txt",

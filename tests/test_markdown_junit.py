@@ -190,7 +190,10 @@ def test_markdown_top_row_is_the_gemm_with_its_recoverable_time(context: dict[st
     assert len(_cells(rule)) == 7
     gemm = _gemm(context)
     cells = _cells(first)
-    assert _shown(cells[1]) == gemm["kernel_short"]
+    # Cut to 50 characters in the middle: the tile and library suffix survive.
+    assert _shown(cells[1]) == "sm90_xmma_gemm_bf16bf16_b…_k_off_kernel__5x_cublas"
+    assert gemm["kernel_short"].startswith("sm90_xmma_gemm_bf16bf16_b")
+    assert gemm["kernel_short"].endswith("_k_off_kernel__5x_cublas")
     assert cells[2] == "compute"
     # From the CSV: 137,438,953,472 tensor FLOPs in 224,751 ns against 540,672 FLOP/cycle
     # x its 1.5916 GHz SM clock is 71.0% of the roof, which would leave 225 µs x 0.290 =
@@ -217,7 +220,13 @@ def test_markdown_top_row_is_the_gemm_with_its_recoverable_time(context: dict[st
 def test_markdown_verdict_bound_table_findings_and_details(context: dict[str, Any]) -> None:
     md = render_markdown(context)
     summary = context["summary"]
-    verdict = next(x for x in md.splitlines() if x.startswith("**Verdict:**"))
+    verdict = next(x for x in md.splitlines() if x.startswith("**Summary:**"))
+    # The GEMM has the most recoverable time (52.6 µs, see above): look there first.
+    assert md.splitlines()[4] == (
+        "**Verdict:** no gates set; look first at "
+        "`sm90_xmma_gemm_bf16bf16_b…_k_off_kernel__5x_cublas` (52.6 µs recoverable, compute)."
+    )
+    assert md.splitlines()[2] == "**Device:** CC 9.0, SM clock 1.59 GHz"
     # The 44 launches' durations in the CSV sum to 1,437,532 ns.
     launches = sample_launches()
     assert sum(x.duration_s for x in launches) == pytest.approx(1_437_532e-9, rel=1e-12)
@@ -274,11 +283,12 @@ def test_markdown_gates_section_and_verdict(context: dict[str, Any]) -> None:
     assert "**2 gates tripped**" in md
     section = md.split("### Gates\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert section == [
-        f"- **regression&gt;5%**, `{gemm['kernel_short']}`: 225 µs, +7% vs base",
+        "- **regression&gt;5%**, `sm90_xmma_gemm_bf16bf16_b…_k_off_kernel__5x_cublas`: "
+        "225 µs, +7% vs base",
         "- **warnings&gt;0**, whole profile: 1 warning",
     ]
     clean = render_markdown(context, gates=[])
-    assert "no gate tripped" in clean
+    assert "**Verdict:** gates passed; look first at" in clean
     assert "### Gates" not in clean
 
 
@@ -297,7 +307,8 @@ def test_markdown_escapes_hostile_names(context: dict[str, Any]) -> None:
     for row, k in zip(rows, ctx["kernels"], strict=True):
         cells = _cells(row)
         assert len(cells) == 13, row
-        assert _shown(cells[1]) == _CONTROLS.sub(" ", k["kernel_short"]), row
+        # The collapsed table shows the full name.
+        assert _shown(cells[1]) == _CONTROLS.sub(" ", k["kernel"]), row
     assert _plain(_cells(rows[0])[2]) == "<b>|(1, 1, 1)"
     # A javascript: address is shown, never linked.
     assert "](javascript" not in md
@@ -343,7 +354,8 @@ def test_markdown_fits_a_comment_with_5000_kernels(context: dict[str, Any]) -> N
     assert match
     shown = int(match.group(1).replace(",", ""))
     assert 100 < shown < 5000
-    assert len(re.findall(r"^\| \d+ \| `kernel_", md, re.MULTILINE)) == 10 + shown
+    assert len(re.findall(r"^\| \d+ \| `kernel_", md, re.MULTILINE)) == 10
+    assert len(re.findall(r"^\| \d+ \| `void kernel_", md, re.MULTILINE)) == shown
     # The small roofs section stays: the full table gave up rows for it.
     assert "<summary>Roofs</summary>" in md
     assert "### Top 10 kernels by recoverable time" in md
@@ -385,7 +397,10 @@ def test_markdown_with_missing_values() -> None:
     md = render_markdown(ctx)
     assert "**n/a** kernel time" in md
     assert "No kernel has a recoverable time" in md
-    assert "| 1 | `k` | ? | ? | n/a | not placeable | n/a |" in md
+    # No launch shape: no Grid and Block columns, said once under the table.
+    assert "| 1 | `k` | n/a | not placeable | n/a |" in md
+    assert "Grid and block: launch shape not exported." in md
+    assert "?" not in md
 
 
 # --- JUnit ----------------------------------------------------------------------
@@ -488,7 +503,8 @@ def test_summary_fits_the_width(context: dict[str, Any], width: int) -> None:
     assert lines[0] == "ncu-roofline: simulated_llama3_8b_decode_h100.details.csv"
     assert "\x1b" not in text
     gemm_row = next(x for x in lines if x.lstrip().startswith("1 "))
-    assert "sm90_xmma_gemm" in gemm_row and "…" in gemm_row
+    # Cut in the middle: the head and the "_cublas" tail both survive.
+    assert "sm90_xm" in gemm_row and "…" in gemm_row and "_cublas" in gemm_row
     assert "71.0%" in gemm_row
     assert (
         "52.6 µs" in gemm_row
@@ -502,6 +518,7 @@ def test_summary_columns_and_finding_kinds(context: dict[str, Any]) -> None:
     assert lines[3].split() == [
         "#",
         "kernel",
+        "grid",
         "bound",
         "roof%",
         "time",
@@ -510,7 +527,10 @@ def test_summary_columns_and_finding_kinds(context: dict[str, Any]) -> None:
         "findings",
     ]
     flash = next(x for x in lines if "flash_fwd_splitkv_kernel" in x)
-    assert flash.endswith("excess,below")
+    # The grid as the CSV prints it, (1, 32, 16), without brackets and spaces.
+    assert " 1,32,16 " in flash
+    # Finding kinds in words, the findings column cut to what the name leaves.
+    assert flash.endswith("excess traffic…")
     assert "… 8 more kernel group(s) not shown" in lines
 
 
@@ -521,3 +541,23 @@ def test_summary_removes_control_characters_and_long_names(context: dict[str, An
         text = render_summary(context, width=width)
         assert all(len(x) <= width for x in text.splitlines())
         assert not re.search(r"[\x00-\x1f\x7f]", text.replace("\n", ""))
+
+
+def test_summary_shows_theory_efficiency_where_no_roof_applies() -> None:
+    # A kernel with no roof (efficiency n/a) but a theory floor of 0.5 µs over its
+    # 2 µs: 25% of the floor, marked "th" and explained once under the table.
+    ctx: dict[str, Any] = {
+        "summary": {"total_duration_s": 2e-6, "recoverable_s": None, "launches": 1},
+        "kernels": [
+            {"rank": 1, "kernel": "k", "kernel_short": "k", "bound": "not placeable",
+             "efficiency": None, "theory_efficiency": 0.25, "total_duration_s": 2e-6},
+        ],
+        "findings": [{"kind": "not-placeable", "kernel": "k", "severity": "info"}],
+        "inputs": [],
+    }  # fmt: skip
+    lines = render_summary(ctx, width=100).splitlines()
+    row = next(x for x in lines if x.startswith("1 "))
+    assert row.split()[:5] == ["1", "k", "not", "placeable", "25.0%"]
+    assert row.split()[5] == "th" and row.endswith("not placeable")
+    assert "th: share of the theory floor, for kernels with no roof" in lines
+    assert "grid and block: launch shape not exported" in lines

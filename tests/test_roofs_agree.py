@@ -109,7 +109,7 @@ def test_roof_mismatch_is_in_the_catalogue_and_gateable() -> None:
     kind = CATALOGUE["roof-mismatch"]
     assert kind.severity == "warning" and kind.gateable
     assert "roof-mismatch" in GATEABLE_KINDS
-    assert kind.abbreviation == "roof"
+    assert kind.abbreviation == "roof mismatch"
 
 
 def test_wrong_gpu_on_codegandee_names_the_rtx_5090(samples_dir: Path) -> None:

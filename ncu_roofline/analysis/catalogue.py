@@ -102,7 +102,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "The kernel reads or writes far more DRAM bytes than its math needs.",
         "Reuse data on chip (tiling, shared memory), coalesce accesses, avoid re-reading inputs "
         "and check for register spills (Nsight Compute's local-memory traffic).",
-        "excess",
+        "excess traffic",
         needs_theory=True,
         variants={
             "attention-decode": (
@@ -141,7 +141,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "A point above a roof means the roof or the counters do not describe this run.",
         "Check the clocks (ncu --clock-control base), the GPU the roofs come from (--gpu, --roofs) "
         "and that the counters come from one replay of the kernel.",
-        "above",
+        "above roof",
     ),
     FindingKind(
         "below-roof",
@@ -151,7 +151,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "Cut the bytes and make the rest move faster: reuse data on chip (tiling, shared "
         "memory), read each input once, coalesce accesses and make loads wide, and keep enough "
         "loads in flight (more blocks, several elements per thread) for DRAM to run near its peak.",
-        "below",
+        "far below roof",
         on_stderr=False,
         variants={
             "memory-gemm": (
@@ -251,7 +251,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "is the busiest: the roofline's verdict is not what limits this kernel.",
         "Work on the unit the limiter names (Nsight Compute's Memory Workload and Compute "
         "Workload sections break it down), not on the roof the point sits under.",
-        "limiter",
+        "other limiter",
         variants={
             "l1": (
                 "The L1/TEX path or the load/store pipe is busier than the roof the point sits "
@@ -293,7 +293,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "sit idle or half-filled whatever the kernel's code does.",
         "Give each launch more parallel work: more, smaller blocks, batching several launches "
         "into one, or a persistent kernel sized to the SM count.",
-        "thin",
+        "under-filled",
         on_stderr=False,
         variants={
             "gemm": (
@@ -331,7 +331,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "Let the compiler contract multiplies and adds into FMAs (no -fmad=false, "
         "__fmaf_rn), rearrange sums as multiply-adds; judge the kernel against the mix roof "
         "this finding gives, not the FMA peak.",
-        "mix",
+        "instruction mix",
         on_stderr=False,
     ),
     FindingKind(
@@ -341,7 +341,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "Without FLOP counts, byte counts, a duration or roofs a kernel cannot be placed.",
         "Collect the missing metrics: ncu --set full --print-units base, or the --metrics list "
         "`ncu-roofline inspect` prints; name the GPU with --gpu when the export lacks it.",
-        "unplaced",
+        "not placeable",
     ),
     FindingKind(
         "tensor-uncounted",
@@ -353,7 +353,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "Profile again with the tensor counters the finding names for the GPU "
         "(the sm__ops_path_tensor_* metrics, or ncu --section "
         "SpeedOfLight_HierarchicalTensorRooflineChart; sm__inst_executed_pipe_tensor.sum on Volta).",
-        "tensor",
+        "tensor uncounted",
     ),
     FindingKind(
         "no-roofs",
@@ -362,7 +362,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "No peak figures are known for this device.",
         "Choose a GPU with --gpu NAME (ncu-roofline gpus lists them) or give roofs with "
         "--roofs FILE.",
-        "no-roofs",
+        "no roofs",
     ),
     FindingKind(
         "communication",
@@ -370,7 +370,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "Communication",
         "Collective kernels wait on NVLink, PCIe or the network, not on DRAM.",
         "Overlap communication with compute and compare the bus bandwidth with nccl-tests.",
-        "comm",
+        "communication",
     ),
     FindingKind(
         "clock-below-datasheet",
@@ -379,7 +379,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "ncu locks clocks to base by default, so kernels ran slower than datasheet boost.",
         "Read efficiencies against the profile's own roofs; profile with --clock-control none to "
         "see boost-clock behaviour.",
-        "clock",
+        "low clock",
     ),
     FindingKind(
         "gpu-mismatch",
@@ -387,7 +387,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "GPU mismatch",
         "The chosen GPU does not look like the profiled device.",
         "Check --gpu: roofs of another GPU make every efficiency wrong.",
-        "gpu",
+        "GPU mismatch",
     ),
     FindingKind(
         "mixed-definitions",
@@ -396,7 +396,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "L2 or L1 bytes come from metric families that count different things.",
         "Collect one family for the whole profile (lts__t_bytes and l1tex__t_bytes, or ncu's "
         "roofline sections).",
-        "mixed",
+        "mixed metrics",
     ),
     FindingKind(
         "no-theory",
@@ -404,7 +404,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "No theory",
         "Some kernels matched no theory rule or model op.",
         "Add [[kernel]] rules to a --theory file for them.",
-        "no-theory",
+        "no theory",
         needs_theory=True,
     ),
     FindingKind(
@@ -413,7 +413,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "Theory does not match the run",
         "",
         "",
-        "mismatch",
+        "theory mismatch",
         needs_theory=True,
     ),
     FindingKind(
@@ -425,7 +425,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "off by their ratio; the roofs probably belong to another GPU.",
         "Check --gpu or --roofs against the GPU the profile ran on; the finding names the "
         "built-in GPUs whose DRAM bandwidth fits the implied peak.",
-        "roof",
+        "roof mismatch",
     ),
 )
 
@@ -437,9 +437,6 @@ GATEABLE_KINDS: tuple[str, ...] = tuple(k.kind for k in _KINDS if k.gateable)
 
 #: Kinds that exist only when theory (``--theory`` or ``--model``) is given.
 THEORY_KINDS: tuple[str, ...] = tuple(k.kind for k in _KINDS if k.needs_theory)
-
-#: Short forms of the bound classes that are long, for narrow tables.
-BOUND_ABBREVIATIONS: Mapping[str, str] = {"not placeable": "unplaced", "communication": "comm"}
 
 
 def severity_of(kind: str) -> str:
@@ -459,6 +456,6 @@ def advice(advice_id: str | None) -> tuple[str, str]:
 
 
 def abbreviation(kind: str) -> str:
-    """The kind's short form in the terminal summary; unknown kinds are cut to 8 characters."""
+    """The kind in a few words for the terminal summary; unknown kinds as their words."""
     entry = CATALOGUE.get(kind)
-    return entry.abbreviation if entry is not None else kind[:8]
+    return entry.abbreviation if entry is not None else kind.replace("-", " ")[:20]

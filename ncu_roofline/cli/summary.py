@@ -12,10 +12,9 @@ from ncu_roofline.cli.options import (
     TheoryOptions,
     format_option,
     gate_options,
-    gpu_option,
     inputs_argument,
-    option_group,
     progress_option,
+    roof_options,
     theory_options,
     top_option,
 )
@@ -25,7 +24,7 @@ from ncu_roofline.render.output import write_output
 
 @click.command()
 @inputs_argument
-@option_group(RoofOptions, "roofs", gpu_option("Use this GPU's roofs."))
+@roof_options
 @click.option(
     "--width", type=click.IntRange(min=40), default=100, show_default=True, help="Columns."
 )
@@ -50,12 +49,13 @@ def summary(
 ) -> None:
     """Print the kernels with the most recoverable time, in a terminal table.
 
-    The table fits in --width columns (default 100): rank, kernel, bound
-    class, efficiency (% of roof), time, share, recoverable time and the
-    kernel's findings.  --fail-on gates work as for `report` (exit 3).
+    The table fits in --width columns (default 100): rank, kernel, grid,
+    bound class, efficiency (% of roof; % of the theory floor, marked "th",
+    where no roof applies), time, share, recoverable time and the kernel's
+    findings.  --gpu, --roofs and --clocks choose the roofs as for `report`.  --fail-on gates work as for `report` (exit 3).
     """
     settings = gating.settings()
-    roofs = roofs.configured(settings, "gpu")
+    roofs = roofs.configured(settings, "gpu", "roofs_file", "clocks")
     gates = gating.report_gates(settings)
     context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress)
     options = RenderOptions(width=width, top=top, gates=tripped if gates else None)

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.frame import floats
-from ncu_roofline.core.names import short_name
+from ncu_roofline.core.names import unique_short_names
 
 #: Identity columns, in order, with their meaning (from the column registry).
 IDENTITY_COLUMNS: dict[str, str] = {c.name: c.doc for c in LAUNCH_MODEL_COLUMNS}
@@ -126,6 +126,16 @@ def _map_unique(series: pd.Series, func: Any) -> pd.Series:
     return series.map(mapping)
 
 
+def short_names(kernels: pd.Series) -> pd.Series:
+    """Unique short names of a profile's kernels, computed once per distinct name.
+
+    Distinct kernels never share a short name within the frame (see
+    :func:`~ncu_roofline.core.names.unique_short_names`).
+    """
+    mapping = unique_short_names(str(u) for u in kernels.dropna().unique())
+    return kernels.map(mapping)
+
+
 def finalize_launches(identity: dict[str, Any], metrics: dict[str, Any], n: int) -> pd.DataFrame:
     """Assemble the canonical launch frame from identity and metric arrays.
 
@@ -152,7 +162,7 @@ def finalize_launches(identity: dict[str, Any], metrics: dict[str, Any], n: int)
     df["kernel"] = df["kernel"].fillna("")
     # Decimal-comma locales print the compute capability as "8,6".
     df["cc"] = df["cc"].map(lambda c: c.replace(",", ".") if isinstance(c, str) else c)
-    df["kernel_short"] = _map_unique(df["kernel"], short_name)
+    df["kernel_short"] = short_names(df["kernel"])
     if df["grid_blocks"].isna().all():
         df["grid_blocks"] = _map_unique(df["grid"], _dims_product).astype("Float64").astype("Int64")
     if df["block_threads"].isna().all():

@@ -9,6 +9,7 @@ These functions run once per *distinct* name, never per launch.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # Names so generic that the first template argument says more than they do.
 _GENERIC = re.compile(
@@ -18,6 +19,8 @@ _GENERIC = re.compile(
 )
 
 MAX_SHORT = 96
+#: Longest fragment of the full name added to tell siblings apart.
+_FRAGMENT = 24
 
 _PRIMITIVE = frozenset(
     {
@@ -181,6 +184,154 @@ def short_name(full: str) -> str:
         # Names made only of a bracketed tag ("<unnamed>", "<tag ...>") leave
         # nothing outside the brackets: the whole name is the handle then.
         result = name or full.strip()
-    if len(result) > MAX_SHORT:
-        result = result[: MAX_SHORT - 1] + "…"
+    return middle_cut(result, MAX_SHORT)
+
+
+def middle_cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters by an ``…`` in the middle.
+
+    The end of a kernel name (the tile shape, the layout, the last template
+    argument) is what tells sibling kernels apart, so both ends survive.
+
+    >>> middle_cut("Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_tn>", 30)
+    'Kernel2<cutlass…bf16_64x64_tn>'
+    """
+    if width <= 0:
+        return ""
+    if len(text) <= width:
+        return text
+    if width == 1:
+        return "…"
+    head = width // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
+
+
+def _base_name(full: str) -> str:
+    """The function name of ``full`` with its template arguments: no ``void``, no parameters."""
+    name = full.strip()
+    if name.startswith("void "):
+        name = name[5:]
+    return strip_balanced_suffix(name, "(", ")")
+
+
+def _template_args(full: str) -> list[str]:
+    """Top-level template arguments of the function in ``full`` (``[]`` when none)."""
+    base = _last_scope(_base_name(full))
+    stem = strip_balanced_suffix(base, "<", ">")
+    if stem == base:
+        return []
+    return split_top_level(base[len(stem) + 1 : -1])
+
+
+def _with_argument(short: str, arg: str) -> str:
+    """``short`` with template argument ``arg`` shown: ``f<A>`` + ``A<int>`` -> ``f<A<int>>``."""
+    arg = middle_cut(_last_scope(arg.strip()), MAX_SHORT // 2)
+    stem = strip_balanced_suffix(short, "<", ">")
+    if stem != short:
+        shown = short[len(stem) + 1 : -1]
+        if arg.startswith(shown):
+            return f"{stem}<{arg}>"
+        return f"{stem}<{shown}, {arg}>"
+    return f"{short}<{arg}>"
+
+
+def _by_template_argument(short: str, fulls: list[str]) -> dict[str, str]:
+    """Names of ``fulls`` (one short name) extended by the first template argument that differs."""
+    args = [_template_args(f) for f in fulls]
+    longest = max(len(a) for a in args)
+    for i in range(longest):
+        column = [a[i] if i < len(a) else "" for a in args]
+        if len(set(column)) > 1:
+            return {
+                f: _with_argument(short, a) if a else short
+                for f, a in zip(fulls, column, strict=True)
+            }
+    return {f: short for f in fulls}
+
+
+def _identifier(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _common_prefix(texts: list[str]) -> int:
+    """Length of the characters all ``texts`` start with."""
+    first, last = min(texts), max(texts)
+    n = 0
+    while n < len(first) and first[n] == last[n]:
+        n += 1
+    return n
+
+
+def _by_difference(short: str, fulls: list[str]) -> dict[str, str]:
+    """Names of ``fulls`` (one short name) extended by the part of the full name they differ in.
+
+    The text between the group's longest common prefix and suffix, widened
+    to whole identifiers: ``elementwise_kernel<…CUDAFunctor_add…>`` where the
+    differing template arguments all end in the same lambda.
+    """
+    bases = [_base_name(f) for f in fulls]
+    prefix = _common_prefix(bases)
+    room = min(len(b) for b in bases) - prefix
+    suffix = _common_prefix([b[::-1] for b in bases])
+    suffix = max(0, min(suffix, room))
+    out = {}
+    for f, b in zip(fulls, bases, strict=True):
+        start, end = prefix, len(b) - suffix
+        while start > 0 and _identifier(b[start - 1]):
+            start -= 1
+        while end < len(b) and _identifier(b[end]):
+            end += 1
+        # Where the names start to differ says most: keep the head.
+        part = b[start:end].strip(" ,<>()")[:_FRAGMENT].rstrip(" ,<>(:")
+        stem = strip_balanced_suffix(short, "<", ">")
+        shown = short[len(stem) + 1 : -1] if stem != short else ""
+        out[f] = f"{stem}<{shown + ', ' if shown else ''}…{part}…>" if part else short
+    return out
+
+
+def _by_full_name(fulls: list[str]) -> dict[str, str]:
+    """Names of ``fulls`` as their whole function names, cut in the middle when long."""
+    return {f: middle_cut(_base_name(f) or f.strip(), MAX_SHORT) for f in fulls}
+
+
+def unique_short_names(fulls: Iterable[str]) -> dict[str, str]:
+    """A short name for each distinct full name, distinct names never sharing one.
+
+    :func:`short_name` drops what sibling kernels differ in
+    (``InitializeMatrix_kernel<__half>`` and ``<float>`` both read
+    ``InitializeMatrix_kernel``).  Where distinct names share a short name,
+    it is extended by the first template argument that differs; still equal,
+    by the text the full names differ in; still equal, the function name with
+    scopes and template arguments is used; still equal, a number in the
+    order of the full names.  Runs once per distinct name, never per launch.
+
+    >>> names = unique_short_names(["void f<float>(float*)", "void f<__half>(__half*)"])
+    >>> names["void f<float>(float*)"], names["void f<__half>(__half*)"]
+    ('f<float>', 'f<__half>')
+    """
+    distinct = sorted(set(fulls))
+    result = {f: short_name(f) for f in distinct}
+    for step in (_by_template_argument, _by_difference, None):
+        groups: dict[str, list[str]] = {}
+        for f in distinct:
+            groups.setdefault(result[f], []).append(f)
+        for short, members in groups.items():
+            if len(members) < 2:
+                continue
+            names = _by_full_name(members) if step is None else step(short, members)
+            # A step that leaves the group as alike as before is not taken:
+            # the next one starts from the plain short name.
+            if len(set(names.values())) > 1:
+                result.update(names)
+    groups = {}
+    for f in distinct:
+        groups.setdefault(result[f], []).append(f)
+    taken = set(result.values())
+    for short, members in groups.items():
+        for n, f in enumerate(members[1:], start=2):
+            while f"{short} #{n}" in taken:
+                n += 1
+            result[f] = f"{short} #{n}"
+            taken.add(result[f])
     return result

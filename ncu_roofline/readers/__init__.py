@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ncu_roofline.core.model import Profile, SourceInfo, empty_launches
+from ncu_roofline.core.model import Profile, SourceInfo, empty_launches, short_names
 from ncu_roofline.core.progress import make_progress
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.csv_pages import detect_layout, read_long, read_raw
@@ -166,4 +166,7 @@ def load(
     if not frames:
         return Profile(empty_launches(), [])
     launches = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True, sort=False)
+    if len(frames) > 1:
+        # Names unique per input can meet their sibling from another input.
+        launches["kernel_short"] = short_names(launches["kernel"])
     return Profile(launches, infos)

@@ -25,6 +25,8 @@ from typing import Any
 from urllib.parse import quote
 
 from ncu_roofline.analysis.catalogue import SEVERITIES, advice
+from ncu_roofline.core.names import middle_cut
+from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.severity import most_severe_first, severity_counts
 from ncu_roofline.render.templates import render
@@ -38,6 +40,8 @@ TEMPLATE = "report_md.txt.j2"
 
 #: Longest kernel name, message or other data string shown (characters).
 _MAX_NAME = 100
+#: Longest kernel name in the tables outside the collapsed details (characters).
+_MAX_KERNEL = 50
 _MAX_MESSAGE = 2_000
 _MAX_INPUTS = 5
 
@@ -107,7 +111,7 @@ def html_link(url: str, label: str = "Full HTML report") -> str:
 
 
 class _Names:
-    """Kernel display names: short name in code, grid added when it repeats."""
+    """Kernel display names: short name in code, cut in the middle, grid added when it repeats."""
 
     def __init__(self, kernels: list[dict[str, Any]]) -> None:
         self._repeats = Counter(self._short(k) for k in kernels)
@@ -122,14 +126,16 @@ class _Names:
     def cell(self, k: dict[str, Any], *, table: bool = True) -> str:
         """The kernel's short name as a code span, with its grid when the name repeats."""
         short = self._short(k)
-        text = escape_code(short, table=table)
-        if self._repeats[short] > 1:
-            text += f" grid {escape_text(k.get('grid') or '?')}"
+        text = escape_code(middle_cut(short, _MAX_KERNEL), table=table)
+        if self._repeats[short] > 1 and k.get("grid"):
+            text += f" grid {escape_text(k['grid'])}"
         return text
 
     def of_full(self, full: Any, *, table: bool = False) -> str:
         """The short name of a full kernel name (the full name, clipped, when unknown)."""
-        return escape_code(self._by_full.get(str(full), str(full)), table=table)
+        return escape_code(
+            middle_cut(self._by_full.get(str(full), str(full)), _MAX_KERNEL), table=table
+        )
 
 
 def _title(context: ReportContext) -> str:
@@ -142,7 +148,45 @@ def _title(context: ReportContext) -> str:
     return names
 
 
-def _verdict(context: ReportContext, gates: list[dict[str, Any]] | None) -> str:
+def _devices(context: ReportContext) -> str | None:
+    """The header line naming each device and the SM clock it ran at (``None`` with no roofs)."""
+    seen: list[str] = []
+    for r in context.get("roofs") or []:
+        gpu = r.get("gpu") or {}
+        device = (
+            r.get("device_name") or gpu.get("name") or (f"CC {r['cc']}" if r.get("cc") else None)
+        )
+        if not device:
+            continue
+        text = escape_text(device)
+        if r.get("measured_sm_clock_hz"):
+            text += f", SM clock {TEXT.si(r['measured_sm_clock_hz'], 'Hz')}"
+        if text not in seen:
+            seen.append(text)
+    return ("**Device:** " + "; ".join(seen)) if seen else None
+
+
+def _verdict(top: list[dict[str, Any]], names: _Names, gates: list[dict[str, Any]] | None) -> str:
+    """Whether the gates passed and the kernel to look at first (the most recoverable)."""
+    if gates is None:
+        state = "no gates set"
+    elif gates:
+        state = f"**{plural(len(gates), 'gate')} tripped**"
+    else:
+        state = "gates passed"
+    if top:
+        k = top[0]
+        look = (
+            f"look first at {names.cell(k, table=False)} "
+            f"({TEXT.duration(k.get('recoverable_s'))} recoverable, {escape_text(k.get('bound') or 'n/a')})"
+        )
+    else:
+        look = "no kernel has recoverable time to look at"
+    return f"**Verdict:** {state}; {look}."
+
+
+def _summary(context: ReportContext) -> str:
+    """Totals: kernel time, recoverable and latency-bound time, findings by severity."""
     summary = context.get("summary") or {}
     total = summary.get("total_duration_s")
     recoverable = summary.get("recoverable_s")
@@ -159,9 +203,7 @@ def _verdict(context: ReportContext, gates: list[dict[str, Any]] | None) -> str:
     detail = ", ".join(f"{TEXT.count(counts[s])} {s}" for s in SEVERITIES if counts[s])
     n = sum(counts.values())
     parts.append(plural(n, "finding") + (f" ({detail})" if detail else ""))
-    if gates is not None:
-        parts.append(f"**{plural(len(gates), 'gate')} tripped**" if gates else "no gate tripped")
-    return "**Verdict:** " + "; ".join(parts) + "."
+    return "**Summary:** " + "; ".join(parts) + "."
 
 
 def _bound_rows(context: ReportContext) -> list[list[str]]:
@@ -186,11 +228,15 @@ def _bound_rows(context: ReportContext) -> list[list[str]]:
     return rows
 
 
-def _top_rows(kernels: list[dict[str, Any]], names: _Names, with_theory: bool) -> list[list[str]]:
-    ranked = sorted(
+def _by_recoverable(kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The kernels with a recoverable time, most first."""
+    return sorted(
         (k for k in kernels if k.get("recoverable_s") is not None),
         key=lambda k: (-float(k["recoverable_s"]), k.get("rank") or 0),
     )
+
+
+def _top_rows(ranked: list[dict[str, Any]], names: _Names, with_theory: bool) -> list[list[str]]:
     rows = []
     for k in ranked:
         row = [
@@ -207,14 +253,24 @@ def _top_rows(kernels: list[dict[str, Any]], names: _Names, with_theory: bool) -
     return rows
 
 
-def _full_rows(kernels: list[dict[str, Any]], names: _Names, with_theory: bool) -> list[list[str]]:
+def _full_rows(
+    kernels: list[dict[str, Any]], with_shape: bool, with_theory: bool
+) -> list[list[str]]:
+    """The collapsed table: full kernel names, the launch shape where exported."""
     rows = []
     for k in kernels:
         row = [
             str(k.get("rank") or ""),
-            escape_code(str(k.get("kernel_short") or k.get("kernel") or "?"), table=True),
-            escape_text(k.get("grid") or "?"),
-            escape_text(k.get("block") or "?"),
+            escape_code(
+                str(k.get("kernel") or k.get("kernel_short") or "?"), table=True, limit=_MAX_MESSAGE
+            ),
+        ]
+        if with_shape:
+            row += [
+                escape_text(k.get("grid") or TEXT.missing),
+                escape_text(k.get("block") or TEXT.missing),
+            ]
+        row += [
             TEXT.count(k.get("launches")),
             escape_text(k.get("bound") or "n/a"),
             TEXT.pct(k.get("efficiency")),
@@ -355,13 +411,19 @@ def render_markdown(
     kernels = list(context.get("kernels") or [])
     with_theory = context.get("theory") is not None
     names = _Names(kernels)
-    top_rows = _top_rows(kernels, names, with_theory)
-    full_rows = _full_rows(kernels, names, with_theory)
+    ranked = _by_recoverable(kernels)
+    top_rows = _top_rows(ranked, names, with_theory)
+    with_shape = any(k.get("grid") or k.get("block") for k in kernels)
+    full_rows = _full_rows(kernels, with_shape, with_theory)
     findings = _finding_lines(list(context.get("findings") or []), context.get("advice") or {})
     gate_lines = _gate_lines(list(gates or []), names)
     fixed = {
         "title": _title(context),
-        "verdict": _verdict(context, gates),
+        "devices": _devices(context),
+        "verdict": _verdict(ranked, names, gates),
+        "summary": _summary(context),
+        "with_shape": with_shape,
+        "shape_missing": LAUNCH_SHAPE_MISSING,
         "bound_rows": _bound_rows(context),
         "roof_groups": _roof_groups(context),
         "with_theory": with_theory,

@@ -65,7 +65,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
         short = k["kernel_short"] or k["kernel"]
         # Several launch configurations of one kernel: say which, on a line
         # of its own so a clipped long name cannot hide it.
-        hint = f"grid {k['grid'] or '?'}" if repeats[short] > 1 else ""
+        hint = f"grid {k['grid']}" if repeats[short] > 1 and k["grid"] else ""
         rows.append(
             {
                 "short": short,

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ncu_roofline.analysis.catalogue import BOUND_ABBREVIATIONS, abbreviation
+from ncu_roofline.analysis.catalogue import abbreviation
+from ncu_roofline.core.names import middle_cut
+from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.render.severity import severity_counts
@@ -22,8 +24,14 @@ from ncu_roofline.version import NAME
 
 #: Narrowest kernel-name column before columns are dropped.
 _MIN_NAME = 12
+#: Name width the findings column makes room for before it is cut.
+_NAME_ROOM = 28
+#: Name width kept by dropping columns, least important first.
+_NAME_ROOM_NARROW = 24
 #: Widest findings column.
-_MAX_FINDINGS = 18
+_MAX_FINDINGS = 32
+#: Marks an efficiency against the theory floor rather than a roof.
+_THEORY_MARK = "th"
 _GAP = "  "
 
 
@@ -32,6 +40,18 @@ def _clip(text: str, width: int) -> str:
     if width <= 0:
         return ""
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _grid(k: dict[str, Any]) -> str:
+    """The grid without brackets and spaces (``16,32,1``): the name column needs the room."""
+    return "".join(ch for ch in str(k.get("grid") or "") if ch not in "() ")
+
+
+def _efficiency(k: dict[str, Any]) -> str:
+    """The share of the roof reached; where no roof applies, of the theory floor (``th``)."""
+    if k.get("efficiency") is None and k.get("theory_efficiency") is not None:
+        return f"{TEXT.pct(k.get('theory_efficiency'))} {_THEORY_MARK}"
+    return TEXT.pct(k.get("efficiency"))
 
 
 def _kinds_by_kernel(findings: list[FindingRecord]) -> dict[str, list[str]]:
@@ -56,8 +76,8 @@ class _Column:
         self.right = right
 
 
-def _header(context: ReportContext, groups: int) -> list[str]:
-    """The inputs, the totals and a blank line."""
+def _header(context: ReportContext, groups: int, shape: bool) -> list[str]:
+    """The inputs, the totals, whether the launch shape is missing, and a blank line."""
     summary = context.get("summary") or {}
     inputs = [file_name(i.get("path")) for i in context.get("inputs") or []]
     total = summary.get("total_duration_s")
@@ -70,23 +90,28 @@ def _header(context: ReportContext, groups: int) -> list[str]:
         f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
         + (f"{TEXT.duration(latency)} latency, " if latency else "")
         + f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
+        *([] if shape or not groups else [f"grid and block: {LAUNCH_SHAPE_MISSING}"]),
         "",
     ]
 
 
 #: Index of the kernel-name column, the one that takes what the others leave.
 _NAME = 1
-#: Columns dropped, in this order, while the name column has too little room:
-#: findings, share, bound, roof%.
-_DROP_ORDER = (7, 5, 3, 4)
+#: Columns dropped, in this order, while the name column has too little room.
+_DROP_ORDER = ("findings", "grid", "share", "bound", "roof%")
 
 
-def _fit(widths: list[int], width: int) -> list[int]:
+def _fit(widths: list[int], width: int, titles: list[str], wanted: int) -> list[int]:
     """The columns kept in ``width`` characters; narrows the name column in ``widths`` to fit."""
     keep = list(range(len(widths)))
-    for drop in _DROP_ORDER:
+    for title in _DROP_ORDER:
+        if title not in titles:
+            continue
+        drop = titles.index(title)
         others = sum(widths[i] for i in keep if i != _NAME) + len(_GAP) * (len(keep) - 1)
-        if width - others >= _MIN_NAME:
+        # Findings and grid go to keep a readable name; the others only when
+        # the name would not fit at all.
+        if width - others >= (wanted if title in ("findings", "grid") else _MIN_NAME):
             break
         keep.remove(drop)
     others = sum(widths[i] for i in keep if i != _NAME) + len(_GAP) * (len(keep) - 1)
@@ -107,10 +132,13 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
     """Render a report context as a plain-text table no wider than ``width`` columns.
 
     Rows are the ``top`` kernel groups by total time (the context's rank):
-    rank, short name, bound class, share of the roof reached, time, share of
-    the profile's time, recoverable time and the kinds of finding about the
-    kernel.  A header line names the inputs and totals; a footer counts the
-    findings by severity.
+    rank, unique short name (cut in the middle, so that the end that tells
+    siblings apart survives), grid, bound class, share of the roof reached
+    (of the theory floor where no roof applies), time, share of the
+    profile's time, recoverable time and the kinds of finding about the
+    kernel in words.  A header line names the inputs and totals and says once
+    when the exports have no launch shape; a footer counts the findings by
+    severity.
     """
     width = max(1, int(width))
     kernels = list(context.get("kernels") or [])
@@ -118,7 +146,8 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
     shown = kernels[: max(0, int(top))]
     kinds = _kinds_by_kernel(findings)
 
-    lines = _header(context, len(kernels))
+    shape = any(k.get("grid") for k in kernels)
+    lines = _header(context, len(kernels), shape)
 
     columns = [
         _Column("#", lambda k: str(k.get("rank") or ""), True),
@@ -127,26 +156,36 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
             lambda k: terminal_safe(k.get("kernel_short") or k.get("kernel") or "?"),
             False,
         ),
+        *([_Column("grid", _grid, False)] if shape else []),
         _Column(
             "bound",
-            lambda k: BOUND_ABBREVIATIONS.get(k.get("bound") or "", k.get("bound") or "n/a"),
+            lambda k: str(k.get("bound") or "n/a"),
             False,
         ),
-        _Column("roof%", lambda k: TEXT.pct(k.get("efficiency")), True),
+        _Column("roof%", _efficiency, True),
         _Column("time", lambda k: TEXT.duration(k.get("total_duration_s")), True),
         _Column("share", lambda k: TEXT.pct(k.get("time_share")), True),
         _Column("recov.", lambda k: TEXT.duration(k.get("recoverable_s")), True),
-        _Column("findings", lambda k: ",".join(kinds.get(str(k.get("kernel")), [])), False),
+        _Column("findings", lambda k: ", ".join(kinds.get(str(k.get("kernel")), [])), False),
     ]
     cells = [[terminal_safe(c.cell(k)) for c in columns] for k in shown]
     widths = [max([len(c.title), *(len(row[i]) for row in cells)]) for i, c in enumerate(columns)]
-    widths[-1] = min(widths[-1], _MAX_FINDINGS)
-    keep = _fit(widths, width)
+    # The findings column gives up room before the name column drops under
+    # _NAME_ROOM characters: a name cut short tells siblings apart no more.
+    wanted = min(widths[_NAME], _NAME_ROOM)
+    others = sum(widths[:-1]) - widths[_NAME] + len(_GAP) * (len(widths) - 1)
+    widths[-1] = max(
+        len(columns[-1].title), min(widths[-1], _MAX_FINDINGS, width - others - wanted)
+    )
+    keep = _fit(
+        widths, width, [c.title for c in columns], max(_MIN_NAME, min(wanted, _NAME_ROOM_NARROW))
+    )
 
     def line(texts: list[str]) -> str:
         parts = []
         for i in keep:
-            text = _clip(texts[i], widths[i])
+            cut = middle_cut if i == _NAME else _clip
+            text = cut(texts[i], widths[i])
             parts.append(text.rjust(widths[i]) if columns[i].right else text.ljust(widths[i]))
         return _GAP.join(parts).rstrip()
 
@@ -158,5 +197,8 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
     if len(kernels) > len(shown):
         lines.append(f"… {TEXT.count(len(kernels) - len(shown))} more kernel group(s) not shown")
     lines.append("")
+    roof = next(i for i, c in enumerate(columns) if c.title == "roof%")
+    if roof in keep and any(row[roof].endswith(_THEORY_MARK) for row in cells):
+        lines.append(f"{_THEORY_MARK}: share of the theory floor, for kernels with no roof")
     lines.append(_footer(findings))
     return "\n".join(_clip(text, width) for text in lines) + "\n"

@@ -110,6 +110,11 @@ def theory_gates_without_theory(gates: list[Gate], has_theory: bool) -> list[str
     return [g.text for g in gates if g.kind == "finding" and g.text.strip().lower() in THEORY_KINDS]
 
 
+def _shape(k: dict[str, Any]) -> str:
+    """`` (grid …)`` for a group with a launch shape; nothing where the export has none."""
+    return f" (grid {k['grid']})" if k.get("grid") else ""
+
+
 def _efficiency(gate: Gate, kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
     assert gate.threshold is not None
     out = []
@@ -122,7 +127,7 @@ def _efficiency(gate: Gate, kernels: list[dict[str, Any]]) -> list[dict[str, Any
                 _trip(
                     gate,
                     k["kernel"],
-                    f"{k['kernel_short']} (grid {k.get('grid') or '?'}) runs at {100 * eff:.1f}% "
+                    f"{k['kernel_short']}{_shape(k)} runs at {100 * eff:.1f}% "
                     f"of its roof ({100 * share:.1f}% of the kernel time), under "
                     f"{100 * gate.threshold:g}%",
                     k,
