@@ -76,3 +76,48 @@ def test_kernel_rows_name_a_binding_level_other_than_dram(samples_dir: Path) -> 
     assert rows == {"gemm_v0": "", "randomInit": "binding level: L2"}
     html = render_html(build_page(ctx))
     assert html.count('<div class="reason binding">binding level: L2</div>') == 2
+
+
+def test_first_screen_parts() -> None:
+    # One compute-bound group at 100% of the roof: nothing recoverable, so no
+    # "top" row; the bound table keeps only the class that has kernels.
+    _, page = _html("k")
+    shown = [b["bound"] for b in page["summary"]["by_bound_shown"]]
+    assert shown == ["compute"]
+    assert len(page["summary"]["by_bound"]) == 5
+    assert page["collect"] is None
+    # Its one marker is a circle or a diamond: either way "diamonds have
+    # findings" tells nothing when every marker (or none) is one.
+    assert page["marker_hint"] == ""
+
+
+def test_header_names_each_roof_source_once(samples_dir) -> None:  # type: ignore[no-untyped-def]
+    from ncu_roofline import load
+
+    bert = samples_dir / (
+        "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__"
+        "attention_actual_parameter_analysis_data_5-9_bert_torch_nsight.csv"
+    )
+    context = build_context(ncu_roofline.analyze(load([str(bert)]), gpu="a100_40gb_pcie"))
+    page = build_page(context, plotly_js="cdn", generated_at="2026-01-01T00:00:00+00:00")
+    summary = page["devices"][0]["summary"]
+    assert summary.count("A100 PCIe 40GB (built-in table)") == 1, summary
+    assert "at the measured SM clock" in summary
+    # One of BERT's ten plotted groups has a finding: the shapes mean something.
+    assert page["marker_hint"] == "diamonds have findings"
+
+
+def test_nothing_placed_gives_the_inspect_command(samples_dir) -> None:  # type: ignore[no-untyped-def]
+    from ncu_roofline import load
+
+    export = samples_dir / ("Giotyp__GPU-Roofline-Python__multi_kernels_metrics.csv")
+    context = build_context(ncu_roofline.analyze(load([str(export)]), gpu="a100_40gb_pcie"))
+    page = build_page(context, plotly_js="cdn", generated_at="2026-01-01T00:00:00+00:00")
+    collect = page["collect"]
+    assert collect is not None and page["charts"] == []
+    assert collect["reasons"] == ["No duration in the export"]
+    (item,) = collect["inputs"]
+    # The summary export has DRAM and L2 sectors but no time and no FLOPs.
+    assert item["missing"].startswith("kernel duration, FP64 FLOP counts")
+    assert item["command"].startswith("ncu --metrics gpu__time_duration.sum,")
+    assert not collect["no_roofs"]

@@ -609,3 +609,134 @@ def test_memory_levels_button_draws_three_points_per_group(
     groups = [k for k in report["kernels"] if plottable(k)]
     assert len(groups) == 12
     assert int(probed.body["data-level-points"]) == 3 * len(groups)
+
+
+# --------------------------------------------------------------------------- 6. first screen, phone
+
+BERT = (
+    "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__"
+    "attention_actual_parameter_analysis_data_5-9_bert_torch_nsight.csv"
+)
+#: An export with a duration but no FLOP counters: nothing can be placed.
+NO_FLOPS = (
+    "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode__"
+    "gqa_bf16_b128_ctx2k_p64.ncu.csv"
+)
+#: A phone's viewport: headless Chromium will not make a window under 500 px,
+#: so the page is loaded in an iframe this size.
+PHONE = (390, 844)
+
+_FRAME = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="f" src="{src}" width="{w}" height="{h}" style="border:0"></iframe>
+<script>
+document.getElementById("f").addEventListener("load", function () {{
+  setTimeout(function () {{
+    var d = document.getElementById("f").contentDocument;
+    ["data-ready", "data-errors", "data-view-width"].forEach(function (k) {{
+      document.body.setAttribute(k, d.body.getAttribute(k) || "");
+    }});
+    document.body.setAttribute("data-scroll-width", String(d.documentElement.scrollWidth));
+    document.body.setAttribute("data-inner-width", String(d.defaultView.innerWidth));
+  }}, 1500);
+}});
+</script></body></html>
+"""
+
+
+def load_on_phone(browser: str, page: Path, workdir: Path) -> dict[str, str]:
+    """``<body>`` attributes of ``page`` loaded in a 390x844 frame, with its scroll width."""
+    frame = page.with_name(page.stem + ".phone.html")
+    frame.write_text(_FRAME.format(src=page.name, w=PHONE[0], h=PHONE[1]), encoding="utf-8")
+    profile_dir = Path(tempfile.mkdtemp(prefix="chromium-", dir=workdir))
+    proc = subprocess.run(
+        [
+            *chromium_args(browser, profile_dir),
+            "--allow-file-access-from-files",
+            "--window-size=800,900",
+            "--dump-dom",
+            frame.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return dict(lxml.html.document_fromstring(proc.stdout).body.attrib)
+
+
+def _phone_page(kind: str, samples: Path, out: Path) -> Path:
+    page = out / f"{kind}.html"
+    if kind == "sample":
+        cli_report(str(SAMPLE), "-o", str(page), "--model", "llama-3-8b")
+    elif kind == "bert-a100":
+        cli_report(str(samples / BERT), "-o", str(page), "--gpu", "a100_40gb_pcie")
+    elif kind == "bert":
+        cli_report(str(samples / BERT), "-o", str(page))
+    elif kind == "no-flops":
+        cli_report(str(samples / NO_FLOPS), "-o", str(page))
+    else:
+        proc = run(
+            "compare",
+            str(samples / "wangzy0327__cuda-roofline__src_output.csv"),
+            str(samples / "wangzy0327__cuda-roofline__src_output_A100.csv"),
+            "-o",
+            str(page),
+            "--force",
+            timeout=TIMEOUT,
+        )
+        assert page.is_file(), proc.stderr
+    return page
+
+
+@pytest.mark.parametrize("kind", ["sample", "bert-a100", "bert", "no-flops", "compare"])
+def test_phone_page_does_not_scroll_sideways(
+    browser: str, samples_dir: Path, tmp_path: Path, kind: str
+) -> None:
+    page = _phone_page(kind, samples_dir, tmp_path)
+    body = load_on_phone(browser, page, tmp_path)
+    assert body.get("data-ready") == "1", body
+    assert body.get("data-errors") == "", body
+    assert body["data-inner-width"] == str(PHONE[0]), body
+    assert int(body["data-scroll-width"]) <= PHONE[0], f"{kind}: page scrolls sideways: {body}"
+
+
+def test_top_table_has_time_and_share(sample_files: tuple[Path, dict[str, Any]]) -> None:
+    page, report = sample_files
+    tree = lxml.html.document_fromstring(page.read_text(encoding="utf-8"))
+    table = tree.xpath('//table[contains(@class, "top-kernels")]')[0]
+    assert table.getparent().get("class") == "table-wrap"
+    heads = [th.text_content() for th in table.xpath("./thead/tr/th")]
+    assert heads[:4] == ["kernel", "bound", "time", "share"], heads
+    assert "recoverable" in heads
+    first = [td.text_content() for td in table.xpath("./tbody/tr[1]/td")]
+    # The first row is the group with the most recoverable time.
+    top = max(report["kernels"], key=lambda k: k["recoverable_s"] or 0)
+    assert first[2] == "225 µs" and top["total_duration_s"] == pytest.approx(225e-6, rel=0.01)
+    assert first[3] == f"{100 * top['time_share']:.1f}%"
+
+
+def test_bound_table_hides_empty_classes(sample_files: tuple[Path, dict[str, Any]]) -> None:
+    page, _ = sample_files
+    tree = lxml.html.document_fromstring(page.read_text(encoding="utf-8"))
+    rows = tree.xpath('//table[contains(@class, "bounds")]/tbody/tr')
+    # The sample has memory, compute and latency groups; no collective, none unplaced.
+    assert [r.xpath("./td")[0].text_content() for r in rows] == ["memory", "compute", "latency"]
+
+
+def test_nothing_placeable_shows_the_ncu_command(
+    browser: str, samples_dir: Path, tmp_path: Path
+) -> None:
+    page = _phone_page("no-flops", samples_dir, tmp_path)
+    loaded = load_in_browser(browser, page, tmp_path)
+    assert loaded.body.get("data-errors") == "", loaded.body
+    section = loaded.tree.get_element_by_id("roofline")
+    assert not section.xpath('.//div[contains(concat(" ", @class, " "), " chart ")]')
+    box = section.xpath('.//div[@class="collect"]')
+    assert box, "no collect box"
+    assert "No FLOP counters in the export" in box[0].text_content()
+    command = box[0].xpath(".//pre[@class='command']")[0].text_content()
+    # What `inspect` prints for the same export: FLOP counters first, base units, raw page.
+    inspect = run("inspect", str(samples_dir / NO_FLOPS), timeout=TIMEOUT).stdout
+    assert command in " ".join(inspect.split()), command
+    assert command.startswith("ncu --metrics sm__sass_thread_inst_executed_op_dadd_pred_on.sum,")
+    assert command.endswith("--print-units base --csv --page raw <app>")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 from dataclasses import dataclass
 
 from ncu_roofline.core.units import format_si
@@ -133,3 +134,8 @@ def file_name(path: object, missing: str = "unknown input") -> str:
 def plural(n: int, word: str, many: str | None = None) -> str:
     """``n`` with thousands separators and ``word`` in the number it takes (``1 kernel``)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def collect_command(ncu_options: list[str]) -> str:
+    """The ``ncu`` command line that collects what ``ncu_options`` name, shell-quoted."""
+    return "ncu " + " ".join(shlex.quote(o) for o in ncu_options) + " --csv --page raw <app>"

@@ -14,7 +14,7 @@ from typing import Any
 from ncu_roofline.analysis.catalogue import advice
 from ncu_roofline.analysis.limiter import UNIT_LABELS
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
-from ncu_roofline.render.format import TABLE, unknown
+from ncu_roofline.render.format import TABLE, collect_command, unknown
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, ReportContext, Summary
@@ -28,6 +28,10 @@ BOUND_MEANING: dict[str, str] = {
     "communication": "collective kernels, bound by the interconnect",
     "not placeable": "an input the roofline needs is missing",
 }
+
+
+#: The kernel table's columns a narrow screen keeps (with the name and the bound class).
+COMPACT = ("rank", "time", "share", "recoverable")
 
 
 def _sort_key(value: Any) -> str:
@@ -82,7 +86,8 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
                 "theory": k.get("theory_source") or "",
                 "confidence": k.get("confidence") or "",
                 "cells": [
-                    {"key": key, "text": text, "sort": _sort_key(raw)} for key, text, raw in cells
+                    {"key": key, "text": text, "sort": _sort_key(raw), "wide": key not in COMPACT}
+                    for key, text, raw in cells
                 ],
             }
         )
@@ -203,6 +208,8 @@ def _top_recoverable(kernels: list[dict[str, Any]], total: Any) -> list[dict[str
             "short": k["kernel_short"] or k["kernel"],
             "full": k["kernel"],
             "bound": k["bound"],
+            "time": TABLE.duration(k["total_duration_s"]),
+            "time_share": TABLE.pct(k["time_share"]),
             "efficiency": TABLE.pct(k["efficiency"]),
             "recoverable": TABLE.duration(k["recoverable_s"]),
             "share": TABLE.pct(k["recoverable_s"] / total if total else None),
@@ -229,6 +236,8 @@ def _summary(context: ReportContext) -> dict[str, Any]:
         "latency": TABLE.duration(latency) if latency else None,
         "latency_share": TABLE.pct(latency / total) if (latency and total) else TABLE.missing,
         "by_bound": _by_bound(summary),
+        # Classes without kernels say nothing on the first screen.
+        "by_bound_shown": [b for b in _by_bound(summary) if b["kernels"]],
         "top": _top_recoverable(kernels, total),
         "finding_kinds": sorted(kinds.items(), key=lambda kv: -kv[1]),
     }
@@ -287,6 +296,8 @@ def _devices(roofs: list[DeviceRoofsRecord]) -> list[dict[str, Any]]:
         )
     for dev in devices:
         sources = list(dict.fromkeys(c["source"] for c in dev["ceilings"]))
+        # "X at the measured SM clock" already says "X": name the source once.
+        sources = [s for s in sources if not any(o != s and o.startswith(s) for o in sources)]
         dev["summary"] = (
             f"{dev['name']} (CC {dev['cc']}): roofs from "
             + ("; ".join(sources) if sources else "nowhere (no roofs)")
@@ -319,6 +330,46 @@ def _theory_rows(kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+def _collect(context: ReportContext, points: int) -> dict[str, Any] | None:
+    """With no point placed, the ``ncu`` command that collects what is missing; else ``None``.
+
+    Shown in place of an empty chart, so the first screen says what to do.
+    """
+    if points or not any(k["bound"] == "not placeable" for k in context["kernels"]):
+        return None
+    reasons = list(
+        dict.fromkeys(
+            k["bound_reason"] for k in context["kernels"] if k["bound"] == "not placeable"
+        )
+    )
+    inputs = [
+        {
+            "path": c["path"],
+            "missing": ", ".join(c["missing"]),
+            "command": collect_command(c["ncu_options"]),
+        }
+        for c in context.get("collect", [])
+        if c["ncu_options"]
+    ]
+    return {
+        "reasons": [r[:1].upper() + r[1:] for r in reasons if r],
+        "inputs": inputs,
+        "no_roofs": not any(d["ceilings"] for d in context["roofs"]),
+    }
+
+
+def _marker_hint(charts: list[dict[str, Any]]) -> str:
+    """What the marker shapes mean, said only when some (not all) markers have findings."""
+    symbols: list[Any] = []
+    for c in charts:
+        for trace in c["figure"].get("data", []):
+            symbol = (trace.get("marker") or {}).get("symbol")
+            if trace.get("legendgroup") == "kernel groups" and isinstance(symbol, list):
+                symbols.extend(symbol)
+    diamonds = sum(1 for sym in symbols if sym == "diamond")
+    return "diamonds have findings" if 0 < diamonds < len(symbols) else ""
+
+
 def _title(inputs: list[InputRecord]) -> str:
     title = "Roofline report: " + ", ".join(i["path"].rsplit("/", 1)[-1] for i in inputs[:3])
     if len(inputs) > 3:
@@ -333,6 +384,11 @@ def build_page(
     kernels = context["kernels"]
     with_theory = context.get("theory") is not None
     charts = untitled(roofline_figures(context))
+    points = sum(c["groups_plotted"] for c in charts)
+    collect = _collect(context, points)
+    if collect is not None:
+        # Nothing to draw: the box with the command replaces the empty chart.
+        charts = []
     return {
         "title": _title(context["inputs"]),
         "generated_at": generated_at_text(generated_at),
@@ -346,6 +402,8 @@ def build_page(
             {"id": c["id"], "title": c["title"], "not_plotted": c["not_plotted"]} for c in charts
         ],
         "chart_data": {c["id"]: c["figure"] for c in charts},
+        "collect": collect,
+        "marker_hint": _marker_hint(charts),
         "bound_colours": BOUND_COLOURS,
         "kernels": _kernel_rows(kernels, with_theory),
         "with_theory": with_theory,
@@ -356,7 +414,7 @@ def build_page(
         "plotly_js": plotly_js,
         "counts": {
             "groups": len(kernels),
-            "points": sum(c["groups_plotted"] for c in charts),
+            "points": points,
             "launch_points": sum(c["launches_plotted"] for c in charts),
         },
     }

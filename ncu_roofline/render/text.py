@@ -10,10 +10,9 @@ or quoting.
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
-from ncu_roofline.render.format import TEXT, plural
+from ncu_roofline.render.format import TEXT, collect_command, plural
 from ncu_roofline.render.safe_text import terminal_safe_lines
 from ncu_roofline.render.templates import render
 from ncu_roofline.render.theory import theory_text_context
@@ -39,11 +38,7 @@ def inspect_text(data: InspectDocument) -> str:
             extras.append(f"{item['units']} units")
         if item.get("aggregated"):
             extras.append("aggregated per kernel")
-        command = (
-            "ncu "
-            + " ".join(shlex.quote(o) for o in item["ncu_options"])
-            + " --csv --page raw <app>"
-        )
+        command = collect_command(item["ncu_options"])
         items.append(
             {
                 **item,

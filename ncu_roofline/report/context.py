@@ -17,9 +17,11 @@ from ncu_roofline.analysis import BOUND_CLASSES, Analysis
 from ncu_roofline.analysis.catalogue import SEVERITIES, advice
 from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELDS
 from ncu_roofline.core.frame import floats
+from ncu_roofline.core.metrics import ncu_options_for, requirement_status
 from ncu_roofline.report.schema import (
     AdviceRecord,
     BoundTotals,
+    CollectRecord,
     DeviceRoofsRecord,
     FindingRecord,
     Generator,
@@ -143,6 +145,21 @@ def input_records(analysis: Analysis) -> list[InputRecord]:
     return cast("list[InputRecord]", [s.to_dict() for s in analysis.profile.sources])
 
 
+def collect_records(analysis: Analysis) -> list[CollectRecord]:
+    """Per input, what ``inspect`` would call missing and the ``ncu`` options to collect it."""
+    out: list[CollectRecord] = []
+    for info in analysis.profile.sources:
+        _, missing = requirement_status(analysis.profile.present_metrics(info.path))
+        out.append(
+            {
+                "path": info.path,
+                "missing": [m.title for m in missing],
+                "ncu_options": ncu_options_for(missing),
+            }
+        )
+    return out
+
+
 def build_context(analysis: Analysis) -> ReportContext:
     """The plain-data report of an analysis."""
     return {
@@ -157,6 +174,7 @@ def build_context(analysis: Analysis) -> ReportContext:
         "kernels": records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
         "findings": cast("list[FindingRecord]", [f.to_dict() for f in analysis.findings]),
         "advice": advice_records([f.advice or f.kind for f in analysis.findings]),
+        "collect": collect_records(analysis),
     }
 
 

@@ -18,6 +18,7 @@ from typing import Any, TypedDict
 __all__ = [
     "BoundTotals",
     "CeilingRecord",
+    "CollectRecord",
     "ComparisonContext",
     "ComparisonDocument",
     "ComparisonSide",
@@ -150,6 +151,16 @@ class TheorySummary(TypedDict, total=False):
     unmatched: list[str]
 
 
+class CollectRecord(TypedDict):
+    """What one input lacks for the roofline, and the ``ncu`` options that collect it."""
+
+    path: str
+    #: Titles of the missing roofline inputs (``inspect``'s requirement groups).
+    missing: list[str]
+    #: The ``ncu`` options that would collect them (empty when nothing is missing).
+    ncu_options: list[str]
+
+
 class GatesRecord(TypedDict):
     """The gates asked for and the ones that tripped (added by the command)."""
 
@@ -178,6 +189,8 @@ class ReportContext(_ReportFields, total=False):
     """The report of one analysis: ``report --format json``; ``gates`` when gates were asked."""
 
     gates: GatesRecord
+    #: Per input, the roofline inputs it lacks and how to collect them.
+    collect: list[CollectRecord]
 
 
 class ComparisonSide(TypedDict):

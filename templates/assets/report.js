@@ -212,11 +212,54 @@
     }
   }
 
+  // Narrow screens: the legend goes below the chart (beside it, it covers
+  // half the plot on a phone).  Kept apart from the drawing: it only
+  // relayouts charts already drawn, and restores their own legend when the
+  // window is wide again.
+  var NARROW = 700;
+  function placeLegends() {
+    if (typeof Plotly === "undefined") { return; }
+    var narrow = window.innerWidth <= NARROW;
+    Array.prototype.forEach.call(document.querySelectorAll(".chart.js-plotly-plot"), function (div) {
+      if (!div.layout) { return; }
+      if (div.ncuLegend === undefined) {
+        div.ncuLegend = JSON.parse(JSON.stringify(div.layout.legend || {}));
+        div.ncuMargin = JSON.parse(JSON.stringify(div.layout.margin || {}));
+      }
+      if (narrow === div.ncuNarrow) { return; }
+      div.ncuNarrow = narrow;
+      var legend = narrow
+        ? Object.assign({}, div.ncuLegend, { orientation: "h", x: 0, xanchor: "left", y: -0.18, yanchor: "top" })
+        : div.ncuLegend;
+      // A vertical modebar down the right edge leaves the view buttons free.
+      // (in a right margin of its own, off the points).
+      var margin = narrow ? Object.assign({}, div.ncuMargin, { r: 40 }) : div.ncuMargin;
+      Plotly.relayout(div, { legend: legend, margin: margin, "modebar.orientation": narrow ? "v" : "h" });
+    });
+  }
+  // The page's width against the window's, on <body>, so headless tests
+  // can check that nothing scrolls sideways.
+  function recordWidth() {
+    body.setAttribute("data-page-width", String(document.documentElement.scrollWidth));
+    body.setAttribute("data-view-width", String(window.innerWidth));
+  }
+  function setupNarrowLegends() {
+    placeLegends();
+    recordWidth();
+    setTimeout(recordWidth, 500);
+    var pending = null;
+    window.addEventListener("resize", function () {
+      if (pending) { clearTimeout(pending); }
+      pending = setTimeout(function () { placeLegends(); recordWidth(); }, 150);
+    });
+  }
+
   try {
     var payload = data();
     setupTable();
     drawCharts(payload);
     setupRowLinks();
+    setupNarrowLegends();
   } catch (e) {
     fail(e && e.message ? e.message : e);
   }
