@@ -83,6 +83,25 @@ def _starved_summary(starved: list[Found], big: pd.DataFrame, grand: float) -> l
     return [("under-filled", None, severity, message, None, starved[0][5])]
 
 
+def _found(
+    kind: str,
+    k: pd.Series,
+    message: str,
+    *,
+    severity: str | None = None,
+    recoverable_s: float | None = None,
+) -> Found:
+    """A finding about group ``k``, at the catalogue's severity unless given."""
+    return (
+        kind,
+        str(k["kernel"]),
+        severity or severity_of(kind),
+        message,
+        recoverable_s,
+        str(k["source"]),
+    )
+
+
 def _disagrees(k: pd.Series) -> Found | None:
     """The busiest unit is not the one the point's side of the ridge stands for."""
     side, limiter = k.get("side"), k.get("limiter")
@@ -109,14 +128,7 @@ def _disagrees(k: pd.Series) -> Found | None:
         f"{_label(limiter)} limits it, so at most {format_si(rec, 's')} of "
         f"{format_si(float(k['total_duration_s']), 's')} is recoverable."
     )
-    return (
-        "limiter-disagrees",
-        str(k["kernel"]),
-        severity_of("limiter-disagrees"),
-        message,
-        rec,
-        str(k["source"]),
-    )
+    return _found("limiter-disagrees", k, message, recoverable_s=rec)
 
 
 def _under_filled(k: pd.Series) -> Found | None:
@@ -144,8 +156,7 @@ def _under_filled(k: pd.Series) -> Found | None:
     else:
         tail = f"it still keeps {_label(k.get('limiter'))} {_pct(float(k['limiter_utilization']))} busy"
     message = f"{k['kernel_short']} launches {', '.join(parts)}: {tail}."
-    severity = severity_of("under-filled") if thin else "info"
-    return ("under-filled", str(k["kernel"]), severity, message, None, str(k["source"]))
+    return _found("under-filled", k, message, severity=None if thin else "info")
 
 
 def _mix(k: pd.Series) -> Found | None:
@@ -168,11 +179,4 @@ def _mix(k: pd.Series) -> Found | None:
         f"(an FMA counts two FLOPs per issue slot, an add or multiply one). It runs at "
         f"{_pct(compute)} of the roof, {_pct(compute / share)} of what the mix allows."
     )
-    return (
-        "instruction-mix",
-        str(k["kernel"]),
-        severity_of("instruction-mix"),
-        message,
-        None,
-        str(k["source"]),
-    )
+    return _found("instruction-mix", k, message)

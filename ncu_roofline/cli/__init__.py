@@ -26,6 +26,7 @@ from ncu_roofline import interrupts
 from ncu_roofline.cli import compare, gpus, inspect, report, summary, theory
 from ncu_roofline.cli.messages import PROG, error
 from ncu_roofline.errors import NcuRooflineError, OutOfMemoryError, OutputError, UsageError
+from ncu_roofline.render.output import stdout_unwritable
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.version import __version__
 
@@ -101,7 +102,7 @@ def _run(argv: list[str] | None) -> None:
             _internal(exc, debug)
         # click's own help and version text into a full device or disk.
         interrupts.settle_stdout()
-        error(f"standard output: cannot write ({exc.strerror or exc})")
+        error(str(stdout_unwritable(exc)))
         sys.exit(OutputError.exit_code)
     except Exception as exc:
         _internal(exc, debug)

@@ -49,7 +49,7 @@ import click
 from ncu_roofline import interrupts
 from ncu_roofline.errors import OutputError
 
-__all__ = ["is_stdout", "refuse_existing", "write_atomic", "write_output"]
+__all__ = ["is_stdout", "refuse_existing", "stdout_unwritable", "write_atomic", "write_output"]
 
 #: Errors of ``os.link`` that mean "this filesystem has no hard links", not "cannot write".
 _NO_HARD_LINKS = frozenset(
@@ -119,10 +119,15 @@ def write_output(data: str | bytes, path: str | None, force: bool = False) -> bo
         except BrokenPipeError:
             raise interrupts.StdoutClosed() from None
         except OSError as exc:
-            raise OutputError(f"standard output: cannot write ({exc.strerror or exc})") from None
+            raise stdout_unwritable(exc) from None
         return False
     write_atomic(path, data, force=force)
     return True
+
+
+def stdout_unwritable(exc: OSError) -> OutputError:
+    """The output error of a write to standard output that failed with ``exc``."""
+    return OutputError(f"standard output: cannot write ({exc.strerror or exc})")
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes, force: bool = False) -> Path:
