@@ -34,7 +34,7 @@ from ncu_roofline.render.markdown_report import render_markdown
 from ncu_roofline.render.page import build_page, untitled
 from ncu_roofline.render.terminal import render_summary
 from ncu_roofline.render.text import gpus_text, inspect_text, theory_text
-from ncu_roofline.render.theory import theory_figures, theory_page_title, theory_text_context
+from ncu_roofline.render.theory import theory_html_context
 from ncu_roofline.report.schema import (
     ComparisonDocument,
     GpusDocument,
@@ -115,15 +115,8 @@ def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:
 
 
 def _theory_html(table: TheoryTable, options: RenderOptions) -> str:
-    text_ctx = theory_text_context(table)
-    title = theory_page_title(table, text_ctx["title"])
     return render_theory_html(
-        text_ctx,
-        theory_figures(table),
-        title,
-        generated_at_text(),
-        __version__,
-        options.plotly_js,
+        theory_html_context(table), generated_at_text(), __version__, options.plotly_js
     )
 
 

@@ -77,22 +77,19 @@ def render_html(page: dict[str, Any]) -> str:
 
 
 def render_theory_html(
-    table_text: dict[str, Any],
-    charts: list[dict[str, Any]],
-    title: str,
+    page: dict[str, Any],
     generated_at: str,
     version: str,
     plotly_js: str = "inline",
 ) -> str:
-    """Render the ``theory`` command's page: ops on each GPU's roofline."""
+    """Render the ``theory`` page from :func:`~ncu_roofline.render.theory.theory_html_context`."""
     assets = page_assets(plotly_js)
     template = environment().get_template("theory.html.j2")
+    charts = page["charts"]
     return template.render(
-        title=title,
+        **{k: v for k, v in page.items() if k != "charts"},
         generated_at=generated_at,
         version=version,
-        lines=table_text["lines"],
-        totals=table_text["totals"],
         charts=[
             {"id": c["id"], "title": c["title"], "not_plotted": c.get("not_plotted", [])}
             for c in charts

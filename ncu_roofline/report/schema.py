@@ -34,6 +34,8 @@ __all__ = [
     "ReportContext",
     "Summary",
     "TheoryChartContext",
+    "TheoryChartGpu",
+    "TheoryChartPoint",
     "TheoryGpuRecord",
     "TheoryOpRecord",
     "TheoryPlacement",
@@ -244,11 +246,19 @@ class TheoryPlacement(TypedDict):
     attainable_flops_per_s: float | None
     bound: str | None
     time_floor_s: float | None
+    #: The floor times the op's count: its least time per forward pass (or per table).
+    pass_time_s: float | None
+    #: ``pass_time_s`` over the summed ``pass_time_s`` of the rows the total
+    #: counts (a model's ops; every row when no model is given); ``None`` for
+    #: ``--op`` rows beside a model, and where the floor is unknown.
+    share: float | None
 
 
 class TheoryOpRecord(TypedDict):
     """One op of the ``theory`` table and its placement per GPU key."""
 
+    #: The op's number (1, 2, ...) in table order: its row's ``#`` and its chart label.
+    number: int
     name: str
     op: str
     label: str
@@ -259,6 +269,8 @@ class TheoryOpRecord(TypedDict):
     precision: str
     params: dict[str, Any]
     notes: list[str]
+    #: Part of the model's forward pass (``--op`` rows are tabulated, not summed).
+    in_model: bool
     gpus: dict[str, TheoryPlacement]
 
 
@@ -282,13 +294,21 @@ class TheoryTotals(TypedDict):
     #: Every op had a floor (none lacked a roof, none was a collective).
     complete: bool
     collectives_not_included: int
+    #: Tokens one pass handles: ``batch`` generated in decode, ``batch x seq`` in prefill.
+    tokens: int
+    #: ``tokens / time_floor_s``: the most tokens per second the GPU's
+    #: datasheet peaks allow (an upper bound; looser when not ``complete``).
+    tokens_per_s: float | None
+    #: The first GPU's floor over this GPU's: how many times faster this GPU's pass can be.
+    speedup_vs_first: float | None
 
 
 class TheoryTable(TypedDict):
     """The ``theory`` command's document: ``theory --format json``.
 
     ``model`` is the model's description when one was given (the report's
-    ``theory.model``); ``totals`` (per GPU key) only then.
+    ``theory.model``); ``totals`` (per GPU key) only then, the first GPU of
+    ``gpus`` the reference of their ``speedup_vs_first``.
     """
 
     model: dict[str, Any] | None
@@ -297,13 +317,38 @@ class TheoryTable(TypedDict):
     totals: dict[str, TheoryTotals] | None
 
 
-class TheoryChartContext(TypedDict):
-    """The ``theory`` table as the roofline charts read a report: GPUs as devices, ops as groups."""
+class TheoryChartPoint(TypedDict):
+    """One op on one GPU's roofline, at its time floor."""
 
-    roofs: list[DeviceRoofsRecord]
-    kernels: list[Record]
-    launches: list[Record]
-    findings: list[FindingRecord]
+    number: int
+    name: str
+    label: str
+    count: int
+    bound: str | None
+    #: The roof the op is judged against (its precision's ceiling key).
+    precision: str | None
+    #: FLOP/byte of the minimal bytes (``None``: no bytes or no FLOPs).
+    ai: float | None
+    #: The rate at the floor: FLOPs over the floor (``None`` without FLOPs or a floor).
+    flops_per_s: float | None
+    time_floor_s: float | None
+    pass_time_s: float | None
+    share: float | None
+
+
+class TheoryChartGpu(TypedDict):
+    """One GPU on the ``theory`` chart: its datasheet ceilings and its op points."""
+
+    key: str
+    name: str
+    roofs: DeviceRoofsRecord
+    points: list[TheoryChartPoint]
+
+
+class TheoryChartContext(TypedDict):
+    """The ``theory`` table as one chart's input: every GPU's roofs and ops."""
+
+    gpus: list[TheoryChartGpu]
 
 
 class InspectInput(TypedDict):

@@ -2,11 +2,12 @@
 
 Design: :func:`build_theory_table` turns the analysis stage's placements
 (:func:`~ncu_roofline.analysis.theory_table.place`) into the plain-data
-table that ``theory --format json`` writes as is, with a model's per-pass
-totals.  :func:`theory_chart_context` recasts that table in the shape the
-roofline charts read from a report -- GPUs as devices with their datasheet
-ceilings, ops as kernel groups at their time floor -- so the renderers only
-format and draw.
+table that ``theory --format json`` writes as is: per op and GPU the floor,
+the floor times the op's count and its share of the pass; per GPU a model's
+per-pass totals, tokens per second and the speedup over the first GPU.
+:func:`theory_chart_context` recasts that table as the input of one chart
+-- every GPU's datasheet ceilings, every op at its time floor on each GPU --
+so the renderers only format and draw.
 """
 
 from __future__ import annotations
@@ -19,19 +20,21 @@ from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.report.schema import (
     CeilingRecord,
     DeviceRoofsRecord,
-    Record,
     TheoryChartContext,
+    TheoryChartGpu,
+    TheoryChartPoint,
     TheoryGpuRecord,
     TheoryOpRecord,
     TheoryPlacement,
     TheoryTable,
     TheoryTotals,
 )
+from ncu_roofline.theory.models import tokens_per_pass
 
 __all__ = ["build_theory_table", "theory_chart_context"]
 
 
-def _placement(p: Placement) -> TheoryPlacement:
+def _placement(p: Placement, count: int) -> TheoryPlacement:
     return {
         "precision": p.precision,
         "peak_flops_per_s": p.peak_flops_per_s,
@@ -40,13 +43,16 @@ def _placement(p: Placement) -> TheoryPlacement:
         "attainable_flops_per_s": p.attainable_flops_per_s,
         "bound": p.bound,
         "time_floor_s": p.time_floor_s,
+        "pass_time_s": None if p.time_floor_s is None else p.time_floor_s * count,
+        "share": None,  # set once the pass's total is known
     }
 
 
-def _op_record(row: TheoryRow, gpus: list[GpuSpec]) -> TheoryOpRecord:
+def _op_record(number: int, row: TheoryRow, gpus: list[GpuSpec]) -> TheoryOpRecord:
     est = row.estimate
     ai = intensity(est)
     return {
+        "number": number,
         "name": row.name,
         "op": est.op,
         "label": est.label,
@@ -57,7 +63,8 @@ def _op_record(row: TheoryRow, gpus: list[GpuSpec]) -> TheoryOpRecord:
         "precision": est.precision,
         "params": dict(est.params),
         "notes": list(est.notes),
-        "gpus": {g.key: _placement(place(est, g, ai)) for g in gpus},
+        "in_model": row.in_model,
+        "gpus": {g.key: _placement(place(est, g, ai), row.count) for g in gpus},
     }
 
 
@@ -72,7 +79,7 @@ def _gpu_record(g: GpuSpec) -> TheoryGpuRecord:
     }
 
 
-def _totals(rows: list[TheoryRow], ops: list[TheoryOpRecord], key: str) -> TheoryTotals:
+def _totals(ops: list[TheoryOpRecord], key: str, tokens: int) -> TheoryTotals:
     """A model's pass on one GPU: its ops' floors, FLOPs and bytes times their counts."""
     t: TheoryTotals = {
         "time_floor_s": 0.0,
@@ -80,21 +87,38 @@ def _totals(rows: list[TheoryRow], ops: list[TheoryOpRecord], key: str) -> Theor
         "bytes": 0.0,
         "complete": True,
         "collectives_not_included": 0,
+        "tokens": tokens,
+        "tokens_per_s": None,
+        "speedup_vs_first": None,
     }
-    for row, op in zip(rows, ops, strict=True):
-        if not row.in_model:
+    for op in ops:
+        if not op["in_model"]:
             continue  # --op rows are tabulated, not added to the model's pass
-        t["flops"] += op["flops"] * row.count
-        t["bytes"] += op["bytes"] * row.count
+        t["flops"] += op["flops"] * op["count"]
+        t["bytes"] += op["bytes"] * op["count"]
         placed = op["gpus"][key]
-        floor = placed["time_floor_s"]
-        if floor is None:
+        pass_time = placed["pass_time_s"]
+        if pass_time is None:
             t["complete"] = False
             if placed["bound"] == "communication":
-                t["collectives_not_included"] += row.count
+                t["collectives_not_included"] += op["count"]
         else:
-            t["time_floor_s"] += floor * row.count
+            t["time_floor_s"] += pass_time
+    if t["time_floor_s"] > 0:
+        t["tokens_per_s"] = tokens / t["time_floor_s"]
     return t
+
+
+def _set_shares(ops: list[TheoryOpRecord], key: str, with_model: bool) -> None:
+    """Each op's share of the summed pass times of the rows a total counts."""
+    counted = [op for op in ops if op["in_model"] or not with_model]
+    total = sum(op["gpus"][key]["pass_time_s"] or 0.0 for op in counted)
+    if total <= 0:
+        return
+    for op in counted:
+        placed = op["gpus"][key]
+        if placed["pass_time_s"] is not None:
+            placed["share"] = placed["pass_time_s"] / total
 
 
 def build_theory_table(
@@ -104,13 +128,24 @@ def build_theory_table(
 
     ``model`` describes the model the rows were expanded from (``None`` for
     ``--op`` rows alone); only with a model are the per-pass totals summed.
+    Shares are of the model's pass, or of the whole table without a model.
     """
-    ops = [_op_record(row, gpus) for row in rows]
+    ops = [_op_record(i, row, gpus) for i, row in enumerate(rows, start=1)]
+    for g in gpus:
+        _set_shares(ops, g.key, model is not None)
+    totals: dict[str, TheoryTotals] | None = None
+    if model is not None:
+        tokens = tokens_per_pass(str(model["phase"]), int(model["batch"]), int(model["seq"]))
+        totals = {g.key: _totals(ops, g.key, tokens) for g in gpus}
+        first = totals[gpus[0].key]["time_floor_s"] if gpus else 0.0
+        for t in totals.values():
+            if first > 0 and t["time_floor_s"] > 0:
+                t["speedup_vs_first"] = first / t["time_floor_s"]
     return {
         "model": model,
         "gpus": [_gpu_record(g) for g in gpus],
         "ops": ops,
-        "totals": {g.key: _totals(rows, ops, g.key) for g in gpus} if model is not None else None,
+        "totals": totals,
     }
 
 
@@ -144,56 +179,35 @@ def _device(g: TheoryGpuRecord) -> DeviceRoofsRecord:
     }
 
 
-def _op_groups(table: TheoryTable, g: TheoryGpuRecord, first_rank: int) -> list[Record]:
-    """The ops on one GPU as kernel groups at their time floors.
-
-    Each sits at its theoretical intensity and the best rate it could reach
-    there (FLOPs over its floor), its time the floor times its count, its
-    share of the time that over the summed floors of all ops.
-    """
-    ops = table["ops"]
-    floors = [(op["gpus"][g["key"]]["time_floor_s"] or 0.0) * op["count"] for op in ops]
-    total = sum(floors) or 1.0
-    groups: list[Record] = []
-    for op, floor in zip(ops, floors, strict=True):
-        placed = op["gpus"][g["key"]]
-        per_op = placed["time_floor_s"]
-        groups.append(
-            {
-                "rank": first_rank + len(groups),
-                "source": g["key"],
-                "device_name": g["name"],
-                "cc": None,
-                "kernel": f"{op['name']}: {op['label']}",
-                "kernel_short": op["name"],
-                "grid": None,
-                "block": None,
-                "launches": op["count"],
-                "total_duration_s": floor,
-                "time_share": floor / total,
-                "ai_dram": op["ai"],
-                "achieved_flops_per_s": op["flops"] / per_op if per_op else None,
-                "efficiency": 1.0,
-                "bound": placed["bound"] or "not placeable",
-                "bound_reason": "theory: the op at its time floor, on the roof",
-                "recoverable_s": None,
-            }
-        )
-    return groups
+def _point(op: TheoryOpRecord, key: str) -> TheoryChartPoint:
+    """One op on one GPU: at its intensity and the rate its floor implies (FLOPs / floor)."""
+    placed = op["gpus"][key]
+    floor = placed["time_floor_s"]
+    rate = op["flops"] / floor if floor and op["flops"] > 0 else None
+    return {
+        "number": op["number"],
+        "name": op["name"],
+        "label": op["label"],
+        "count": op["count"],
+        "bound": placed["bound"],
+        "precision": placed["precision"],
+        "ai": op["ai"] if op["ai"] and op["flops"] > 0 else None,
+        "flops_per_s": rate,
+        "time_floor_s": floor,
+        "pass_time_s": placed["pass_time_s"],
+        "share": placed["share"],
+    }
 
 
 def theory_chart_context(table: TheoryTable) -> TheoryChartContext:
-    """The ``theory`` table in the shape the roofline charts read.
-
-    Each GPU becomes a device with its datasheet ceilings; each op a kernel
-    group per GPU, ranked in table order, GPU after GPU.
-    """
-    kernels: list[Record] = []
-    for g in table["gpus"]:
-        kernels += _op_groups(table, g, len(kernels) + 1)
-    return {
-        "roofs": [_device(g) for g in table["gpus"]],
-        "kernels": kernels,
-        "launches": [],
-        "findings": [],
-    }
+    """The ``theory`` table as one chart's input: per GPU its ceilings and its ops' points."""
+    gpus: list[TheoryChartGpu] = [
+        {
+            "key": g["key"],
+            "name": g["name"],
+            "roofs": _device(g),
+            "points": [_point(op, g["key"]) for op in table["ops"]],
+        }
+        for g in table["gpus"]
+    ]
+    return {"gpus": gpus}

@@ -41,6 +41,7 @@ __all__ = [
     "expand_model",
     "find_model",
     "load_model_config",
+    "tokens_per_pass",
 ]
 
 #: Phases :func:`expand_model` knows.
@@ -476,6 +477,15 @@ class _PassShape:
         )
 
 
+def tokens_per_pass(phase: str, batch: int, seq: int) -> int:
+    """Tokens one forward pass handles: ``batch`` new tokens in decode, ``batch x seq`` in prefill.
+
+    Decode appends one token to each of ``batch`` sequences (generated
+    tokens); prefill reads ``seq`` prompt tokens of each sequence.
+    """
+    return batch if str(phase).strip().lower() == "decode" else batch * seq
+
+
 def _pass_shape(
     cfg: ModelConfig,
     phase: str,
@@ -512,7 +522,7 @@ def _pass_shape(
         kv=kv,
         hq=hq,
         hkv=hkv,
-        tokens=batch if mode == "decode" else batch * seq,
+        tokens=tokens_per_pass(mode, batch, seq),
         act=_ACTS.get(cfg.hidden_act.lower(), "silu"),
     )
 
