@@ -4,7 +4,11 @@
 2. its JSON and HTML reports, with Llama-3-8B decode theory, made exactly as
    ``ncu-roofline report`` makes them (the HTML loads plotly.js from the CDN
    to keep the repository small; the command's default inlines it);
-3. a screenshot of the HTML report for the README, when Chromium is at hand.
+3. the ``theory`` page of the same decode step on an H100 and an H200, as
+   ``ncu-roofline theory --model llama-3-8b --gpu h100_sxm5 --gpu h200_sxm``
+   makes it;
+4. screenshots for the README, when Chromium is at hand: the report and the
+   theory page on a desktop, and both side by side at a phone's width.
 
 Run from anywhere: ``python sample_reports/make_reports.py``.  A test checks
 that the committed CSV, JSON and HTML match this script's output.  The
@@ -26,6 +30,12 @@ REPO = HERE.parent
 SAMPLE = "sample_reports/simulated_llama3_8b_decode_h100.details.csv"
 STEM = "simulated_llama3_8b_decode_h100"
 GENERATED_AT = "2026-11-30T00:00:00+00:00"
+#: The GPUs of the sample theory page: the sample's own, and the one a user
+#: would weigh it against.
+THEORY_GPUS = ("h100_sxm5", "h200_sxm")
+#: A phone's viewport (CSS pixels).  Headless Chromium makes no window under
+#: 500 px, so phone views are frames of this size in a wider page.
+PHONE = (390, 844)
 
 
 def _simulated() -> object:
@@ -59,14 +69,39 @@ def reports() -> dict[str, str]:
     return {
         f"{STEM}.report.json": render_json(context),
         f"{STEM}.report.html": render_html(page),
+        f"{STEM}.theory.html": theory_page("cdn"),
     }
 
 
-def screenshot(html: Path, png: Path) -> bool:
-    """A PNG of the top of the report; False when no Chromium is installed."""
-    browser = next(
+def theory_page(plotly_js: str) -> str:
+    """The ``theory`` page of the sample's decode step on :data:`THEORY_GPUS`."""
+    from ncu_roofline import __version__
+    from ncu_roofline.analysis.theory_table import rows_from_model
+    from ncu_roofline.core.hardware import find_gpu
+    from ncu_roofline.render.html_report import render_theory_html
+    from ncu_roofline.render.theory import theory_html_context
+    from ncu_roofline.report.theory import build_theory_table
+    from ncu_roofline.theory.assign import TheoryConfig
+    from ncu_roofline.theory.models import find_model
+
+    config = TheoryConfig(model=find_model("llama-3-8b"), phase="decode", batch=1, seq=2048)
+    table = build_theory_table(
+        rows_from_model(config.model_ops()),
+        [find_gpu(g) for g in THEORY_GPUS],
+        model=config.describe()["model"],
+    )
+    return render_theory_html(theory_html_context(table), GENERATED_AT, __version__, plotly_js)
+
+
+def _browser() -> str | None:
+    return next(
         (b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None
     )
+
+
+def screenshot(html: Path, png: Path, size: tuple[int, int] = (1400, 1500)) -> bool:
+    """A PNG of the top of a page; False when no Chromium is installed."""
+    browser = _browser()
     if browser is None:
         return False
     with tempfile.TemporaryDirectory() as profile:
@@ -80,8 +115,9 @@ def screenshot(html: Path, png: Path) -> bool:
                 "--disable-component-update",
                 "--disable-sync",
                 "--no-first-run",
+                "--allow-file-access-from-files",
                 f"--user-data-dir={profile}",
-                "--window-size=1400,1500",
+                f"--window-size={size[0]},{size[1]}",
                 "--virtual-time-budget=10000",
                 f"--screenshot={png}",
                 html.as_uri(),
@@ -91,6 +127,22 @@ def screenshot(html: Path, png: Path) -> bool:
             timeout=120,
         )
     return png.exists()
+
+
+def phone_frames(pages: list[Path], out: Path) -> tuple[int, int]:
+    """A page showing ``pages`` side by side in phone-sized frames; the window it needs."""
+    w, h = PHONE
+    gap = 8
+    frames = "".join(
+        f'<iframe src="{p.name}" width="{w}" height="{h}" style="border:1px solid #888"></iframe>'
+        for p in pages
+    )
+    out.write_text(
+        '<!DOCTYPE html><html><body style="margin:0;display:flex;'
+        f'gap:{gap}px;overflow:hidden;background:#fff">{frames}</body></html>',
+        encoding="utf-8",
+    )
+    return (len(pages) * (w + 2 + gap), h + 2)
 
 
 def main() -> int:
@@ -116,11 +168,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         full = Path(tmp) / "report.html"
         full.write_text(render_html(page), encoding="utf-8")
-        png = HERE / f"{STEM}.report.png"
-        if screenshot(full, png):
+        theory = Path(tmp) / "theory.html"
+        theory.write_text(theory_page("inline"), encoding="utf-8")
+        phone = Path(tmp) / "phone.html"
+        shots = [
+            (full, HERE / f"{STEM}.report.png", (1400, 1500)),
+            (theory, HERE / f"{STEM}.theory.png", (1400, 1500)),
+            (phone, HERE / f"{STEM}.phone.png", phone_frames([full, theory], phone)),
+        ]
+        for html, png, size in shots:
+            if not screenshot(html, png, size):
+                print("no Chromium found: screenshots not updated")
+                break
             print(f"wrote {png.name}")
-        else:
-            print("no Chromium found: screenshot not updated")
     return 0
 
 

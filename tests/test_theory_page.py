@@ -270,3 +270,27 @@ def test_page_on_a_phone_does_not_scroll_sideways(page: Path, tmp_path: Path) ->
     assert body.get("data-ready") == "1" and body.get("data-errors") == "", body
     assert body["data-inner-width"] == str(PHONE[0]), body
     assert int(body["data-scroll-width"]) <= PHONE[0], body
+
+
+def test_equal_roofs_of_two_gpus_do_not_hide_each_other() -> None:
+    # The H100 SXM5 and the H200 share their compute ceilings (989 TFLOP/s
+    # tensor BF16, 134 FP16, 66.9 FP32) and differ in DRAM (3.35 vs 4.8 TB/s).
+    table = model_table(gpus=("h100_sxm5", H200))
+    fig = theory_figure(theory_chart_context(table))  # type: ignore[arg-type]
+    assert fig is not None
+    shown = [
+        t for t in fig["figure"]["data"] if "lines" in t["mode"] and t.get("visible", True) is True
+    ]
+    h100 = [t for t in shown if t["legendgroup"] == "gpu-0"]
+    h200 = [t for t in shown if t["legendgroup"] == "gpu-1"]
+    flat_h100 = {t["y"][0] for t in h100 if t["y"][0] == t["y"][-1]}
+    for t in h200:
+        if t["y"][0] == t["y"][-1]:
+            # Same value as an H100 roof: dashed over it, its name not printed twice.
+            assert t["y"][0] in flat_h100
+            assert t["line"]["dash"] == "dash" and "text" not in t
+        else:
+            assert t["line"]["dash"] == "solid" and "DRAM 4.8 TB/s" in t["text"]
+    names = [text for t in h100 for text in t.get("text", []) if text]
+    assert "Tensor BF16, Tensor FP16 989 TFLOP/s (also H200 SXM 141GB)" in names
+    assert "DRAM 3.35 TB/s" in names

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ncu_roofline.render.charts.ceilings import Roofs, ceiling_traces, device_roofs
+from ncu_roofline.render.charts.ceilings import SAME_ROOF, Roofs, ceiling_traces, device_roofs
 from ncu_roofline.render.charts.groups import GroupPoint, point_labels
 from ncu_roofline.render.charts.layout import Ranges, axis_ranges, device_layout
 from ncu_roofline.render.charts.style import GRID_COLOUR, escape_markup, marker_size
@@ -142,20 +142,69 @@ def _gpu_roofs(
     group = escape_markup(f"{gpu['name']} roofs")
     traces = ceiling_traces(roofs, ranges.x_lo, ranges.x_hi, used)
     for t in traces:
+        t["meta"] = {**t.get("meta", {}), "kind": t["legendgroup"], "gpu_name": gpu["name"]}
         t["legendgroup"] = f"gpu-{index}"
         t["legendgrouptitle"] = {"text": group}
         if t.get("mode") == "lines":
             t["line"] = {**t["line"], "color": colour}
             if t.get("visible", True) is True:
-                # The roof's name at its right end (the diagonal's top, a flat roof's end).
+                # A flat roof's name at its right end; a diagonal's at one x for
+                # every GPU (the diagonals end where the top roofs, often equal,
+                # begin), where its bandwidth sets it apart from the others.
+                at = len(t["x"]) - 1
+                if t["meta"]["kind"] == "memory roofs":
+                    # A point added on the (straight) diagonal to carry the name.
+                    x = 10.0 ** (ranges.x_lo + 0.45 * (ranges.x_hi - ranges.x_lo))
+                    at = int(np.searchsorted(np.asarray(t["x"], dtype=np.float64), x))
+                    slope = _roof_value({**t, "meta": {"kind": "memory roofs"}})
+                    t["x"] = [*t["x"][:at], x, *t["x"][at:]]
+                    t["y"] = [*t["y"][:at], x * slope, *t["y"][at:]]
                 n = len(t["x"])
                 t["mode"] = "lines+text"
-                t["text"] = [""] * (n - 1) + [t["name"]]
+                t["text"] = [""] * n
+                t["text"][at] = t["name"]
                 t["textposition"] = "top left"
                 t["textfont"] = {"size": 11, "color": colour}
         else:
             t["marker"] = {**t["marker"], "color": colour, "line": {"width": 2, "color": colour}}
     return traces
+
+
+def _roof_value(t: dict[str, Any]) -> float:
+    """A roof line's value: its FLOP/s (flat) or its bandwidth (the diagonal's slope)."""
+    if t["meta"]["kind"] == "memory roofs":
+        return float(t["y"][0]) / float(t["x"][0])
+    return float(t["y"][0])
+
+
+def _shared_roofs(data: list[dict[str, Any]]) -> None:
+    """A later GPU's roof equal to an earlier GPU's is dashed over it, so neither hides.
+
+    Its name is not printed again; the earlier roof's name says which GPUs share it.
+    """
+    drawn: list[dict[str, Any]] = []
+    for t in data:
+        if "lines" not in str(t.get("mode")) or t.get("visible", True) is not True:
+            continue
+        value = _roof_value(t)
+        for earlier in drawn:
+            same = (
+                earlier["meta"]["kind"] == t["meta"]["kind"]
+                and earlier["legendgroup"] != t["legendgroup"]
+                and abs(_roof_value(earlier) - value) <= SAME_ROOF * value
+            )
+            if same:
+                t["line"] = {**t["line"], "dash": "dash"}
+                if t.get("text"):
+                    t["mode"] = "lines"
+                    del t["text"], t["textposition"], t["textfont"]
+                if earlier.get("text"):
+                    also = escape_markup(t["meta"]["gpu_name"])
+                    at = next(i for i, text in enumerate(earlier["text"]) if text)
+                    earlier["text"][at] += f" (also {also})"
+                break
+        else:
+            drawn.append(t)
 
 
 def _declutter(data: list[dict[str, Any]]) -> None:
@@ -164,7 +213,8 @@ def _declutter(data: list[dict[str, Any]]) -> None:
     for t in data:
         if t.get("mode") != "lines+text":
             continue
-        x, y = math.log10(t["x"][-1]), math.log10(t["y"][-1])
+        at = next(i for i, text in enumerate(t["text"]) if text)
+        x, y = math.log10(t["x"][at]), math.log10(t["y"][at])
         if any(abs(x - px) < _LABEL_GAP[0] and abs(y - py) < _LABEL_GAP[1] for px, py in placed):
             t["mode"] = "lines"
             del t["text"], t["textposition"], t["textfont"]
@@ -199,6 +249,7 @@ def theory_figure(context: TheoryChartContext) -> dict[str, Any] | None:
     for i, g, r in drawn:
         used = {str(p["precision"]) for p in placed[i][1] if p["precision"]}
         data += _gpu_roofs(i, g, r, ranges, used if placed[i][1] else None)
+    _shared_roofs(data)
     _declutter(data)
     plotted = 0
     for i, g, _ in drawn:
