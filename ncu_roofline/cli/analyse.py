@@ -41,10 +41,12 @@ def analyse_and_gate(
     theory: TheoryOptions,
     gates: list[Gate],
     progress: bool | None,
+    merge: bool = False,
 ) -> tuple[ReportContext, list[dict[str, Any]]]:
     """The report context of ``inputs`` and the gates that tripped on it.
 
-    Each input is read once (a repeated one is warned about); the context
+    Each input is read once (a repeated one is warned about); passes of one
+    run are joined per launch with ``merge``; the context
     carries the gates record when ``gates`` were asked for.  On stderr: gates
     that can never trip, then the inputs' warnings and the warning findings.
     """
@@ -61,7 +63,7 @@ def analyse_and_gate(
     config = theory.config()
     warn_gates_without_theory(gates, config is not None)
     analysis = analyze(
-        load(unique, progress=progress),
+        load(unique, progress=progress, merge=merge),
         gpu=roofs.gpu,
         roofs=table,
         clocks=roofs.clocks,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from ncu_roofline.cli.messages import warn
-from ncu_roofline.cli.options import inputs_argument, json_flag, progress_option
+from ncu_roofline.cli.options import inputs_argument, json_flag, merge_option, progress_option
 from ncu_roofline.readers import load
 from ncu_roofline.render import render_document
 from ncu_roofline.render.output import write_output
@@ -16,13 +16,15 @@ from ncu_roofline.report.inspect import inspect_profile
 @inputs_argument
 @json_flag("Print machine-readable JSON.")
 @progress_option
-def inspect(inputs: tuple[str, ...], as_json: bool, progress: bool | None) -> None:
+@merge_option
+def inspect(inputs: tuple[str, ...], as_json: bool, progress: bool | None, merge: bool) -> None:
     """Describe each input: layout, launches, devices, roofline inputs.
 
     Lists which roofline inputs are present and which are missing, with the
-    ncu options that would collect the missing ones.
+    ncu options that would collect the missing ones.  Inputs that look like
+    passes of one run are named; --merge joins them and lists each pass.
     """
-    data = inspect_profile(load(list(inputs), progress=progress))
+    data = inspect_profile(load(list(inputs), progress=progress, merge=merge))
     write_output(render_document("inspect", "json" if as_json else "text", data), None)
     if as_json:
         return

@@ -113,6 +113,14 @@ progress_option = click.option(
     help="Progress bar on stderr for large inputs (auto: only on a terminal).",
 )
 
+#: ``--merge``: join inputs that are passes of one run per launch.
+merge_option = click.option(
+    "--merge",
+    is_flag=True,
+    help="Join inputs that are passes of one run (the same launches, different metrics) "
+    "per launch: e.g. one export with durations, another with byte counters.",
+)
+
 #: The input files of ``inspect``, ``report`` and ``summary``.
 inputs_argument = click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
 

@@ -13,6 +13,7 @@ from ncu_roofline.cli.options import (
     TheoryOptions,
     gate_options,
     inputs_argument,
+    merge_option,
     output_options,
     progress_option,
     roof_options,
@@ -32,6 +33,7 @@ from ncu_roofline.render.output import refuse_existing
 @theory_options(excess_threshold=True)
 @gate_options
 @progress_option
+@merge_option
 def report(
     inputs: tuple[str, ...],
     out: OutputOptions,
@@ -39,6 +41,7 @@ def report(
     theory: TheoryOptions,
     gating: GateOptions,
     progress: bool | None,
+    merge: bool,
 ) -> None:
     """Analyse exports and write a roofline report.
 
@@ -69,7 +72,7 @@ def report(
         warn(f"{out.output}: writing {out.fmt} into a file named like {implied}")
     output = out.target(inputs[0], out_format)
     refuse_existing(output, out.force)
-    context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress)
+    context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress, merge)
     text = render_document(
         "report", out_format, context, out.render_options(tripped if gates else None)
     )

@@ -13,6 +13,7 @@ from ncu_roofline.cli.options import (
     format_option,
     gate_options,
     inputs_argument,
+    merge_option,
     progress_option,
     roof_options,
     theory_options,
@@ -37,6 +38,7 @@ from ncu_roofline.render.output import write_output
 @theory_options()
 @gate_options
 @progress_option
+@merge_option
 def summary(
     inputs: tuple[str, ...],
     roofs: RoofOptions,
@@ -46,6 +48,7 @@ def summary(
     theory: TheoryOptions,
     gating: GateOptions,
     progress: bool | None,
+    merge: bool,
 ) -> None:
     """Print the kernels with the most recoverable time, in a terminal table.
 
@@ -57,7 +60,7 @@ def summary(
     settings = gating.settings()
     roofs = roofs.configured(settings, "gpu", "roofs_file", "clocks")
     gates = gating.report_gates(settings)
-    context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress)
+    context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress, merge)
     options = RenderOptions(width=width, top=top, gates=tripped if gates else None)
     write_output(render_document("report", fmt, context, options), None)
     exit_on_tripped(tripped)

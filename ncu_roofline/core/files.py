@@ -19,6 +19,9 @@ from typing import Any
 
 from ncu_roofline.errors import InputFormatError, InputNotFoundError
 
+#: How the name of inputs joined with ``--merge`` (passes of one run) joins theirs.
+MERGED_SEPARATOR = " + "
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only

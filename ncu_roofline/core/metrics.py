@@ -382,6 +382,11 @@ REQUIREMENTS: tuple[Requirement, ...] = (
         (
             ("gpu__time_duration.sum",),
             ("gpu__time_active.sum",),
+            # One instance per GPU: .avg and .max are the same figure.
+            ("gpu__time_duration.avg",),
+            ("gpu__time_active.avg",),
+            ("gpu__time_duration.max",),
+            ("gpu__time_active.max",),
             ("sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second"),
             ("smsp__cycles_elapsed.avg", "smsp__cycles_elapsed.avg.per_second"),
         ),

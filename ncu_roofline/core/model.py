@@ -50,11 +50,22 @@ class SourceInfo:
     warnings: list[str] = field(default_factory=list)
     ncu_errors: list[str] = field(default_factory=list)
     metric_units: dict[str, str] = field(default_factory=dict)
+    #: The inputs joined into this one with ``--merge`` (passes of one run):
+    #: ``{"path", "rows", "metrics"}`` each; empty for a single input.
+    passes: list[dict[str, Any]] = field(default_factory=list)
 
     def warn(self, message: str) -> None:
         """Record a warning about this input (shown by the command line)."""
         if message not in self.warnings:
             self.warnings.append(message)
+
+    def absorb(self, part: SourceInfo) -> None:
+        """Take on a part's warnings, ncu errors and metric units (tables or passes joined)."""
+        for w in part.warnings:
+            self.warn(w)
+        self.ncu_errors += [e for e in part.ncu_errors if e not in self.ncu_errors]
+        for k, v in part.metric_units.items():
+            self.metric_units.setdefault(k, v)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form for JSON output."""
@@ -70,6 +81,7 @@ class SourceInfo:
             "aggregated": self.aggregated,
             "warnings": list(self.warnings),
             "ncu_errors": list(self.ncu_errors),
+            "passes": [dict(p) for p in self.passes],
         }
 
 
@@ -187,12 +199,22 @@ def finalize_launches(identity: dict[str, Any], metrics: dict[str, Any], n: int)
             names = metric_frame.pop("device__attribute_display_name")
             df["device_name"] = df["device_name"].where(df["device_name"].notna(), names)
         df = pd.concat([df, metric_frame], axis=1)
-    _fill_duration(df)
+    fill_duration(df)
     return df
 
 
-def _fill_duration(df: pd.DataFrame) -> None:
-    """``gpu__time_duration.sum``, else ``gpu__time_active.sum``, else elapsed cycles over their clock.
+#: The duration metrics, in order of preference, with the ``duration_basis`` each gives.
+GPU_TIME_METRICS: tuple[tuple[str, str], ...] = tuple(
+    (f"{base}{rollup}", base)
+    for base in ("gpu__time_duration", "gpu__time_active")
+    for rollup in (".sum", ".avg", ".max")
+)
+
+
+def fill_duration(df: pd.DataFrame) -> None:
+    """Set ``duration_s`` and ``duration_basis`` from a launch frame's metrics (in place).
+
+    ``gpu__time_duration.sum``, else ``gpu__time_active.sum``, else elapsed cycles over their clock.
 
     The cycle form is NERSC's definition; it covers only the SM execution
     window and so reads slightly shorter than ncu's duration.
@@ -201,11 +223,9 @@ def _fill_duration(df: pd.DataFrame) -> None:
     duration = np.full(n, np.nan)
     basis = np.full(n, None, dtype=object)
     # ncu's duration first; gpu__time_active (the time the GPU was busy with
-    # the launch) where an export has only that.
-    for metric, name in (
-        ("gpu__time_duration.sum", "gpu__time_duration"),
-        ("gpu__time_active.sum", "gpu__time_active"),
-    ):
+    # the launch) where an export has only that.  A gpu__ counter has one
+    # instance per GPU, so its .avg and .max are its .sum.
+    for metric, name in GPU_TIME_METRICS:
         if metric in df:
             d = floats(df[metric])
             ok = np.isnan(duration) & ~np.isnan(d)

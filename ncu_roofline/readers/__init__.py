@@ -28,6 +28,7 @@ from ncu_roofline.readers.locate import (
     repaired_utf8,
 )
 from ncu_roofline.readers.ncurep import read_ncu_rep
+from ncu_roofline.readers.passes import merge_passes, pass_groups, pass_hint
 from ncu_roofline.readers.table import InvalidUtf8, MoreTables
 
 __all__ = ["load", "read_source"]
@@ -145,10 +146,14 @@ def _device_labels(frame: pd.DataFrame) -> list[str]:
 def load(
     paths: str | PathLike[str] | Iterable[str | PathLike[str]],
     progress: bool | None = None,
+    merge: bool = False,
 ) -> Profile:
     """Read one or more ncu exports into a :class:`Profile`.
 
     Launches from several inputs are kept apart by the ``source`` column.
+    Inputs that look like passes of one run (:mod:`~ncu_roofline.readers.passes`)
+    are joined per launch into one source when ``merge`` is true; otherwise
+    each of them carries a warning saying ``--merge`` would join them.
 
     >>> profile = load("profile.csv")          # doctest: +SKIP
     >>> profile.launches[["kernel_short", "duration_s"]]   # doctest: +SKIP
@@ -165,8 +170,39 @@ def load(
         infos.append(info)
     if not frames:
         return Profile(empty_launches(), [])
+    if len(frames) > 1:
+        frames, infos = _passes(frames, infos, merge)
     launches = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True, sort=False)
     if len(frames) > 1:
         # Names unique per input can meet their sibling from another input.
         launches["kernel_short"] = short_names(launches["kernel"])
     return Profile(launches, infos)
+
+
+def _passes(
+    frames: list[pd.DataFrame], infos: list[SourceInfo], merge: bool
+) -> tuple[list[pd.DataFrame], list[SourceInfo]]:
+    """The inputs with each group of passes joined (``merge``) or warned about."""
+    groups = pass_groups(frames, infos)
+    if not groups:
+        return frames, infos
+    if not merge:
+        for group in groups:
+            hint = pass_hint(infos, group)
+            for i in group:
+                infos[i].warn(hint)
+        return frames, infos
+    joined: dict[int, tuple[pd.DataFrame, SourceInfo]] = {}
+    skip: set[int] = set()
+    for group in groups:
+        joined[group[0]] = merge_passes(frames, infos, group)
+        skip.update(group[1:])
+    out_frames: list[pd.DataFrame] = []
+    out_infos: list[SourceInfo] = []
+    for i, (frame, info) in enumerate(zip(frames, infos, strict=True)):
+        if i in skip:
+            continue
+        frame, info = joined.get(i, (frame, info))
+        out_frames.append(frame)
+        out_infos.append(info)
+    return out_frames, out_infos

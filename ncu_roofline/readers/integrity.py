@@ -424,11 +424,7 @@ def merge_tables(
         f"with headers on lines {', '.join(str(n) for n in lines)}: each is read with its own header"
     )
     for part in infos:
-        for w in part.warnings:
-            info.warn(w)
-        info.ncu_errors += [e for e in part.ncu_errors if e not in info.ncu_errors]
-        for k, v in part.metric_units.items():
-            info.metric_units.setdefault(k, v)
+        info.absorb(part)
     info.units = "auto" if any(i.units == "auto" for i in infos) else infos[0].units
     info.aggregated = any(i.aggregated for i in infos)
     info.ncu_version = next((i.ncu_version for i in infos if i.ncu_version), None)

@@ -24,6 +24,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from ncu_roofline.core.files import MERGED_SEPARATOR
 from ncu_roofline.core.units import format_si
 
 #: How the Markdown, JUnit and terminal reports show an unknown value.
@@ -127,8 +128,14 @@ TABLE = Formatter(DASH)
 
 
 def file_name(path: object, missing: str = "unknown input") -> str:
-    """The last component of a path, whichever separator it uses; ``missing`` when empty."""
-    return re.split(r"[\\/]", str(path))[-1] if path else missing
+    """The last component of a path, whichever separator it uses; ``missing`` when empty.
+
+    Inputs joined with ``--merge`` (``a/t.csv + a/m.csv``) give each file's name.
+    """
+    if not path:
+        return missing
+    parts = str(path).split(MERGED_SEPARATOR)
+    return MERGED_SEPARATOR.join(re.split(r"[\\/]", p)[-1] for p in parts)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

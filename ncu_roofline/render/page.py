@@ -14,7 +14,7 @@ from typing import Any
 from ncu_roofline.analysis.catalogue import advice
 from ncu_roofline.analysis.limiter import UNIT_LABELS
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
-from ncu_roofline.render.format import TABLE, collect_command, unknown
+from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, ReportContext, Summary
@@ -371,7 +371,7 @@ def _marker_hint(charts: list[dict[str, Any]]) -> str:
 
 
 def _title(inputs: list[InputRecord]) -> str:
-    title = "Roofline report: " + ", ".join(i["path"].rsplit("/", 1)[-1] for i in inputs[:3])
+    title = "Roofline report: " + ", ".join(file_name(i["path"]) for i in inputs[:3])
     if len(inputs) > 3:
         title += f" and {len(inputs) - 3} more"
     return title

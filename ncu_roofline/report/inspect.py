@@ -33,6 +33,14 @@ def inspect_profile(profile: Profile) -> InspectDocument:
                 "aggregated": info.aggregated,
                 "metrics": sorted(present_metrics),
                 "warnings": list(info.warnings),
+                "passes": [
+                    {
+                        "path": p["path"],
+                        "rows": p["rows"],
+                        "present": requirement_status(set(p["metrics"]))[0],
+                    }
+                    for p in info.passes
+                ],
             }
         )
     return {"inputs": inputs}

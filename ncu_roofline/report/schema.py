@@ -69,6 +69,9 @@ class InputRecord(TypedDict):
     aggregated: bool
     warnings: list[str]
     ncu_errors: list[str]
+    #: The inputs joined into this one with ``--merge`` (passes of one run):
+    #: ``{"path", "rows", "metrics"}`` each; empty for a single input.
+    passes: list[dict[str, Any]]
 
 
 class BoundTotals(TypedDict):
@@ -371,6 +374,9 @@ class InspectInput(TypedDict):
     aggregated: bool
     metrics: list[str]
     warnings: list[str]
+    #: The passes joined into this input with ``--merge``: path, rows and
+    #: the roofline inputs each held (empty for a single input).
+    passes: list[dict[str, Any]]
 
 
 class InspectDocument(TypedDict):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from ncu_roofline.render.charts.ceilings import Roofs
 from ncu_roofline.render.charts.style import GRID_COLOUR, NEUTRAL, TRANSPARENT, escape_markup
 from ncu_roofline.render.charts.values import FloatArray
-from ncu_roofline.render.format import TEXT
+from ncu_roofline.render.format import TEXT, file_name
 
 #: Margin around everything plotted, in decades, on both axes.
 MARGIN_DECADES = 0.5
@@ -83,7 +82,7 @@ def device_title(device: dict[str, Any]) -> str:
     label = f"{name} (CC {cc})" if cc else str(name)
     source = device.get("source")
     if source:
-        label += f", {PurePath(str(source)).name}"
+        label += f", {file_name(source)}"
     return f"Roofline: {label}"
 
 
