@@ -23,7 +23,7 @@ from ncu_roofline.analysis.roofs import DeviceRoofs
 from ncu_roofline.analysis.tensor_check import uncounted_tensor_work
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.names import short_name
-from ncu_roofline.core.units import format_si
+from ncu_roofline.core.si import format_si
 from ncu_roofline.theory.assign import TheoryConfig, causes_for
 
 #: Findings about kernels far under their roof: at most this many ...

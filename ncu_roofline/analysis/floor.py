@@ -25,7 +25,6 @@ from collections.abc import Mapping
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -56,7 +55,10 @@ def compute_ceiling(
     n = len(precision)
     peak = np.full(n, np.nan)
     used = np.full(n, None, dtype=object)
-    for key in pd.unique(precision[pd.notna(precision)]):
+    # The keys present, missing ones (None, NaN) left out; the rows of two
+    # keys never overlap, so their order does not matter.
+    keys = sorted({k for k in set(precision.tolist()) if k is not None and k == k}, key=str)
+    for key in keys:
         rows = precision == key
         older = cc < FIRST_CC[key] if key in FIRST_CC else np.zeros(n, dtype=bool)
         for pos, alt in enumerate((key, *SAME_RATE.get(str(key), ()))):
@@ -92,5 +94,13 @@ def time_floor(
 
 def cc_number(cc: npt.ArrayLike) -> FloatArray:
     """Compute capabilities (``"9.0"``, ``8.6``, ``None``) as floats, NaN when unknown."""
-    values = pd.to_numeric(pd.Series(np.asarray(cc, dtype=object)), errors="coerce")
-    return np.asarray(values.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+    raw = np.asarray(cc, dtype=object)
+    try:
+        # Numbers and numeric strings convert directly: the theory command's
+        # datasheet values need no pandas.
+        return np.asarray(raw.astype(np.float64), dtype=np.float64)
+    except (TypeError, ValueError):
+        import pandas as pd  # only for missing or malformed values
+
+        values = pd.to_numeric(pd.Series(raw), errors="coerce")
+        return np.asarray(values.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)

@@ -20,7 +20,6 @@ but wrong number (123, 10, 1.0005).
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,6 +28,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+# Re-exported: the formatter lives apart so that text output needs no pandas.
+from ncu_roofline.core.si import format_si as format_si
 
 _PREFIX: dict[str, float] = {
     "K": 1e3,
@@ -292,26 +294,3 @@ def parse_numbers_checked(
     )
     malformed: np.ndarray = np.isnan(out) & ~missing
     return out, malformed
-
-
-def format_si(value: float | None, unit: str = "", digits: int = 3) -> str:
-    """Human-readable SI formatting (``1.23 GB/s``); ``"n/a"`` when missing."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if value == 0:
-        return f"0 {unit}".strip()
-    mag = abs(value)
-    for scale, prefix in (
-        (1e15, "P"),
-        (1e12, "T"),
-        (1e9, "G"),
-        (1e6, "M"),
-        (1e3, "k"),
-        (1.0, ""),
-        (1e-3, "m"),
-        (1e-6, "µ"),
-        (1e-9, "n"),
-    ):
-        if mag >= scale:
-            return f"{value / scale:.{digits}g} {prefix}{unit}".strip()
-    return f"{value:.{digits}g} {unit}".strip()

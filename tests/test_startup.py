@@ -1,0 +1,92 @@
+"""Start-up: the commands that read no data load neither pandas nor pyarrow.
+
+Each command runs in a fresh interpreter (a module imported by an earlier test
+would hide an import); the child prints which of the data libraries it loaded.
+Whether start-up is fast is measured by ``bench/bench_startup.py``, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ncu_roofline.cli import COMMANDS, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Runs the command line in-process, then lists the data libraries it imported.
+_CHILD = """
+import json, sys
+from ncu_roofline.cli import main
+sys.argv = ["ncu-roofline", *json.loads(sys.argv[1])]
+code = 0
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+loaded = sorted(m for m in ("pandas", "pyarrow") if m in sys.modules)
+print("\\n" + json.dumps({"code": code, "loaded": loaded}))
+"""
+
+NO_DATA = [
+    ["--help"],
+    ["--version"],
+    ["gpus"],
+    ["gpus", "--json"],
+    ["theory", "--op", "gemm:M=1,N=2,K=3"],
+    ["theory", "--op", "gemm:M=4096,N=4096,K=4096", "--gpu", "H100-SXM", "--format", "json"],
+    *([name, "--help"] for name in sorted(COMMANDS)),
+]
+
+
+def _run(args: list[str]) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize("args", NO_DATA, ids=" ".join)
+def test_no_data_command_loads_no_data_libraries(args: list[str]) -> None:
+    result = _run(args)
+    assert result["code"] in (0, None), result
+    assert result["loaded"] == []
+
+
+def test_data_command_still_loads_its_reader() -> None:
+    # The check can fail: a command that reads data does import them.
+    result = _run(["inspect", str(ROOT / "tests" / "no-such-export.csv")])
+    assert result["code"] != 0
+    assert "pyarrow" in result["loaded"] or "pandas" in result["loaded"]
+
+
+def test_group_help_lists_each_command_with_its_own_summary() -> None:
+    for name, (_module, summary) in COMMANDS.items():
+        command = cli.get_command(None, name)  # type: ignore[arg-type]
+        assert command is not None and command.help is not None
+        assert command.help.split("\n\n")[0].replace("\n", " ") == summary
+
+
+def test_group_help_matches_clicks_own_listing() -> None:
+    from click.testing import CliRunner
+
+    lazy = CliRunner().invoke(cli, ["--help"], terminal_width=80).output
+    for name in COMMANDS:
+        cli.get_command(None, name)  # type: ignore[arg-type]
+    assert len(cli.commands) == len(COMMANDS)
+    rows = [
+        f"  {name:<8} {cmd.get_short_help_str(80 - 6 - 7)}"
+        for name, cmd in sorted(cli.commands.items())
+    ]
+    assert lazy.split("Commands:\n")[1].splitlines() == rows
