@@ -784,3 +784,28 @@ def test_nothing_placeable_shows_the_ncu_command(
     assert command in " ".join(inspect.split()), command
     assert command.startswith("ncu --metrics sm__sass_thread_inst_executed_op_dadd_pred_on.sum,")
     assert command.endswith("--print-units base --csv --page raw <app>")
+
+
+def test_bert_legend_labels_and_table_agree(
+    browser: str, samples_dir: Path, tmp_path: Path
+) -> None:
+    page = _phone_page("bert-a100", samples_dir, tmp_path)
+    cli_report(
+        str(samples_dir / BERT), "-o", str(tmp_path / "bert.json"), "--gpu", "a100_40gb_pcie"
+    )
+    report = json.loads((tmp_path / "bert.json").read_text(encoding="utf-8"))
+    copy = page.with_name("bert-probed.html")
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", _PROBE), encoding="utf-8")
+    loaded = load_in_browser(browser, copy, tmp_path)
+    body = loaded.body
+    assert body.get("data-probe") == "1" and body.get("data-errors") == "", body
+    legend = [t for t in body["data-legend"].split("|") if " · " in t]
+    numbers = [int(t.split(" · ")[0]) for t in legend]
+    by_rank = {k["rank"]: k for k in report["kernels"]}
+    assert numbers == sorted(k["rank"] for k in report["kernels"] if plottable(k))
+    assert len(numbers) == 10, legend
+    for n, text in zip(numbers, legend, strict=True):
+        assert by_rank[n]["kernel_short"].startswith(text.split(" · ", 1)[1].removesuffix("…"))
+    labels = {int(x) for label in body["data-labels"].split("|") for x in label.split(",")}
+    table = {int(r.xpath("./td")[0].text_content()) for r in loaded.kernel_rows()}
+    assert labels <= set(numbers) <= table and len(table) == 12
