@@ -750,13 +750,19 @@ def test_top_table_has_time_and_share(sample_files: tuple[Path, dict[str, Any]])
     table = tree.xpath('//table[contains(@class, "top-kernels")]')[0]
     assert table.getparent().get("class") == "table-wrap"
     heads = [th.text_content() for th in table.xpath("./thead/tr/th")]
-    assert heads[:4] == ["kernel", "bound", "time", "share"], heads
+    assert heads[:5] == ["#", "kernel", "bound", "time", "share"], heads
     assert "recoverable" in heads
-    first = [td.text_content() for td in table.xpath("./tbody/tr[1]/td")]
+    rows = [[td.text_content() for td in tr.xpath("./td")] for tr in table.xpath("./tbody/tr")]
+    first = rows[0]
     # The first row is the group with the most recoverable time.
     top = max(report["kernels"], key=lambda k: k["recoverable_s"] or 0)
-    assert first[2] == "225 µs" and top["total_duration_s"] == pytest.approx(225e-6, rel=0.01)
-    assert first[3] == f"{100 * top['time_share']:.1f}%"
+    assert first[0] == str(top["rank"])
+    assert first[3] == "225 µs" and top["total_duration_s"] == pytest.approx(225e-6, rel=0.01)
+    assert first[4] == f"{100 * top['time_share']:.1f}%"
+    # Two GEMV groups of one kernel name read apart by number and launch shape.
+    gemv = [r for r in rows if r[1].startswith("gemvx::kernel")]
+    assert len(gemv) == 2 and gemv[0][0] != gemv[1][0]
+    assert all("grid (" in r[1] for r in gemv) and gemv[0][1] != gemv[1][1]
 
 
 def test_bound_table_hides_empty_classes(sample_files: tuple[Path, dict[str, Any]]) -> None:
