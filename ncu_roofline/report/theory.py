@@ -29,7 +29,7 @@ from ncu_roofline.report.schema import (
     TheoryTable,
     TheoryTotals,
 )
-from ncu_roofline.theory.models import tokens_per_pass
+from ncu_roofline.theory.phases import tokens_per_pass
 
 __all__ = ["build_theory_table", "theory_chart_context"]
 
