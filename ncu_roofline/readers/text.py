@@ -16,6 +16,7 @@ with units and values normalised by the same code.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from ncu_roofline.core.model import SourceInfo
@@ -78,21 +79,46 @@ def _cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
     return cells
 
 
+_IDENTITY = _HEADER[:11]
+
+
+@dataclass
+class TextRows:
+    """The rows of a text output: each launch's identity once, and per row its launch."""
+
+    #: Per launch, the identity cells in the order of the first 11 ``_HEADER`` columns.
+    launches: list[tuple[str, ...]] = field(default_factory=list)
+    #: Per row, the index of its launch in ``launches``.
+    row_launch: list[int] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    units: list[str] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)
+
+
 def parse_text(text: str) -> dict[str, list[str]]:
     """The long-format rows (one per launch and metric) of ncu text output, as column lists."""
-    cols: dict[str, list[str]] = {h: [] for h in _HEADER}
-    ids = cols["ID"]
-    pids, procs, hosts = cols["Process ID"], cols["Process Name"], cols["Host Name"]
-    kernels, ctxs, streams = cols["Kernel Name"], cols["Context"], cols["Stream"]
-    blocks, grids, devs, ccs = cols["Block Size"], cols["Grid Size"], cols["Device"], cols["CC"]
-    sections, names, units, values = (
-        cols["Section Name"],
-        cols["Metric Name"],
-        cols["Metric Unit"],
-        cols["Metric Value"],
+    rows = parse_rows(text)
+    cols = {h: [rows.launches[i][k] for i in rows.row_launch] for k, h in enumerate(_IDENTITY)}
+    cols.update(
+        {
+            "Section Name": rows.sections,
+            "Metric Name": rows.names,
+            "Metric Unit": rows.units,
+            "Metric Value": rows.values,
+        }
     )
+    return cols
+
+
+def parse_rows(text: str) -> TextRows:
+    """Parse ncu text output line by line (compiled patterns; one list append per cell)."""
+    rows = TextRows()
+    launches, row_launch = rows.launches, rows.row_launch
+    sections, names, units, values = rows.sections, rows.names, rows.units, rows.values
     pid = proc = host = ""
     launch: tuple[str, ...] | None = None
+    current = -1
     next_id = 0
     section = ""
     # Table state: the rule's spans, whether the header row was seen, and
@@ -131,17 +157,7 @@ def parse_text(text: str) -> dict[str, list[str]]:
             if in_rows and launch is not None and line.strip():
                 cells = _cells(line, spans)
                 if len(cells) > max(where):
-                    ids.append(launch[0])
-                    pids.append(pid)
-                    procs.append(proc)
-                    hosts.append(host)
-                    kernels.append(launch[1])
-                    ctxs.append(launch[2])
-                    streams.append(launch[3])
-                    blocks.append(launch[4])
-                    grids.append(launch[5])
-                    devs.append(launch[6])
-                    ccs.append(launch[7])
+                    row_launch.append(current)
                     sections.append(section)
                     names.append(cells[where[0]])
                     units.append(cells[where[1]] if where[1] >= 0 else "")
@@ -155,6 +171,9 @@ def parse_text(text: str) -> dict[str, list[str]]:
             if m is not None:
                 launch = (
                     str(next_id),
+                    pid,
+                    proc,
+                    host,
                     m["name"],
                     m["ctx"],
                     m["stream"],
@@ -164,8 +183,11 @@ def parse_text(text: str) -> dict[str, list[str]]:
                     m["cc"] or "",
                 )
             elif old is not None:
-                launch = (str(next_id), old["name"], old["ctx"], old["stream"], "", "", "", "")
-            if m is not None or old is not None:
+                launch = (str(next_id), pid, proc, host, old["name"], old["ctx"], old["stream"])
+                launch += ("", "", "", "")
+            if launch is not None and (m is not None or old is not None):
+                launches.append(launch)
+                current = len(launches) - 1
                 next_id += 1
                 section = ""
                 continue
@@ -184,15 +206,29 @@ def parse_text(text: str) -> dict[str, list[str]]:
             spans = _spans(line)
             where = None
             in_rows = False
-    return cols
+    return rows
 
 
-def _csv_bytes(cols: dict[str, list[str]]) -> bytes:
+def _csv_bytes(rows: TextRows) -> bytes:
     """The rows as a CSV details page, every field quoted as ncu writes it."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    table = pa.table({h: pa.array(cols[h], type=pa.string()) for h in _HEADER})
+    # Identity cells are made once per launch and repeated per row by Arrow.
+    take = pa.array(rows.row_launch, type=pa.int64())
+    per_launch = list(zip(*rows.launches, strict=True))
+    data = {
+        h: pa.array(per_launch[k], type=pa.string()).take(take) for k, h in enumerate(_IDENTITY)
+    }
+    data.update(
+        {
+            "Section Name": pa.array(rows.sections, type=pa.string()),
+            "Metric Name": pa.array(rows.names, type=pa.string()),
+            "Metric Unit": pa.array(rows.units, type=pa.string()),
+            "Metric Value": pa.array(rows.values, type=pa.string()),
+        }
+    )
+    table = pa.table(data)
     sink = pa.BufferOutputStream()
     options = pacsv.WriteOptions(quoting_style="all_valid")
     pacsv.write_csv(table, sink, write_options=options)
@@ -204,17 +240,17 @@ def read_text(raw: RawInput) -> tuple[Any, SourceInfo]:
     from ncu_roofline.readers.csv_pages import read_long
 
     text = bytes(raw.buf).decode("utf-8", errors="replace").lstrip("\ufeff")
-    cols = parse_text(text)
-    if not cols["ID"] and _SUMMARY_RE.search(text):
+    rows = parse_rows(text)
+    if not rows.values and _SUMMARY_RE.search(text):
         raise InputFormatError(
             f"{raw.name}: ncu's per-kernel summary in text form (Minimum/Maximum/Average) is "
             "not read; export it with `ncu --csv --print-summary per-kernel --print-units base ...`"
         )
-    if not cols["ID"]:
+    if not rows.values:
         raise InputFormatError(
             f"{raw.name}: ncu text output without a kernel block holding a metric table"
         )
-    table = RawInput(raw.name, _csv_bytes(cols), None)
+    table = RawInput(raw.name, _csv_bytes(rows), None)
     loc = locate_table(table)
     loc.errors = [
         m.group(0).decode("utf-8", errors="replace").rstrip() for m in _ERROR_RE.finditer(raw.buf)
