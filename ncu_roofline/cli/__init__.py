@@ -3,7 +3,8 @@
 Design: this module holds the click group, its commands (one module each:
 :mod:`~ncu_roofline.cli.inspect`, :mod:`~ncu_roofline.cli.report`,
 :mod:`~ncu_roofline.cli.compare`, :mod:`~ncu_roofline.cli.summary`,
-:mod:`~ncu_roofline.cli.theory`, :mod:`~ncu_roofline.cli.gpus`) and
+:mod:`~ncu_roofline.cli.theory`, :mod:`~ncu_roofline.cli.gpus`,
+:mod:`~ncu_roofline.cli.profile`) and
 :func:`main`, which maps errors to exit codes.  The options the commands
 share are defined once, in :mod:`~ncu_roofline.cli.options`.
 
@@ -23,7 +24,7 @@ from typing import NoReturn
 import click
 
 from ncu_roofline import interrupts
-from ncu_roofline.cli import compare, gpus, inspect, report, summary, theory
+from ncu_roofline.cli import compare, gpus, inspect, profile, report, summary, theory
 from ncu_roofline.cli.messages import PROG, error
 from ncu_roofline.errors import NcuRooflineError, OutOfMemoryError, OutputError, UsageError
 from ncu_roofline.render.output import stdout_unwritable
@@ -53,6 +54,7 @@ for _command in (
     compare.compare,
     gpus.gpus,
     inspect.inspect,
+    profile.profile,
     report.report,
     summary.summary,
     theory.theory,
