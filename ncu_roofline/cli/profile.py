@@ -35,6 +35,8 @@ from ncu_roofline.render import RenderOptions, render_document
 from ncu_roofline.render.output import refuse_existing
 from ncu_roofline.render.safe_text import terminal_safe
 
+#: How every profile is written: the raw page (one row per launch) in base units.
+_RAW_CSV = ("--csv", "--page", "raw", "--print-units", "base")
 #: What ncu prints when the user may not read the performance counters.
 PERMISSION_ERROR = "ERR_NVGPUCTRPERM"
 #: What ncu prints when its filters matched no kernel.
@@ -100,23 +102,12 @@ def ncu_arguments(
     args += ["--metrics", ",".join(profile_metrics(cc)), *passthrough]
     if export is not None:
         return [*args, "--export", export, "--force-overwrite"]
-    return [*args, "--csv", "--page", "raw", "--print-units", "base", "--log-file", log_file]
+    return [*args, *_RAW_CSV, "--log-file", log_file]
 
 
 def import_arguments(ncu: str, report: str, log_file: str) -> list[str]:
     """The ncu command line that turns a kept ``.ncu-rep`` into the raw-page CSV."""
-    return [
-        ncu,
-        "--import",
-        report,
-        "--csv",
-        "--page",
-        "raw",
-        "--print-units",
-        "base",
-        "--log-file",
-        log_file,
-    ]
+    return [ncu, "--import", report, *_RAW_CSV, "--log-file", log_file]
 
 
 def _passthrough(

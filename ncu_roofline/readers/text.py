@@ -21,6 +21,7 @@ from typing import Any
 
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.errors import InputFormatError
+from ncu_roofline.readers.csv_pages import IDENTITY_HEADERS, read_long
 from ncu_roofline.readers.locate import RawInput, locate_table
 
 #: A kernel block's header; the launch shape is matched from the right, so
@@ -43,17 +44,7 @@ _RULE_RE = re.compile(r"^(\s*)-+(?: -+)*\s*$")
 
 #: The columns of the CSV details page the rows are gathered into.
 _HEADER = [
-    "ID",
-    "Process ID",
-    "Process Name",
-    "Host Name",
-    "Kernel Name",
-    "Context",
-    "Stream",
-    "Block Size",
-    "Grid Size",
-    "Device",
-    "CC",
+    *(h for h in IDENTITY_HEADERS if h != "Kernel Time"),
     "Section Name",
     "Metric Name",
     "Metric Unit",
@@ -237,8 +228,6 @@ def _csv_bytes(rows: TextRows) -> bytes:
 
 def read_text(raw: RawInput) -> tuple[Any, SourceInfo]:
     """Read ncu text output into the launch model (layout ``text``)."""
-    from ncu_roofline.readers.csv_pages import read_long
-
     text = bytes(raw.buf).decode("utf-8", errors="replace").lstrip("\ufeff")
     rows = parse_rows(text)
     if not rows.values and _SUMMARY_RE.search(text):
