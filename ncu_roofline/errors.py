@@ -15,6 +15,7 @@ Exit codes (also listed in the README):
 6     an optional dependency is missing (e.g. ``ncu-report`` for .ncu-rep)
 7     an input file is missing or cannot be read
 8     out of memory (the run stopped; free memory or raise the limit)
+9     profiling failed: ``ncu`` could not profile the program (``profile``)
 ====  =====================================================================
 """
 
@@ -66,6 +67,12 @@ class OutOfMemoryError(NcuRooflineError):
     exit_code = 8
 
 
+class ProfilingError(NcuRooflineError):
+    """``ncu`` could not profile the program: no counter permission, no kernel profiled."""
+
+    exit_code = 9
+
+
 EXIT_CODES: dict[str, int] = {
     "ok": 0,
     "internal": NcuRooflineError.exit_code,
@@ -76,4 +83,5 @@ EXIT_CODES: dict[str, int] = {
     "output": OutputError.exit_code,
     "missing-dependency": MissingDependencyError.exit_code,
     "out-of-memory": OutOfMemoryError.exit_code,
+    "profiling": ProfilingError.exit_code,
 }

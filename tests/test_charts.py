@@ -171,13 +171,15 @@ def test_one_marker_per_plottable_group(with_theory: bool) -> None:
     traces = group_traces(entry["figure"])
     assert sum(len(t["x"]) for t in traces) == len(expected) == entry["groups_plotted"]
     assert len(expected) + len(entry["not_plotted"]) == len(ctx["kernels"])
-    # One trace per bound class, coloured by class.
+    # Under 20 groups: one trace per group, coloured by its bound class.
+    assert len(traces) == len(expected)
+    by_rank = {k["rank"]: k for k in expected}
     for t in traces:
-        bound = t["name"].split("-bound")[0]
-        assert t["marker"]["color"] == BOUND_COLOURS[bound]
-        members = [k for k in expected if k["bound"] == bound]
-        assert sorted(t["x"]) == sorted(k["ai_dram"] for k in members)
-        assert sorted(t["y"]) == sorted(k["achieved_flops_per_s"] for k in members)
+        (rank,) = t["meta"]["ranks"]
+        k = by_rank[rank]
+        assert t["meta"]["bound"] == k["bound"]
+        assert t["marker"]["color"] == BOUND_COLOURS[k["bound"]]
+        assert (t["x"], t["y"]) == ([k["ai_dram"]], [k["achieved_flops_per_s"]])
 
 
 def test_sample_ceilings_ridges_and_dram_line() -> None:
@@ -276,7 +278,7 @@ def test_sample_findings_make_diamonds_and_size_follows_time_share() -> None:
 def test_sample_hover_carries_the_measures() -> None:
     ctx = sample_context(True)
     fig = roofline_figures(ctx)[0]["figure"]
-    t = trace_named(fig, "memory-bound")
+    t = trace_named(fig, "3 · flash_fwd_splitkv_kernel")
     assert t["hovertemplate"].endswith("<extra></extra>")
     flash = next(cd for cd in t["customdata"] if cd[1] == "flash_fwd_splitkv_kernel")
     k = next(k for k in ctx["kernels"] if k["kernel_short"] == "flash_fwd_splitkv_kernel")
@@ -669,8 +671,59 @@ def test_labels_are_the_table_numbers_of_the_groups_with_most_time() -> None:
     (combined,) = [s for s in texts if "4" in s.split(",")]
     assert {"4", "5", "6", "7"} <= set(combined.split(","))
     most = max(gemv, key=lambda k: k["total_duration_s"])
-    trace = trace_named(fig, "memory-bound")
-    assert trace["text"][trace["meta"]["ranks"].index(most["rank"])] == combined
+    trace = trace_named(fig, f"{most['rank']} · gemvx::kernel")
+    assert trace["text"] == [combined]
+
+
+def test_legend_names_each_group_by_its_table_number() -> None:
+    ctx = sample_context()
+    fig = roofline_figures(ctx)[0]["figure"]
+    ranks = _by_rank(ctx)
+    traces = group_traces(fig)
+    names = [t["name"] for t in traces]
+    # In the table's order, "rank · short name", cut at 32 characters.
+    assert [int(n.split(" · ")[0]) for n in names] == sorted(
+        k["rank"] for k in plottable(ctx, ctx["roofs"][0])
+    )
+    for t in traces:
+        (rank,) = t["meta"]["ranks"]
+        number, name = html.unescape(t["name"]).split(" · ", 1)
+        assert number == str(rank) == t["customdata"][0][12]
+        short = ranks[rank]["kernel_short"]
+        assert name == (short if len(short) <= 32 else short[:31] + "…")
+        # A labelled point prints the same number.
+        assert t["text"][0] == "" or str(rank) in t["text"][0].split(",")
+    gemm = html.unescape(names[0])
+    assert gemm == "1 · sm90_xmma_gemm_bf16bf16_bf16f32…", gemm
+
+
+def test_past_twenty_groups_only_the_labelled_have_their_own_entry() -> None:
+    ctx = sample_context()
+    base = ctx["kernels"]
+    kernels = []
+    for c in range(3):
+        for k in base:
+            copy_k = dict(k)
+            copy_k["rank"] = c * len(base) + k["rank"]
+            copy_k["kernel"] = f"{k['kernel']}#{c}"
+            kernels.append(copy_k)
+    ctx["kernels"] = kernels
+    fig = roofline_figures(ctx)[0]["figure"]
+    traces = group_traces(fig)
+    own = [t for t in traces if not t["name"].startswith("other ")]
+    rest = [t for t in traces if t["name"].startswith("other ")]
+    plotted = plottable(ctx, ctx["roofs"][0])
+    assert len(plotted) == 36 and len(own) == 10
+    # The 10 with most time (the labelled ones) have entries of their own; the
+    # other 26 are by class.
+    top = sorted(plotted, key=lambda k: (-k["total_duration_s"], k["rank"]))[:10]
+    assert sorted(t["meta"]["ranks"][0] for t in own) == sorted(k["rank"] for k in top)
+    assert sum(len(t["x"]) for t in rest) == 26
+    for t in rest:
+        bound = t["meta"]["bound"]
+        assert t["name"] == f"other {bound}-bound ({len(t['x'])})"
+        members = [k for k in kernels if k["rank"] in t["meta"]["ranks"]]
+        assert len(members) == len(t["x"]) and all(k["bound"] == bound for k in members)
 
 
 def test_far_apart_points_keep_their_own_labels() -> None:

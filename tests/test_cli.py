@@ -209,7 +209,6 @@ def test_one_missing_among_good_inputs_exits_3(tmp_path: Path) -> None:
         ("no_kernels.csv", ["no ncu table"]),
         ("not_ncu.csv", ["not an ncu CSV export"]),
         ("not_ncu_quoted_id.csv", ["Kernel Name"]),
-        ("text_mode.txt", ["text output"]),
     ],
 )
 def test_format_errors_exit_4(name: str, needles: list[str]) -> None:

@@ -28,6 +28,7 @@ _WORDS = {
     "missing-dependency": "optional",
     "input-not-found": "missing",
     "out-of-memory": "memory",
+    "profiling": "profil",
 }
 
 

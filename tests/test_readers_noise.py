@@ -691,8 +691,10 @@ def test_a_csv_that_is_not_an_ncu_export() -> None:
         read("not_ncu.csv")
     with pytest.raises(InputFormatError, match="Kernel Name"):
         read("not_ncu_quoted_id.csv")
-    with pytest.raises(InputFormatError, match="text output"):
-        read("text_mode.txt")
+    # ncu's text output is read by its own reader (tests/test_text_reader.py).
+    frame, info = read("text_mode.txt")
+    assert info.layout == "text"
+    assert values(frame, "gpu__time_duration.sum") == pytest.approx([4.03e-6], rel=REL)
 
 
 def test_missing_file_and_directory(tmp_path: Path) -> None:

@@ -552,8 +552,11 @@ _PROBE = """<script>
     body.setAttribute("data-picked", picked.join("|"));
     body.setAttribute("data-row-class", row.className);
     var before = points(div);
-    var button = div.querySelectorAll(".updatemenu-button")[1];
-    button.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+    var legend = Array.prototype.map.call(
+      div.querySelectorAll(".legend .traces .legendtext"), function (t) { return t.textContent; });
+    body.setAttribute("data-legend", legend.join("|"));
+    var button = document.querySelectorAll(".views button")[1];
+    button.click();
     setTimeout(function () {
       body.setAttribute("data-level-points", String(points(div) - before));
       body.setAttribute("data-probe", "1");
@@ -596,10 +599,29 @@ def test_a_table_row_picks_its_point(probed: Loaded) -> None:
     rank = first.xpath("./td")[0].text_content().strip()
     assert rank == "1" and body["data-selected"] == rank
     assert "selected" in body["data-row-class"].split()
-    # Group 1 (the BF16 GEMM) is the only compute-bound point: that trace has
-    # it selected, the other classes none.
+    # Each of the 12 placed groups is a trace of its own: group 1's has its
+    # point selected, the others none.
     picked = body["data-picked"].split("|")
-    assert sorted(picked) == ["[0]", "[]", "[]"], picked
+    assert sorted(picked) == ["[0]"] + ["[]"] * 11, picked
+
+
+def test_legend_entries_carry_the_chart_and_table_numbers(
+    probed: Loaded, sample_files: tuple[Path, dict[str, Any]]
+) -> None:
+    _, report = sample_files
+    legend = probed.body["data-legend"].split("|")
+    groups = [t for t in legend if " · " in t]
+    by_rank = {k["rank"]: k for k in report["kernels"]}
+    numbers = [int(t.split(" · ")[0]) for t in groups]
+    # Every placed group, in the table's order, named as in the table.
+    assert numbers == sorted(k["rank"] for k in report["kernels"] if plottable(k))
+    for n, text in zip(numbers, groups, strict=True):
+        name = text.split(" · ", 1)[1].removesuffix("…")
+        assert by_rank[n]["kernel_short"].startswith(name), (n, text)
+    # Each chart label's numbers are legend numbers and table numbers.
+    labels = {int(x) for label in probed.body["data-labels"].split("|") for x in label.split(",")}
+    table = {int(r.xpath("./td")[0].text_content()) for r in probed.kernel_rows()}
+    assert labels <= set(numbers) <= table
 
 
 def test_memory_levels_button_draws_three_points_per_group(
@@ -637,6 +659,22 @@ document.getElementById("f").addEventListener("load", function () {{
     }});
     document.body.setAttribute("data-scroll-width", String(d.documentElement.scrollWidth));
     document.body.setAttribute("data-inner-width", String(d.defaultView.innerWidth));
+    // The view buttons' right edge, and whether the modebar covers them or the plot.
+    var right = 0;
+    d.querySelectorAll(".views button").forEach(function (b) {{
+      right = Math.max(right, b.getBoundingClientRect().right);
+    }});
+    document.body.setAttribute("data-buttons-right", String(right));
+    var bar = d.querySelector(".modebar");
+    var plot = d.querySelector(".chart .nsewdrag");
+    var views = d.querySelector(".views");
+    if (bar && plot) {{
+      var b = bar.getBoundingClientRect();
+      document.body.setAttribute("data-modebar-over-plot",
+        String(b.bottom > plot.getBoundingClientRect().top + 1));
+      document.body.setAttribute("data-modebar-over-buttons",
+        String(views ? b.top < views.getBoundingClientRect().bottom : false));
+    }}
   }}, 1500);
 }});
 </script></body></html>
@@ -698,6 +736,12 @@ def test_phone_page_does_not_scroll_sideways(
     assert body.get("data-errors") == "", body
     assert body["data-inner-width"] == str(PHONE[0]), body
     assert int(body["data-scroll-width"]) <= PHONE[0], f"{kind}: page scrolls sideways: {body}"
+    if kind in ("sample", "bert-a100"):
+        # The chart view buttons wrap inside the page; the modebar stays off
+        # them and off the plot area.
+        assert 0 < float(body["data-buttons-right"]) <= PHONE[0], body
+        assert body["data-modebar-over-plot"] == "false", body
+        assert body["data-modebar-over-buttons"] == "false", body
 
 
 def test_top_table_has_time_and_share(sample_files: tuple[Path, dict[str, Any]]) -> None:
@@ -706,13 +750,19 @@ def test_top_table_has_time_and_share(sample_files: tuple[Path, dict[str, Any]])
     table = tree.xpath('//table[contains(@class, "top-kernels")]')[0]
     assert table.getparent().get("class") == "table-wrap"
     heads = [th.text_content() for th in table.xpath("./thead/tr/th")]
-    assert heads[:4] == ["kernel", "bound", "time", "share"], heads
+    assert heads[:5] == ["#", "kernel", "bound", "time", "share"], heads
     assert "recoverable" in heads
-    first = [td.text_content() for td in table.xpath("./tbody/tr[1]/td")]
+    rows = [[td.text_content() for td in tr.xpath("./td")] for tr in table.xpath("./tbody/tr")]
+    first = rows[0]
     # The first row is the group with the most recoverable time.
     top = max(report["kernels"], key=lambda k: k["recoverable_s"] or 0)
-    assert first[2] == "225 µs" and top["total_duration_s"] == pytest.approx(225e-6, rel=0.01)
-    assert first[3] == f"{100 * top['time_share']:.1f}%"
+    assert first[0] == str(top["rank"])
+    assert first[3] == "225 µs" and top["total_duration_s"] == pytest.approx(225e-6, rel=0.01)
+    assert first[4] == f"{100 * top['time_share']:.1f}%"
+    # Two GEMV groups of one kernel name read apart by number and launch shape.
+    gemv = [r for r in rows if r[1].startswith("gemvx::kernel")]
+    assert len(gemv) == 2 and gemv[0][0] != gemv[1][0]
+    assert all("grid (" in r[1] for r in gemv) and gemv[0][1] != gemv[1][1]
 
 
 def test_bound_table_hides_empty_classes(sample_files: tuple[Path, dict[str, Any]]) -> None:
@@ -740,3 +790,28 @@ def test_nothing_placeable_shows_the_ncu_command(
     assert command in " ".join(inspect.split()), command
     assert command.startswith("ncu --metrics sm__sass_thread_inst_executed_op_dadd_pred_on.sum,")
     assert command.endswith("--print-units base --csv --page raw <app>")
+
+
+def test_bert_legend_labels_and_table_agree(
+    browser: str, samples_dir: Path, tmp_path: Path
+) -> None:
+    page = _phone_page("bert-a100", samples_dir, tmp_path)
+    cli_report(
+        str(samples_dir / BERT), "-o", str(tmp_path / "bert.json"), "--gpu", "a100_40gb_pcie"
+    )
+    report = json.loads((tmp_path / "bert.json").read_text(encoding="utf-8"))
+    copy = page.with_name("bert-probed.html")
+    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", _PROBE), encoding="utf-8")
+    loaded = load_in_browser(browser, copy, tmp_path)
+    body = loaded.body
+    assert body.get("data-probe") == "1" and body.get("data-errors") == "", body
+    legend = [t for t in body["data-legend"].split("|") if " · " in t]
+    numbers = [int(t.split(" · ")[0]) for t in legend]
+    by_rank = {k["rank"]: k for k in report["kernels"]}
+    assert numbers == sorted(k["rank"] for k in report["kernels"] if plottable(k))
+    assert len(numbers) == 10, legend
+    for n, text in zip(numbers, legend, strict=True):
+        assert by_rank[n]["kernel_short"].startswith(text.split(" · ", 1)[1].removesuffix("…"))
+    labels = {int(x) for label in body["data-labels"].split("|") for x in label.split(",")}
+    table = {int(r.xpath("./td")[0].text_content()) for r in loaded.kernel_rows()}
+    assert labels <= set(numbers) <= table and len(table) == 12

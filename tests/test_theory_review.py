@@ -182,15 +182,18 @@ def test_theory_chart_points_sit_on_the_roof() -> None:
     gpus = [find_gpu("h100_sxm5"), find_gpu("a100_80gb_sxm")]
     table = build_theory_table(ops, gpus, model={"name": "x"})
     chart = theory_chart_context(table)
-    assert [d["source"] for d in chart["roofs"]] == ["h100_sxm5", "a100_80gb_sxm"]
-    assert len(chart["kernels"]) == len(ops) * len(gpus)
-    for g in gpus:
-        points = [k for k in chart["kernels"] if k["source"] == g.key]
-        assert sum(p["time_share"] for p in points) == pytest.approx(1.0)
+    assert [g["roofs"]["source"] for g in chart["gpus"]] == ["h100_sxm5", "a100_80gb_sxm"]
+    assert [len(g["points"]) for g in chart["gpus"]] == [len(ops)] * len(gpus)
+    checked = 0
+    for g, entry in zip(gpus, chart["gpus"], strict=True):
+        points = entry["points"]
+        assert sum(p["share"] or 0.0 for p in points) == pytest.approx(1.0)
         for point, op in zip(points, table["ops"], strict=True):
             reach = op["gpus"][g.key]["attainable_flops_per_s"]
-            if reach is not None and point["achieved_flops_per_s"] is not None:
-                assert point["achieved_flops_per_s"] == pytest.approx(reach)
+            if reach is not None and point["flops_per_s"] is not None:
+                assert point["flops_per_s"] == pytest.approx(reach)
+                checked += 1
+    assert checked == 2 * 13  # every op with FLOPs, on both GPUs
 
 
 def test_placement_of_ops_without_bytes_or_flops() -> None:

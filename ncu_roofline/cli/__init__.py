@@ -3,7 +3,8 @@
 Design: this module holds the click group, its commands (one module each:
 :mod:`~ncu_roofline.cli.inspect`, :mod:`~ncu_roofline.cli.report`,
 :mod:`~ncu_roofline.cli.compare`, :mod:`~ncu_roofline.cli.summary`,
-:mod:`~ncu_roofline.cli.theory`, :mod:`~ncu_roofline.cli.gpus`) and
+:mod:`~ncu_roofline.cli.theory`, :mod:`~ncu_roofline.cli.gpus`,
+:mod:`~ncu_roofline.cli.profile`) and
 :func:`main`, which maps errors to exit codes.  The options the commands
 share are defined once, in :mod:`~ncu_roofline.cli.options`.
 
@@ -54,6 +55,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": (
         "ncu_roofline.cli.inspect",
         "Describe each input: layout, launches, devices, roofline inputs.",
+    ),
+    "profile": (
+        "ncu_roofline.cli.profile",
+        "Profile a program with ncu and write its roofline report.",
     ),
     "report": ("ncu_roofline.cli.report", "Analyse exports and write a roofline report."),
     "summary": (
@@ -122,6 +127,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
+
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point with error mapping."""

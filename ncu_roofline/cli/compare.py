@@ -171,7 +171,8 @@ def compare(
     \b
     Exit codes: 0 success, 1 internal error, 2 usage error, 3 the output was
     written but a gate tripped, 4 unreadable input, 5 output exists or cannot
-    be written, 6 missing optional module, 7 missing input, 8 out of memory.
+    be written, 6 missing optional module, 7 missing input, 8 out of memory,
+    9 profiling failed.
     """
     base_files, candidate_files = sides.files()
     settings = gating.settings()

@@ -34,6 +34,7 @@ from ncu_roofline.report.gates import Gate, parse_gates
 from ncu_roofline.theory.config import TheoryConfig
 from ncu_roofline.theory.estimates import load_theory_file
 from ncu_roofline.theory.models import find_model, load_model_config
+from ncu_roofline.theory.phases import PHASES
 from ncu_roofline.version import NAME
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -313,7 +314,7 @@ roof_options: Decorator[Any] = option_group(
 
 # -- theory ---------------------------------------------------------------------
 
-_PHASES = ("decode", "prefill")
+_PHASES = PHASES
 
 
 @dataclass(frozen=True)

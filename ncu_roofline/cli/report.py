@@ -59,7 +59,7 @@ def report(
     Exit codes: 0 success, 1 internal error, 2 usage error, 3 the output was
     written but a --fail-on gate tripped, 4 unreadable input, 5 output
     exists or cannot be written, 6 missing optional module, 7 missing input,
-    8 out of memory.
+    8 out of memory, 9 profiling failed.
     """
     settings = gating.settings()
     roofs = roofs.configured(settings, "gpu", "roofs_file", "clocks")

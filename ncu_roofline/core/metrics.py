@@ -17,6 +17,7 @@ the ones that are missing.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _OPS = r"(?:add|mul|fma)"
@@ -560,9 +561,18 @@ def ncu_options_for(missing: list[Requirement]) -> list[str]:
     """
     if not missing:
         return []
+    return ["--metrics", ",".join(collect_metrics(missing)), "--print-units", "base"]
+
+
+def collect_metrics(requirements: Sequence[Requirement] = REQUIREMENTS) -> list[str]:
+    """The metrics ``ncu --metrics`` needs for ``requirements`` (default: every roofline input).
+
+    The one list both ``inspect`` (for what an export lacks) and ``profile``
+    (for a new profile) ask ncu for.
+    """
     wanted: list[str] = []
-    for req in missing:
+    for req in requirements:
         for m in req.collect:
             if m not in wanted:
                 wanted.append(m)
-    return ["--metrics", ",".join(wanted), "--print-units", "base"]
+    return wanted

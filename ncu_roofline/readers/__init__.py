@@ -20,6 +20,7 @@ from ncu_roofline.readers.integrity import merge_tables
 from ncu_roofline.readers.locate import (
     Located,
     RawInput,
+    TextOutput,
     is_ncu_rep,
     line_number,
     locate_table,
@@ -66,6 +67,10 @@ def _read(raw: RawInput, progress: bool | None) -> tuple[pd.DataFrame, SourceInf
     else:
         try:
             frame, info = _read_csv(raw, progress)
+        except TextOutput:
+            from ncu_roofline.readers.text import read_text
+
+            frame, info = read_text(raw)
         except InvalidUtf8:
             # Rare: decode once with replacement, then read the repaired text.
             raw = repaired_utf8(raw)

@@ -43,6 +43,10 @@ _TEXT_MODE_RE = re.compile(rb"(?m)^\s+Section: ")
 Buffer = bytes | mmap.mmap
 
 
+class TextOutput(InputFormatError):
+    """The input is ncu's human-readable text output, not a CSV table."""
+
+
 @dataclass
 class RawInput:
     """The bytes of one input, memory-mapped when it is a plain file."""
@@ -253,6 +257,9 @@ def _header_start(raw: RawInput) -> int:
         raise InputFormatError(
             f'{name}: a CSV table without a "Kernel Name" column is not an ncu export'
         )
+    if _TEXT_MODE_RE.search(buf[: 1 << 22]):
+        # Read by the text reader (readers/text.py) instead; it keeps ncu's errors.
+        raise TextOutput(f"{name}: ncu text output, not a CSV table")
     last = _last_error(raw)
     if last:
         raise InputFormatError(
@@ -261,10 +268,6 @@ def _header_start(raw: RawInput) -> int:
     if _NVPROF_RE.search(buf[: 1 << 20]):
         raise InputFormatError(
             f"{name}: this looks like an nvprof export; ncu-roofline reads Nsight Compute (ncu) exports"
-        )
-    if _TEXT_MODE_RE.search(buf[: 1 << 22]):
-        raise InputFormatError(
-            f"{name}: ncu text output, not CSV; re-export with `ncu --csv --print-units base ...`"
         )
     logs = [_decode(m.group(0)).lstrip("\ufeff") for m in _LOG_RE.finditer(buf)]
     no_kernels = [line for line in logs if "No kernels were profiled" in line]

@@ -203,8 +203,17 @@ def _top_recoverable(kernels: list[dict[str, Any]], total: Any) -> list[dict[str
     """The five kernel groups with the most recoverable time (the context ranks them)."""
     # Latency-class groups have nothing to recover: they are not "top".
     ranked = [k for k in kernels if k["recoverable_s"]][:5]
+    # One kernel at several launch shapes is several groups of one name:
+    # their grids tell the rows apart (the # links them to the kernel table).
+    names = Counter(k["kernel_short"] or k["kernel"] for k in ranked)
     return [
         {
+            "rank": k["rank"],
+            "shape": (
+                f"grid {k['grid']}, block {k['block']}"
+                if names[k["kernel_short"] or k["kernel"]] > 1 and k.get("grid")
+                else None
+            ),
             "short": k["kernel_short"] or k["kernel"],
             "full": k["kernel"],
             "bound": k["bound"],

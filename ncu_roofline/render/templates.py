@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 
+from ncu_roofline.render.json_report import dumps
 from ncu_roofline.version import NAME
 
 #: The package root (``ncu_roofline/``), one level above this stage.
@@ -60,6 +61,8 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=False,
     )
     env.globals["program"] = NAME
+    # ``tojson`` (data embedded in pages) through the writers' one JSON encoder.
+    env.policies["json.dumps_function"] = dumps
     return env
 
 

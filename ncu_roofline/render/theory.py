@@ -73,7 +73,11 @@ def _text_totals(table: TheoryTable) -> list[dict[str, Any]]:
                 "floor": TEXT.si(t["time_floor_s"], "s"),
                 "flops": TEXT.si(t["flops"], "FLOP"),
                 "bytes": TEXT.si(t["bytes"], "B"),
-                "tokens": f"at most {_rate(t['tokens_per_s'], TEXT)} tokens/s",
+                "tokens": (
+                    f"at most {_rate(t['tokens_per_s'], TEXT)} tokens/s"
+                    if t["tokens_per_s"] is not None
+                    else None
+                ),
                 "speedup": f"{speedup} the speed of {first['key']}" if speedup else None,
                 "complete": t["complete"],
                 "collectives": t["collectives_not_included"],
@@ -204,7 +208,7 @@ def _headline(table: TheoryTable, top: dict[str, int]) -> list[dict[str, Any]]:
         if totals is not None and first is not None:
             t = totals[g["key"]]
             card["floor"] = TABLE.duration(t["time_floor_s"])
-            card["tokens"] = _rate(t["tokens_per_s"], TABLE)
+            card["tokens"] = None if t["tokens_per_s"] is None else _rate(t["tokens_per_s"], TABLE)
             card["tokens_count"] = TABLE.count(t["tokens"])
             speedup = _speedup(t, TABLE, "×")
             card["speedup"] = f"{speedup} the speed of {first['name']}" if speedup else None

@@ -297,8 +297,9 @@ class TheoryTotals(TypedDict):
     #: Every op had a floor (none lacked a roof, none was a collective).
     complete: bool
     collectives_not_included: int
-    #: Tokens one pass handles: ``batch`` generated in decode, ``batch x seq`` in prefill.
-    tokens: int
+    #: Tokens one pass handles: ``batch`` generated in decode, ``batch x seq`` in
+    #: prefill (``None`` when the model's description has no phase and shape).
+    tokens: int | None
     #: ``tokens / time_floor_s``: the most tokens per second the GPU's
     #: datasheet peaks allow (an upper bound; looser when not ``complete``).
     tokens_per_s: float | None

@@ -29,7 +29,7 @@ from ncu_roofline.report.schema import (
     TheoryTable,
     TheoryTotals,
 )
-from ncu_roofline.theory.models import tokens_per_pass
+from ncu_roofline.theory.phases import tokens_per_pass
 
 __all__ = ["build_theory_table", "theory_chart_context"]
 
@@ -79,7 +79,7 @@ def _gpu_record(g: GpuSpec) -> TheoryGpuRecord:
     }
 
 
-def _totals(ops: list[TheoryOpRecord], key: str, tokens: int) -> TheoryTotals:
+def _totals(ops: list[TheoryOpRecord], key: str, tokens: int | None) -> TheoryTotals:
     """A model's pass on one GPU: its ops' floors, FLOPs and bytes times their counts."""
     t: TheoryTotals = {
         "time_floor_s": 0.0,
@@ -104,7 +104,7 @@ def _totals(ops: list[TheoryOpRecord], key: str, tokens: int) -> TheoryTotals:
                 t["collectives_not_included"] += op["count"]
         else:
             t["time_floor_s"] += pass_time
-    if t["time_floor_s"] > 0:
+    if tokens is not None and t["time_floor_s"] > 0:
         t["tokens_per_s"] = tokens / t["time_floor_s"]
     return t
 
@@ -135,7 +135,12 @@ def build_theory_table(
         _set_shares(ops, g.key, model is not None)
     totals: dict[str, TheoryTotals] | None = None
     if model is not None:
-        tokens = tokens_per_pass(str(model["phase"]), int(model["batch"]), int(model["seq"]))
+        shape = ("phase", "batch", "seq")
+        tokens = (
+            tokens_per_pass(str(model["phase"]), int(model["batch"]), int(model["seq"]))
+            if all(model.get(k) is not None for k in shape)
+            else None
+        )
         totals = {g.key: _totals(ops, g.key, tokens) for g in gpus}
         first = totals[gpus[0].key]["time_floor_s"] if gpus else 0.0
         for t in totals.values():

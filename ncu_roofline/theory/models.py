@@ -31,6 +31,7 @@ from typing import Any
 from ncu_roofline.core.files import load_builtin_toml, read_user_text
 from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.theory.ops import OpEstimate, canonical_dtype, estimate
+from ncu_roofline.theory.phases import PHASES, tokens_per_pass
 
 __all__ = [
     "PHASES",
@@ -43,9 +44,6 @@ __all__ = [
     "load_model_config",
     "tokens_per_pass",
 ]
-
-#: Phases :func:`expand_model` knows.
-PHASES: tuple[str, ...] = ("decode", "prefill")
 
 #: Every role an op of :func:`expand_model` can have.
 ROLES: tuple[str, ...] = (
@@ -475,15 +473,6 @@ class _PassShape:
             dtype=self.dt,
             kv=self.kv,
         )
-
-
-def tokens_per_pass(phase: str, batch: int, seq: int) -> int:
-    """Tokens one forward pass handles: ``batch`` new tokens in decode, ``batch x seq`` in prefill.
-
-    Decode appends one token to each of ``batch`` sequences (generated
-    tokens); prefill reads ``seq`` prompt tokens of each sequence.
-    """
-    return batch if str(phase).strip().lower() == "decode" else batch * seq
 
 
 def _pass_shape(

@@ -5,6 +5,8 @@
 (function () {
   "use strict";
   var body = document.body;
+  // Screens this wide or narrower get the phone layout of the charts.
+  var NARROW = 700;
   var errors = [];
   function fail(message) {
     errors.push(String(message));
@@ -44,7 +46,9 @@
       if (!div) { return; }
       var layout = Object.assign({}, fig.layout);
       layout.font = Object.assign({}, layout.font || {}, { color: themeColour() });
-      Plotly.newPlot(div, fig.data, layout, { responsive: true, displaylogo: false });
+      var menu = viewButtons(div, layout);
+      Plotly.newPlot(div, fig.data, layout, chartConfig());
+      if (menu) { menu.chart = div; }
       linkPoints(div);
       (fig.data || []).forEach(function (trace) {
         var n = (trace.x || []).length;
@@ -57,6 +61,51 @@
     body.setAttribute("data-points", String(points));
     body.setAttribute("data-launch-points", String(launchPoints));
     body.setAttribute("data-drawn-points", String(drawn));
+  }
+
+  // The figure's view menu becomes a row of HTML buttons above the chart:
+  // they wrap on a narrow screen, where plotly's buttons run off the chart
+  // and sit under its modebar.  The top margin then only holds the modebar,
+  // off the plot area.
+  function viewButtons(div, layout) {
+    var menus = layout.updatemenus || [];
+    var menu = menus[0];
+    if (!menu || menu.type !== "buttons") { return null; }
+    delete layout.updatemenus;
+    layout.margin = Object.assign({}, layout.margin || {}, { t: 36 });
+    var row = document.createElement("div");
+    row.className = "views";
+    row.setAttribute("role", "group");
+    row.setAttribute("aria-label", "chart view");
+    var buttons = (menu.buttons || []).map(function (b, i) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.textContent = b.label;
+      button.setAttribute("aria-pressed", i === (menu.active || 0) ? "true" : "false");
+      button.addEventListener("click", function () {
+        var args = b.args || [];
+        Plotly.update(div, args[0] || {}, args[1] || {});
+        buttons.forEach(function (other) {
+          other.setAttribute("aria-pressed", other === button ? "true" : "false");
+        });
+      });
+      row.appendChild(button);
+      return button;
+    });
+    div.parentNode.insertBefore(row, div);
+    return row;
+  }
+
+  // Box and lasso selection would fight the row-to-point selection; on a
+  // narrow screen the modebar keeps only zoom, pan, reset and the PNG so it
+  // fits in the top margin.
+  function chartConfig() {
+    var remove = ["select2d", "lasso2d"];
+    if (window.innerWidth <= NARROW) {
+      remove = remove.concat(["zoom2d", "autoScale2d", "hoverClosestCartesian",
+        "hoverCompareCartesian", "toggleSpikelines"]);
+    }
+    return { responsive: true, displaylogo: false, modeBarButtonsToRemove: remove };
   }
 
   // --- rows and points: a group's number (the table's #) names both -------------
@@ -216,7 +265,6 @@
   // half the plot on a phone).  Kept apart from the drawing: it only
   // relayouts charts already drawn, and restores their own legend when the
   // window is wide again.
-  var NARROW = 700;
   function placeLegends() {
     if (typeof Plotly === "undefined") { return; }
     var narrow = window.innerWidth <= NARROW;
@@ -231,10 +279,7 @@
       var legend = narrow
         ? Object.assign({}, div.ncuLegend, { orientation: "h", x: 0, xanchor: "left", y: -0.18, yanchor: "top" })
         : div.ncuLegend;
-      // A vertical modebar down the right edge leaves the view buttons free.
-      // (in a right margin of its own, off the points).
-      var margin = narrow ? Object.assign({}, div.ncuMargin, { r: 40 }) : div.ncuMargin;
-      Plotly.relayout(div, { legend: legend, margin: margin, "modebar.orientation": narrow ? "v" : "h" });
+      Plotly.relayout(div, { legend: legend });
     });
   }
   // The page's width against the window's, on <body>, so headless tests

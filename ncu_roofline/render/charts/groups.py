@@ -5,7 +5,9 @@ the group's share of the profile's time; a group with findings is a
 diamond with a heavy outline.  Each marker carries its group's number (the
 kernel table's ``#``) in the hover box; the :data:`LABELLED` groups with the
 most time show it on the chart too, points closer than :data:`NEAR` (as
-fractions of the axes) sharing one combined label ("4,5,7").  Groups without a point (communication
+fractions of the axes) sharing one combined label ("4,5,7").  The legend
+names the :data:`LEGEND_GROUPS` groups with the most time by the same
+number ("3 · sgemm_128x64…").  Groups without a point (communication
 kernels, unplaceable ones, missing or non-positive coordinates) are listed
 with the reason instead.
 """
@@ -40,6 +42,11 @@ LABELLED = 10
 #: span (about 30 px across and 18 px up on a desktop chart, a label's size),
 #: share one label, on the point with the most time.
 NEAR: tuple[float, float] = (0.03, 0.045)
+#: Up to this many placed groups, each gets a legend entry of its own; past it,
+#: only the :data:`LABELLED` ones do.
+LEGEND_GROUPS = 20
+#: Longest short name in a legend entry, in characters (the hover box has it whole).
+LEGEND_NAME = 32
 
 
 @dataclass
@@ -217,51 +224,79 @@ def point_labels(
     return labels
 
 
+def legend_name(p: GroupPoint) -> str:
+    """A group's legend entry: its number, as on the chart and in the table, and its short name."""
+    short = str(p.record.get("kernel_short") or p.record.get("kernel") or "")
+    if len(short) > LEGEND_NAME:
+        short = short[: LEGEND_NAME - 1] + "…"
+    rank = "?" if p.rank is None else str(p.rank)
+    return escape_markup(f"{rank} · {short}")
+
+
+def _trace(members: list[GroupPoint], labels: list[str], bound: str, name: str) -> dict[str, Any]:
+    return {
+        "type": "scatter",
+        "mode": "markers+text",
+        "name": name,
+        "legendgroup": "kernel groups",
+        "legendgrouptitle": {"text": "kernel groups"},
+        "x": [p.x for p in members],
+        "y": [p.y for p in members],
+        "text": labels,
+        "textposition": "top center",
+        "textfont": {"size": 12},
+        "customdata": [_group_customdata(p) for p in members],
+        "hovertemplate": _GROUP_HOVER,
+        "meta": {"role": "groups", "bound": bound, "ranks": [p.rank for p in members]},
+        "marker": {
+            "color": BOUND_COLOURS[bound],
+            "size": [marker_size(p.record.get("time_share")) for p in members],
+            "sizemode": "diameter",
+            "symbol": ["diamond" if p.finding else "circle" for p in members],
+            "line": {
+                "color": NEUTRAL,
+                "width": [3.0 if p.finding else 0.5 for p in members],
+            },
+            "opacity": 0.85,
+        },
+        "selected": {"marker": {"opacity": 1.0}},
+        "unselected": {"marker": {"opacity": 0.2}, "textfont": {"color": GRID_COLOUR}},
+        "showlegend": True,
+    }
+
+
 def group_traces(points: list[GroupPoint], spans: tuple[float, float]) -> list[dict[str, Any]]:
-    """One marker trace per plotted bound class that has groups, in :data:`PLOTTED_BOUNDS` order.
+    """The kernel-group marker traces: one per group, up to :data:`LEGEND_GROUPS` groups.
+
+    Each of those groups is its own legend entry, "3 · name", its number the
+    one on its marker label and in the kernel table's ``#``; the legend
+    toggles it alone.  With more than :data:`LEGEND_GROUPS` groups, only the
+    :data:`LABELLED` ones with the most time keep a trace of their own and
+    the others share one per bound class ("other memory-bound (n)"), so a
+    profile with a thousand groups keeps a legend one can read and a chart
+    that draws fast.  The groups' own traces go by number, the shared ones by bound
+    class in :data:`PLOTTED_BOUNDS` order.
 
     ``spans`` are the axes' spans in decades, for :func:`point_labels`.
-
-    Each trace's ``meta`` is ``{"role": "groups", "ranks": [...]}``: the
-    group number of each point, for the page's script to link points and
-    table rows.
+    Each trace's ``meta`` is ``{"role": "groups", "bound": ..., "ranks":
+    [...]}``: the group number of each point, for the page's script to link
+    points and table rows.
     """
     labels = point_labels(points, spans)
-    traces = []
+    order = sorted(range(len(points)), key=lambda i: (-points[i].seconds, points[i].rank or 0))
+    # Past LEGEND_GROUPS, only the labelled groups keep an entry of their own:
+    # each trace costs the page time to draw (about 20 ms on a loaded laptop).
+    n_own = len(points) if len(points) <= LEGEND_GROUPS else LABELLED
+    # Their legend entries in the table's order, so the numbers read 1, 2, 3.
+    own = sorted(order[:n_own], key=lambda i: (points[i].rank is None, points[i].rank or 0))
+    rest = set(order[n_own:])
+    traces = [
+        _trace([points[i]], [labels[i]], points[i].bound, legend_name(points[i])) for i in own
+    ]
     for bound in PLOTTED_BOUNDS:
-        idx = [i for i, p in enumerate(points) if p.bound == bound]
+        idx = [i for i in order if i in rest and points[i].bound == bound]
         if not idx:
             continue
-        members = [points[i] for i in idx]
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "markers+text",
-                "name": f"{bound}-bound ({TEXT.count(len(members))})",
-                "legendgroup": "kernel groups",
-                "legendgrouptitle": {"text": "kernel groups"},
-                "x": [p.x for p in members],
-                "y": [p.y for p in members],
-                "text": [labels[i] for i in idx],
-                "textposition": "top center",
-                "textfont": {"size": 12},
-                "customdata": [_group_customdata(p) for p in members],
-                "hovertemplate": _GROUP_HOVER,
-                "meta": {"role": "groups", "ranks": [p.rank for p in members]},
-                "marker": {
-                    "color": BOUND_COLOURS[bound],
-                    "size": [marker_size(p.record.get("time_share")) for p in members],
-                    "sizemode": "diameter",
-                    "symbol": ["diamond" if p.finding else "circle" for p in members],
-                    "line": {
-                        "color": NEUTRAL,
-                        "width": [3.0 if p.finding else 0.5 for p in members],
-                    },
-                    "opacity": 0.85,
-                },
-                "selected": {"marker": {"opacity": 1.0}},
-                "unselected": {"marker": {"opacity": 0.2}, "textfont": {"color": GRID_COLOUR}},
-                "showlegend": True,
-            }
-        )
+        name = f"other {bound}-bound ({TEXT.count(len(idx))})"
+        traces.append(_trace([points[i] for i in idx], [labels[i] for i in idx], bound, name))
     return traces

@@ -156,7 +156,7 @@ def _gpu_roofs(
                     # A point added on the (straight) diagonal to carry the name.
                     x = 10.0 ** (ranges.x_lo + 0.45 * (ranges.x_hi - ranges.x_lo))
                     at = int(np.searchsorted(np.asarray(t["x"], dtype=np.float64), x))
-                    slope = _roof_value({**t, "meta": {"kind": "memory roofs"}})
+                    slope = _roof_value(t)
                     t["x"] = [*t["x"][:at], x, *t["x"][at:]]
                     t["y"] = [*t["y"][:at], x * slope, *t["y"][at:]]
                 n = len(t["x"])
