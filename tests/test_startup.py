@@ -28,40 +28,58 @@ try:
     main(sys.argv[1:])
 except SystemExit as exc:
     code = exc.code
-loaded = sorted(m for m in ("pandas", "pyarrow") if m in sys.modules)
+loaded = sorted(m for m in ("numpy", "pandas", "pyarrow") if m in sys.modules)
 print("\\n" + json.dumps({"code": code, "loaded": loaded}))
 """
 
-NO_DATA = [
+#: Commands that read no data and need no arithmetic: not even numpy.
+LISTINGS = [
     ["--help"],
     ["--version"],
     ["gpus"],
     ["gpus", "--json"],
-    ["theory", "--op", "gemm:M=1,N=2,K=3"],
-    ["theory", "--op", "gemm:M=4096,N=4096,K=4096", "--gpu", "H100-SXM", "--format", "json"],
+    ["theory", "--list-ops"],
+    ["theory", "--list-models"],
     *([name, "--help"] for name in sorted(COMMANDS)),
 ]
 
+#: Theory tables: the floor arithmetic is the engine's (numpy), the data stack is not loaded.
+THEORY = [
+    ["theory", "--op", "gemm:M=1,N=2,K=3"],
+    ["theory", "--model", "llama-3-8b", "--gpu", "a100_80gb_sxm", "--gpu", "h100_sxm5"],
+    ["theory", "--op", "gemm:M=4096,N=4096,K=4096", "--gpu", "H100-SXM", "--format", "json"],
+    ["theory", "--model", "llama-3-8b", "--gpu", "a100_80gb_sxm", "--format", "html"],
+]
 
-def _run(args: list[str]) -> dict[str, object]:
+
+def _run(args: list[str], cwd: Path = ROOT) -> dict[str, object]:
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps(args)],
         capture_output=True,
         text=True,
-        cwd=ROOT,
+        cwd=cwd,
         timeout=120,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(ROOT)},
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
     )
     assert proc.returncode == 0, proc.stderr
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return result
 
 
-@pytest.mark.parametrize("args", NO_DATA, ids=" ".join)
-def test_no_data_command_loads_no_data_libraries(args: list[str]) -> None:
+@pytest.mark.parametrize("args", LISTINGS, ids=" ".join)
+def test_listing_loads_no_data_libraries(args: list[str]) -> None:
     result = _run(args)
     assert result["code"] in (0, None), result
     assert result["loaded"] == []
+
+
+@pytest.mark.parametrize("args", THEORY, ids=" ".join)
+def test_theory_loads_neither_pandas_nor_pyarrow(args: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "theory.out"
+    result = _run([*args, "-o", str(out)], cwd=tmp_path)
+    assert result["code"] in (0, None), result
+    assert out.stat().st_size > 0
+    assert result["loaded"] == ["numpy"]
 
 
 def test_data_command_still_loads_its_reader() -> None:

@@ -41,7 +41,8 @@ from ncu_roofline.core.hardware import (
 )
 from ncu_roofline.core.model import Profile
 from ncu_roofline.errors import UsageError
-from ncu_roofline.theory.assign import TheoryConfig, apply_theory
+from ncu_roofline.theory.assign import apply_theory
+from ncu_roofline.theory.config import TheoryConfig
 
 __all__ = [
     "BOUND_CLASSES",

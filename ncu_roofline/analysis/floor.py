@@ -21,6 +21,7 @@ Zero work, missing roofs
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -96,11 +97,19 @@ def cc_number(cc: npt.ArrayLike) -> FloatArray:
     """Compute capabilities (``"9.0"``, ``8.6``, ``None``) as floats, NaN when unknown."""
     raw = np.asarray(cc, dtype=object)
     try:
-        # Numbers and numeric strings convert directly: the theory command's
-        # datasheet values need no pandas.
         return np.asarray(raw.astype(np.float64), dtype=np.float64)
     except (TypeError, ValueError):
-        import pandas as pd  # only for missing or malformed values
+        pass
+    # Some value is missing or malformed: convert each distinct spelling once
+    # (a profile has one or two) and spread the results over the rows.
+    keys, inverse = np.unique(raw.astype(str), return_inverse=True)
+    values = np.array([_float_or_nan(k) for k in keys.tolist()], dtype=np.float64)
+    return np.asarray(values[inverse].reshape(raw.shape), dtype=np.float64)
 
-        values = pd.to_numeric(pd.Series(raw), errors="coerce")
-        return np.asarray(values.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+
+def _float_or_nan(text: str) -> float:
+    """``text`` as a number, NaN where it is none (``"None"``, ``""``, ``"n/a"``)."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan

@@ -102,7 +102,8 @@ class LazyGroup(click.Group):
         rows = []
         for name in names:
             if name in COMMANDS:
-                text = click.utils.make_default_short_help(COMMANDS[name][1], limit)
+                # A stand-in with the summary as its help: click shortens it.
+                text = click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit)
             else:
                 command = self.commands[name]
                 if command.hidden:

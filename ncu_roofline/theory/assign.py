@@ -20,16 +20,15 @@ estimate would be worse than none.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.core.frame import column, floats
-from ncu_roofline.theory.estimates import TheoryFile
 from ncu_roofline.theory.config import TheoryConfig
+from ncu_roofline.theory.estimates import TheoryFile
 from ncu_roofline.theory.models import ModelOp
 from ncu_roofline.theory.ops import OpEstimate
 
