@@ -1,7 +1,7 @@
 """Start-up: the commands that read no data load neither pandas nor pyarrow.
 
 Each command runs in a fresh interpreter (a module imported by an earlier test
-would hide an import); the child prints which of the data libraries it loaded.
+would hide an import); the child prints which heavy libraries it loaded.
 Whether start-up is fast is measured by ``bench/bench_startup.py``, not here.
 """
 
@@ -18,7 +18,7 @@ from ncu_roofline.cli import COMMANDS, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Runs the command line in-process, then lists the data libraries it imported.
+#: Runs the command line in-process, then lists the heavy libraries it imported.
 _CHILD = """
 import json, sys
 from ncu_roofline.cli import main
@@ -28,27 +28,39 @@ try:
     main(sys.argv[1:])
 except SystemExit as exc:
     code = exc.code
-loaded = sorted(m for m in ("numpy", "pandas", "pyarrow") if m in sys.modules)
+heavy = ("jinja2", "numpy", "pandas", "plotly", "pyarrow")
+loaded = sorted(m for m in heavy if m in sys.modules)
 print("\\n" + json.dumps({"code": code, "loaded": loaded}))
 """
 
-#: Commands that read no data and need no arithmetic: not even numpy.
+#: Commands that read no data, and the heavy libraries each needs: help and
+#: listings none (click's own help, plain text); the GPU table its template.
 LISTINGS = [
-    ["--help"],
-    ["--version"],
-    ["gpus"],
-    ["gpus", "--json"],
-    ["theory", "--list-ops"],
-    ["theory", "--list-models"],
-    *([name, "--help"] for name in sorted(COMMANDS)),
+    (["--help"], []),
+    (["--version"], []),
+    (["gpus", "--json"], []),
+    (["gpus"], ["jinja2"]),
+    (["theory", "--list-ops"], []),
+    (["theory", "--list-models"], []),
+    *(([name, "--help"], []) for name in sorted(COMMANDS)),
 ]
 
-#: Theory tables: the floor arithmetic is the engine's (numpy), the data stack is not loaded.
+#: Theory tables: the floor arithmetic is the engine's (numpy), a template
+#: writes the text and the page, plotly the page's chart; never pandas or pyarrow.
 THEORY = [
-    ["theory", "--op", "gemm:M=1,N=2,K=3"],
-    ["theory", "--model", "llama-3-8b", "--gpu", "a100_80gb_sxm", "--gpu", "h100_sxm5"],
-    ["theory", "--op", "gemm:M=4096,N=4096,K=4096", "--gpu", "H100-SXM", "--format", "json"],
-    ["theory", "--model", "llama-3-8b", "--gpu", "a100_80gb_sxm", "--format", "html"],
+    (["theory", "--op", "gemm:M=1,N=2,K=3"], ["jinja2", "numpy"]),
+    (
+        ["theory", "--model", "llama-3-8b", "--gpu", "a100_80gb_sxm", "--gpu", "h100_sxm5"],
+        ["jinja2", "numpy"],
+    ),
+    (
+        ["theory", "--op", "gemm:M=4096,N=4096,K=4096", "--gpu", "H100-SXM", "--format", "json"],
+        ["numpy"],
+    ),
+    (
+        ["theory", "--model", "llama-3-8b", "--gpu", "a100_80gb_sxm", "--format", "html"],
+        ["jinja2", "numpy", "plotly"],
+    ),
 ]
 
 
@@ -66,20 +78,22 @@ def _run(args: list[str], cwd: Path = ROOT) -> dict[str, object]:
     return result
 
 
-@pytest.mark.parametrize("args", LISTINGS, ids=" ".join)
-def test_listing_loads_no_data_libraries(args: list[str]) -> None:
+@pytest.mark.parametrize(("args", "needs"), LISTINGS, ids=lambda v: " ".join(v) or "none")
+def test_listing_loads_no_data_libraries(args: list[str], needs: list[str]) -> None:
     result = _run(args)
     assert result["code"] in (0, None), result
-    assert result["loaded"] == []
+    assert result["loaded"] == needs
 
 
-@pytest.mark.parametrize("args", THEORY, ids=" ".join)
-def test_theory_loads_neither_pandas_nor_pyarrow(args: list[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(("args", "needs"), THEORY, ids=lambda v: " ".join(v))
+def test_theory_loads_neither_pandas_nor_pyarrow(
+    args: list[str], needs: list[str], tmp_path: Path
+) -> None:
     out = tmp_path / "theory.out"
     result = _run([*args, "-o", str(out)], cwd=tmp_path)
     assert result["code"] in (0, None), result
     assert out.stat().st_size > 0
-    assert result["loaded"] == ["numpy"]
+    assert result["loaded"] == needs
 
 
 def test_data_command_still_loads_its_reader() -> None:

@@ -45,6 +45,10 @@ FORMATS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: How an HTML page gets plotly.js: embedded (``inline``) or linked (``cdn``).
+PLOTLY_MODES = ("inline", "cdn")
+
+
 @dataclass(frozen=True)
 class RenderOptions:
     """How to render, beyond the context itself.
@@ -198,4 +202,12 @@ def render_document(
     return renderer(context, options or RenderOptions())
 
 
-__all__ = ["FORMATS", "RENDERERS", "RenderOptions", "Renderer", "render_document", "render_json"]
+__all__ = [
+    "FORMATS",
+    "PLOTLY_MODES",
+    "RENDERERS",
+    "RenderOptions",
+    "Renderer",
+    "render_document",
+    "render_json",
+]
