@@ -29,9 +29,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-# Re-exported: the formatter lives apart so that text output needs no pandas.
-from ncu_roofline.core.si import format_si as format_si
-
 _PREFIX: dict[str, float] = {
     "K": 1e3,
     "k": 1e3,
