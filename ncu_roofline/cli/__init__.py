@@ -48,9 +48,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "ncu_roofline.cli.compare",
         "Compare two profiles: what got slower, what got faster, what moved.",
     ),
+    "export": (
+        "ncu_roofline.cli.export",
+        "Analyse exports and append them to a Parquet dataset as one run.",
+    ),
     "gpus": (
         "ncu_roofline.cli.gpus",
         "List the GPUs whose roofs are known (names usable with --gpu).",
+    ),
+    "history": (
+        "ncu_roofline.cli.history",
+        "Kernel groups over the runs of a dataset, with their change points.",
     ),
     "inspect": (
         "ncu_roofline.cli.inspect",
@@ -59,6 +67,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "profile": (
         "ncu_roofline.cli.profile",
         "Profile a program with ncu and write its roofline report.",
+    ),
+    "query": (
+        "ncu_roofline.cli.query",
+        "Answer an SQL query over a dataset's tables, with DuckDB.",
     ),
     "report": ("ncu_roofline.cli.report", "Analyse exports and write a roofline report."),
     "summary": (

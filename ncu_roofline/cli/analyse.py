@@ -11,7 +11,7 @@ table) stays in the commands.  :func:`gates_record` is also the record
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ncu_roofline.cli.messages import (
     note_gpu_alias,
@@ -26,32 +26,33 @@ from ncu_roofline.errors import UsageError
 from ncu_roofline.report.gates import Gate, evaluate_report
 from ncu_roofline.report.schema import GatesRecord, ReportContext
 
+if TYPE_CHECKING:
+    from ncu_roofline.analysis import Analysis
+
 
 def gates_record(gates: list[Gate], tripped: list[dict[str, Any]]) -> GatesRecord:
     """The ``gates`` entry of a report or comparison: the rules asked for and those that tripped."""
     return {"rules": [g.text for g in gates], "tripped": tripped}
 
 
-def analyse_and_gate(
+def analyse(
     inputs: Sequence[str],
     roofs: RoofOptions,
     theory: TheoryOptions,
-    gates: list[Gate],
     progress: bool | None,
     merge: bool = False,
-) -> tuple[ReportContext, list[dict[str, Any]]]:
-    """The report context of ``inputs`` and the gates that tripped on it.
+    gates: Sequence[Gate] = (),
+) -> Analysis:
+    """The analysis of ``inputs`` with the roof and theory options.
 
     Each input is read once (a repeated one is warned about); passes of one
-    run are joined per launch with ``merge``; the context
-    carries the gates record when ``gates`` were asked for.  On stderr: gates
-    that can never trip, then the inputs' warnings and the warning findings.
+    run are joined per launch with ``merge``.  Gates that need theory when
+    none was given are warned about before the (possibly long) read.
     """
     # The readers and the engine load pandas and pyarrow: imported here, so
     # that the commands sharing this module show their --help without them.
     from ncu_roofline.analysis import analyze
     from ncu_roofline.readers import load
-    from ncu_roofline.report.context import build_context
 
     if roofs.gpu and roofs.roofs_file:
         raise UsageError("give either --gpu or --roofs, not both")
@@ -64,7 +65,7 @@ def analyse_and_gate(
             warn(f"{again} is the same file as {first}; it is read once")
     table = load_roofs_file(roofs.roofs_file) if roofs.roofs_file else None
     config = theory.config()
-    warn_gates_without_theory(gates, config is not None)
+    warn_gates_without_theory(list(gates), config is not None)
     analysis = analyze(
         load(unique, progress=progress, merge=merge),
         gpu=roofs.gpu,
@@ -72,9 +73,28 @@ def analyse_and_gate(
         clocks=roofs.clocks,
         theory=config,
     )
-    context = build_context(analysis)
     if roofs.roofs_file:
-        context["options"]["roofs_file"] = roofs.roofs_file
+        analysis.options["roofs_file"] = roofs.roofs_file
+    return analysis
+
+
+def analyse_and_gate(
+    inputs: Sequence[str],
+    roofs: RoofOptions,
+    theory: TheoryOptions,
+    gates: list[Gate],
+    progress: bool | None,
+    merge: bool = False,
+) -> tuple[ReportContext, list[dict[str, Any]]]:
+    """The report context of ``inputs`` and the gates that tripped on it.
+
+    The context carries the gates record when ``gates`` were asked for.  On
+    stderr: gates that can never trip, then the inputs' warnings and the
+    warning findings.
+    """
+    from ncu_roofline.report.context import build_context
+
+    context = build_context(analyse(inputs, roofs, theory, progress, merge, gates))
     tripped = evaluate_report(gates, context)
     if gates:
         context["gates"] = gates_record(gates, tripped)

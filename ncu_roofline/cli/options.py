@@ -442,6 +442,14 @@ class GateOptions(Options):
         return parse_gates(list(self.fail_on) or settings.get("fail_on", []), comparison=True)
 
 
+#: ``--config FILE``: where the settings come from.
+config_option: Decorator[Any] = click.option(
+    "--config",
+    "config_file",
+    metavar="FILE",
+    help="Settings file (TOML); default: [tool.ncu-roofline] in the nearest pyproject.toml.",
+)
+
 #: --fail-on and --config, as ``gating``.
 gate_options: Decorator[Any] = option_group(
     GateOptions,
@@ -454,10 +462,5 @@ gate_options: Decorator[Any] = option_group(
         help="Exit 3 after writing the output when RULE trips: efficiency<0.3, a finding kind "
         "(excess-traffic, above-roof, ...); compare also takes regression>5% and new-kernel.",
     ),
-    click.option(
-        "--config",
-        "config_file",
-        metavar="FILE",
-        help="Settings file (TOML); default: [tool.ncu-roofline] in the nearest pyproject.toml.",
-    ),
+    config_option,
 )

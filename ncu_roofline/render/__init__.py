@@ -10,7 +10,8 @@ Design: every document the command line writes is one entry of
 - ``theory`` (:func:`~ncu_roofline.report.theory.build_theory_table`):
   html, json, text;
 - ``inspect`` (:func:`~ncu_roofline.report.inspect.inspect_profile`): json, text;
-- ``gpus`` (:class:`~ncu_roofline.report.schema.GpusDocument`): json, text.
+- ``gpus`` (:class:`~ncu_roofline.report.schema.GpusDocument`): json, text;
+- ``history`` (:func:`~ncu_roofline.fleet.history.build_history`): html, json, md.
 
 Each entry takes the context and :class:`RenderOptions` and returns the whole
 document (``str``, or ``bytes`` for JUnit XML).  An entry needs nothing but
@@ -30,6 +31,7 @@ from ncu_roofline.render.json_report import render_json
 from ncu_roofline.report.schema import (
     ComparisonDocument,
     GpusDocument,
+    HistoryContext,
     InspectDocument,
     ReportContext,
     TheoryTable,
@@ -127,6 +129,18 @@ def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:
     return render_json(doc["comparison"])
 
 
+def _history_html(context: HistoryContext, options: RenderOptions) -> str:
+    from ncu_roofline.render.history import render_history_html
+
+    return render_history_html(context, options.plotly_js)
+
+
+def _history_md(context: HistoryContext, options: RenderOptions) -> str:
+    from ncu_roofline.render.history import render_history_markdown
+
+    return render_history_markdown(context)
+
+
 def _theory_html(table: TheoryTable, options: RenderOptions) -> str:
     from ncu_roofline.render.html_report import generated_at_text, render_theory_html
     from ncu_roofline.render.theory import theory_html_context
@@ -184,6 +198,9 @@ RENDERERS: dict[tuple[str, str], Renderer] = {
     ("inspect", "text"): _inspect_text,
     ("gpus", "json"): _gpus_json,
     ("gpus", "text"): _gpus_text,
+    ("history", "html"): _history_html,
+    ("history", "json"): _json,
+    ("history", "md"): _history_md,
 }
 
 

@@ -27,6 +27,10 @@ __all__ = [
     "GatesRecord",
     "Generator",
     "GpusDocument",
+    "HistoryChange",
+    "HistoryContext",
+    "HistoryGroup",
+    "HistoryPoint",
     "InputRecord",
     "InspectDocument",
     "InspectInput",
@@ -390,3 +394,84 @@ class GpusDocument(TypedDict):
     """The ``gpus`` command's document: one ``GpuSpec.to_dict()`` per GPU."""
 
     gpus: list[dict[str, Any]]
+
+
+class HistoryPoint(TypedDict):
+    """One kernel group in one run of a dataset (its rows of the run summed)."""
+
+    run_id: str
+    #: ISO 8601, UTC.
+    run_time: str
+    #: The run's ``label`` tag (e.g. its commit), else its time.
+    label: str
+    #: The value of the tag the runs are ordered by (``None`` when by time).
+    order: str | None
+    launches: int
+    total_duration_s: float | None
+    #: Time per launch.
+    duration_s: float | None
+    #: Time-weighted efficiency of the group's rows in the run.
+    efficiency: float | None
+    recoverable_s: float | None
+
+
+class HistoryChange(TypedDict):
+    """A change point of one group's history: a sustained step beyond the noise."""
+
+    run_id: str
+    run_time: str
+    label: str
+    #: The run's position in the group's history (1 = first run).
+    run: int
+    metric: str
+    #: ``up`` or ``down``.
+    direction: str
+    #: Worse: time or recoverable time up, efficiency down.
+    regression: bool
+    #: Rolling median before, median of the sustained runs after.
+    before: float
+    after: float
+    #: ``after / before - 1``.
+    step: float | None
+    #: The step it had to pass (noise x scaled MAD, or the smallest step).
+    threshold: float
+    baseline_runs: int
+    #: The group's time in the run where the change starts.
+    total_duration_s: float | None
+
+
+class HistoryGroup(TypedDict):
+    """One kernel group (GPU, kernel, grid, block) over the runs of a dataset."""
+
+    #: Rank: groups with a regression first (by the time it moved), then by time.
+    number: int
+    gpu: str
+    kernel: str
+    kernel_short: str
+    grid: str | None
+    block: str | None
+    runs: int
+    changes: list[HistoryChange]
+    points: list[HistoryPoint]
+
+
+class HistoryContext(TypedDict):
+    """The ``history`` command's document: ``history --format json``."""
+
+    schema_version: str
+    kind: str
+    generator: Generator
+    dataset: str
+    #: The filters and options asked for.
+    query: dict[str, Any]
+    #: The change-point rule (window, sustain, noise, min_step, min_baseline).
+    rule: dict[str, Any]
+    runs: int
+    #: Kernel groups matched; ``groups`` holds the first ``query.top`` of them.
+    series: int
+    #: Every change point of every matched group, with its group's number.
+    changes: list[dict[str, Any]]
+    groups: list[HistoryGroup]
+    omitted: int
+    #: The query run on the ``groups`` table (DuckDB dialect).
+    sql: str

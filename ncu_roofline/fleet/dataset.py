@@ -1,0 +1,250 @@
+"""The dataset directory: its layout, atomic appends of runs, and plain reads.
+
+Layout (Hive partitioning, readable by DuckDB, Spark, Trino and pyarrow)::
+
+    DATASET/_ncu_roofline_dataset.json           marker: format and schema version
+    DATASET/table=launches/gpu=GPU/date=DAY/part-RUN.parquet
+    DATASET/table=groups/gpu=GPU/date=DAY/part-RUN.parquet
+    DATASET/table=findings/gpu=GPU/date=DAY/part-RUN.parquet
+    DATASET/table=runs/date=DAY/part-RUN.parquet
+
+A run's files are first written under hidden temporary names
+(``.part-RUN.parquet.PID.tmp``: every engine skips names starting with ``.``
+and the ``*.parquet`` globs miss them), then renamed into place, the
+``runs`` file last.  A crash while writing leaves only hidden files, which
+the next export removes; the runs already there are untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import time
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pyarrow as pa
+import pyarrow.dataset as pads
+import pyarrow.parquet as pq
+
+from ncu_roofline.analysis import Analysis
+from ncu_roofline.errors import InputFormatError, InputNotFoundError, OutputError, UsageError
+from ncu_roofline.fleet.schema import PARTITIONS, SCHEMA_VERSION, TABLES
+from ncu_roofline.fleet.tables import Run, run_tables
+
+#: The marker file that makes a directory a dataset (``_``: engines skip it).
+MARKER = "_ncu_roofline_dataset.json"
+_FORMAT = "ncu-roofline dataset"
+#: Temporary files older than this are left over from a crashed export.
+_STALE_S = 3600.0
+_TMP = re.compile(r"^\.part-[0-9a-f]+\.parquet\.\d+\.tmp$")
+
+
+def file_sha256(path: str) -> str:
+    """The SHA-256 of a file's bytes (hex)."""
+    try:
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+    except FileNotFoundError as e:
+        raise InputNotFoundError(f"{path}: no such file") from e
+    except OSError as e:
+        raise InputNotFoundError(f"{path}: cannot read ({e.strerror})") from e
+
+
+def run_id(input_sha256: Sequence[str], tags: dict[str, str]) -> str:
+    """The id of a run: its inputs' content (in any order) and its tags.
+
+    The same inputs exported with the same tags give the same id, which is
+    how a second export of one run is recognised.
+    """
+    key = orjson.dumps({"inputs": sorted(input_sha256), "tags": sorted(tags.items())})
+    return hashlib.sha256(key).hexdigest()[:16]
+
+
+def _partition_dir(root: Path, table: str, gpu: str, date: str) -> Path:
+    parts = {"gpu": gpu, "date": date}
+    out = root / f"table={table}"
+    for key in PARTITIONS[table]:
+        out = out / f"{key}={parts[key]}"
+    return out
+
+
+def _schema_number(text: Any) -> int | None:
+    try:
+        return int(str(text))
+    except ValueError:
+        return None
+
+
+def check_dataset(path: str) -> Path:
+    """``path`` as a readable dataset; refused when missing, not one, or too new."""
+    root = Path(path)
+    if not root.exists():
+        raise InputNotFoundError(f"{path}: no such dataset (create one with `ncu-roofline export`)")
+    if not root.is_dir():
+        raise InputFormatError(f"{path}: not a dataset directory")
+    marker = root / MARKER
+    if marker.is_file():
+        try:
+            info = orjson.loads(marker.read_bytes())
+        except (orjson.JSONDecodeError, OSError) as e:
+            raise InputFormatError(f"{path}: unreadable dataset marker {MARKER} ({e})") from e
+        ours = _schema_number(SCHEMA_VERSION) or 0
+        theirs = _schema_number(info.get("schema_version")) if isinstance(info, dict) else None
+        if theirs is None:
+            raise InputFormatError(f"{path}: {MARKER} gives no schema version")
+        if theirs > ours:
+            raise InputFormatError(
+                f"{path}: written with dataset schema {theirs}, newer than this "
+                f"ncu-roofline reads ({ours}); upgrade ncu-roofline"
+            )
+    elif not (root / "table=runs").is_dir():
+        raise InputFormatError(f"{path}: not an ncu-roofline dataset (no {MARKER})")
+    return root
+
+
+def _open_for_write(path: str) -> Path:
+    root = Path(path)
+    if root.exists() and not root.is_dir():
+        raise OutputError(f"{path}: exists and is not a directory")
+    if root.is_dir() and not (root / MARKER).exists() and any(root.iterdir()):
+        raise OutputError(
+            f"{path}: a directory that is not an ncu-roofline dataset; "
+            "give an empty or new directory"
+        )
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if not (root / MARKER).exists():
+            info = {"format": _FORMAT, "schema_version": SCHEMA_VERSION}
+            _atomic_bytes(root / MARKER, orjson.dumps(info, option=orjson.OPT_INDENT_2))
+    except OSError as e:
+        raise OutputError(f"{path}: cannot create the dataset ({e.strerror})") from e
+    return check_dataset(path)
+
+
+def _atomic_bytes(target: Path, data: bytes) -> None:
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, target)
+
+
+def run_files(root: Path, rid: str) -> list[Path]:
+    """Every data file of run ``rid``, in any table and partition."""
+    return sorted(root.glob(f"table=*/**/part-{rid}.parquet"))
+
+
+def has_run(root: Path, rid: str) -> bool:
+    """Whether run ``rid`` is listed (its ``runs`` file is in place)."""
+    return any((root / "table=runs").glob(f"**/part-{rid}.parquet"))
+
+
+def _remove_leftovers(root: Path, rid: str) -> None:
+    """Temporary files of this run, and of any export that crashed long ago."""
+    now = time.time()
+    for tmp in root.glob("table=*/**/.part-*.tmp"):
+        if not _TMP.match(tmp.name):
+            continue
+        with contextlib.suppress(OSError):
+            if tmp.name.startswith(f".part-{rid}.") or now - tmp.stat().st_mtime > _STALE_S:
+                tmp.unlink()
+
+
+def write_run(
+    path: str,
+    run: Run,
+    tables: dict[str, dict[str, pa.Table]],
+    replace: bool = False,
+) -> list[Path]:
+    """Append one run's tables to the dataset at ``path``; the files written.
+
+    Refused (:class:`OutputError`) when the run is already there, unless
+    ``replace``: then the new files take the old ones' place and any old file
+    in another partition (an earlier day) is removed after.
+    """
+    root = _open_for_write(path)
+    if has_run(root, run.run_id) and not replace:
+        raise OutputError(
+            f"{path}: run {run.run_id} (the same inputs and tags) is already in the "
+            "dataset; give --replace to export it again"
+        )
+    _remove_leftovers(root, run.run_id)
+    old = set(run_files(root, run.run_id))
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for table in TABLES:
+            for gpu, data in tables.get(table, {}).items():
+                target = _partition_dir(root, table, gpu, run.date) / f"part-{run.run_id}.parquet"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+                pq.write_table(data, tmp, compression="zstd")
+                staged.append((tmp, target))
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except OSError as e:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        raise OutputError(f"{path}: cannot write the run ({e.strerror or e})") from e
+    written = [target for _, target in staged]
+    for stale in old - set(written):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+    return written
+
+
+def table_files(root: Path, table: str) -> list[Path]:
+    """The data files of one table (temporary files excluded)."""
+    return sorted((root / f"table={table}").glob("**/*.parquet"))
+
+
+def read_table(path: str, table: str, columns: Iterable[str] | None = None) -> pa.Table:
+    """One table of the dataset read with pyarrow alone, partition columns included."""
+    if table not in TABLES:
+        raise UsageError(f"no table {table!r} (tables: {', '.join(TABLES)})")
+    root = check_dataset(path)
+    base = root / f"table={table}"
+    if not base.is_dir():
+        return pa.table({})
+    data = pads.dataset(str(base), format="parquet", partitioning="hive")
+    return data.to_table(columns=list(columns) if columns is not None else None)
+
+
+def plan_run(
+    path: str,
+    inputs: Sequence[str],
+    tags: dict[str, str],
+    replace: bool,
+    at: datetime | None = None,
+) -> Run:
+    """The run ``inputs`` with ``tags`` make, checked against the dataset before any reading.
+
+    Refused when the run is already there (unless ``replace``), or when an
+    input is standard input (its bytes cannot be hashed for the run id).
+    """
+    if any(p == "-" for p in inputs):
+        raise UsageError("export reads files, not standard input: the run id hashes each input")
+    hashes = tuple(file_sha256(p) for p in inputs)
+    rid = run_id(hashes, tags)
+    root = Path(path)
+    if not replace and root.is_dir() and has_run(root, rid):
+        raise OutputError(
+            f"{path}: run {rid} (the same inputs and tags) is already in the "
+            "dataset; give --replace to export it again"
+        )
+    when = at or datetime.now(timezone.utc)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return Run(rid, when, dict(tags), hashes)
+
+
+def export_analysis(path: str, run: Run, analysis: Analysis, replace: bool = False) -> list[Path]:
+    """Append ``analysis`` as ``run`` to the dataset at ``path``; the files written."""
+    return write_run(path, run, run_tables(analysis, run), replace=replace)
