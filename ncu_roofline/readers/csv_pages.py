@@ -27,7 +27,7 @@ from ncu_roofline.core.metrics import (
     unit_for,
 )
 from ncu_roofline.core.model import SourceInfo, finalize_launches
-from ncu_roofline.core.units import detect_decimal, parse_unit
+from ncu_roofline.core.units import Unit, detect_decimal, parse_unit
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.integrity import (
     append_partial_raw,
@@ -48,7 +48,7 @@ from ncu_roofline.readers.table import dict_codes, read_table
 from ncu_roofline.readers.values import (
     RowKeys,
     ValueProblems,
-    convert_column,
+    convert_columns,
     convert_rows,
     invocation_counts,
     launch_label,
@@ -221,11 +221,17 @@ def _valid_ids(table: pa.Table, column: str) -> np.ndarray:
     if col is None:
         return np.ones(table.num_rows, dtype=bool)
     codes, dictionary = dict_codes(col)
+    if not dictionary:
+        return np.zeros(0, dtype=bool)
     # A sign is kept: a negative count is a bad value of a real row, not noise.
-    ok = np.array(
-        [d.strip().replace(",", "").lstrip("+-").isdigit() for d in dictionary], dtype=bool
-    )
-    return ok[codes] if dictionary else np.zeros(0, dtype=bool)
+    # The plain spellings are judged in Arrow (a raw page has one ID per row,
+    # so as many distinct values as launches); Python judges the rest.
+    plain = pc.match_substring_regex(col.chunks[0].dictionary, r"^[+,\-]*[0-9][0-9,]*$")
+    ok = np.asarray(pc.fill_null(plain, False).to_numpy(zero_copy_only=False), dtype=bool)
+    for i in np.flatnonzero(~ok).tolist():
+        ok[i] = dictionary[i].strip().replace(",", "").lstrip("+-").isdigit()
+    valid: np.ndarray = ok[codes]
+    return valid
 
 
 def _decimal_for(samples: list[list[str]], header: list[str], value_cols: list[str]) -> str:
@@ -541,21 +547,34 @@ def read_raw(
     metrics: dict[str, Any] = {}
     unknown: list[str] = []
     problems = ValueProblems()
+    launch_rows = table.select(metric_cols).take(pa.array(first_rows))
+    # Decide every column first, then parse all numeric ones in one pass;
+    # ``order`` replays the assignments as they come, so that a metric
+    # spelled by two columns keeps the later one.
+    numeric: list[tuple[pa.ChunkedArray, str, str, Unit]] = []
+    order: list[tuple[str, Any]] = []
     for c in metric_cols:
         mid = canonical_metric(c)
-        col = table.column(c).take(pa.array(first_rows))
+        col = launch_rows.column(c)
         if mid in STRING_METRICS:
             values = np.asarray(col.to_pylist(), dtype=object)
             values[values == ""] = None
-            metrics[mid] = values
+            order.append((mid, values))
             continue
         unit = unit_for(mid, units.get(c, ""))
         parsed = parse_unit(unit)
         if parsed is None:
             unknown.append(f"{c} ({unit!r})")
             continue
-        metrics[mid] = convert_column(col, decimal, mid, unit, parsed, problems)
-        info.metric_units[mid] = parsed.si
+        order.append((mid, len(numeric)))
+        numeric.append((col, mid, unit, parsed))
+    converted = convert_columns(numeric, decimal, problems)
+    for mid, value in order:
+        if isinstance(value, int):
+            metrics[mid] = converted[value]
+            info.metric_units[mid] = numeric[value][3].si
+        else:
+            metrics[mid] = value
     if unknown:
         info.warn("unknown unit(s): left out " + ", ".join(unknown[:6]) + " rather than misread")
     rejected = problems.rejected_by_metric()

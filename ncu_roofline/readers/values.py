@@ -176,6 +176,22 @@ def checked_numbers(
     wrong dimension): those are reported where the unit was judged.
     """
     parsed, malformed = parse_numbers_checked(texts, decimal)
+    return _checked(
+        parsed, malformed, texts, factors, metric_ids, metric_of_row, launch_of_row, problems
+    )
+
+
+def _checked(
+    parsed: np.ndarray,
+    malformed: np.ndarray,
+    texts: pa.Array | pa.ChunkedArray,
+    factors: np.ndarray,
+    metric_ids: Sequence[str],
+    metric_of_row: np.ndarray,
+    launch_of_row: np.ndarray,
+    problems: ValueProblems,
+) -> np.ndarray:
+    """:func:`checked_numbers` once the texts are parsed (``parsed``, ``malformed``)."""
     problems.note("malformed", metric_ids, metric_of_row, malformed, launch_of_row, texts)
     negative = parsed < 0
     if negative.any():
@@ -240,6 +256,44 @@ def convert_column(
     if wrong_units([metric_id], [unit_text], [unit.si], *args).any():
         factor[:] = np.nan
     return checked_numbers(column, decimal, factor, [metric_id], zeros, launches, problems)
+
+
+def convert_columns(
+    columns: Sequence[tuple[pa.ChunkedArray, str, str, Unit]],
+    decimal: str,
+    problems: ValueProblems,
+) -> list[np.ndarray]:
+    """:func:`convert_column` of many wide-table columns, their texts parsed in one pass.
+
+    Each entry is (column, metric id, unit text, unit); all columns have the
+    same length.  The texts of every column are parsed together (one set of
+    Arrow kernels over all of them, not one per column); the checks and
+    their warnings then run column by column, in the same order as one
+    :func:`convert_column` call per column.
+    """
+    if not columns:
+        return []
+    n = len(columns[0][0])
+    chunks = [chunk for col, *_ in columns for chunk in col.chunks]
+    if not chunks or n == 0 or len({c.type for c in chunks}) > 1:
+        return [
+            convert_column(col, decimal, mid, text, unit, problems)
+            for col, mid, text, unit in columns
+        ]
+    parsed, malformed = parse_numbers_checked(pa.chunked_array(chunks), decimal)
+    zeros = np.zeros(n, dtype=np.int64)
+    launches = np.arange(n)
+    out: list[np.ndarray] = []
+    for j, (col, mid, text, unit) in enumerate(columns):
+        part = slice(j * n, (j + 1) * n)
+        factor = np.full(n, unit.factor)
+        args = (zeros, zeros, launches, col, problems)
+        if wrong_units([mid], [text], [unit.si], *args).any():
+            factor[:] = np.nan
+        out.append(
+            _checked(parsed[part], malformed[part], col, factor, [mid], zeros, launches, problems)
+        )
+    return out
 
 
 def launch_label(frame: Any, summary: bool) -> Callable[[int], str]:
