@@ -283,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
 
     theory = None
     if args.model:
-        from ncu_roofline.theory.assign import TheoryConfig
+        from ncu_roofline.theory.config import TheoryConfig
         from ncu_roofline.theory.models import find_model
 
         theory = TheoryConfig(model=find_model(args.model))

@@ -54,7 +54,7 @@ def reports() -> dict[str, str]:
     from ncu_roofline.render.html_report import render_html
     from ncu_roofline.render.page import build_page
     from ncu_roofline.report.context import build_context
-    from ncu_roofline.theory.assign import TheoryConfig
+    from ncu_roofline.theory.config import TheoryConfig
     from ncu_roofline.theory.models import find_model
 
     cwd = os.getcwd()
@@ -81,7 +81,7 @@ def theory_page(plotly_js: str) -> str:
     from ncu_roofline.render.html_report import render_theory_html
     from ncu_roofline.render.theory import theory_html_context
     from ncu_roofline.report.theory import build_theory_table
-    from ncu_roofline.theory.assign import TheoryConfig
+    from ncu_roofline.theory.config import TheoryConfig
     from ncu_roofline.theory.models import find_model
 
     config = TheoryConfig(model=find_model("llama-3-8b"), phase="decode", batch=1, seq=2048)
@@ -157,7 +157,7 @@ def main() -> int:
     from ncu_roofline.render.html_report import render_html
     from ncu_roofline.render.page import build_page
     from ncu_roofline.report.context import build_context
-    from ncu_roofline.theory.assign import TheoryConfig
+    from ncu_roofline.theory.config import TheoryConfig
     from ncu_roofline.theory.models import find_model
 
     os.chdir(REPO)

@@ -31,7 +31,7 @@ from ncu_roofline.render.charts import (
 )
 from ncu_roofline.report.context import build_context
 from ncu_roofline.theory import find_model
-from ncu_roofline.theory.assign import TheoryConfig
+from ncu_roofline.theory.config import TheoryConfig
 from tests.helpers import (
     OWN_TAGS,
     SAMPLE,

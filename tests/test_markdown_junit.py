@@ -15,7 +15,7 @@ from ncu_roofline.render.junit_report import render_junit
 from ncu_roofline.render.markdown_report import MAX_MARKDOWN_CHARS, render_markdown
 from ncu_roofline.render.terminal import render_summary
 from ncu_roofline.report.context import build_context
-from ncu_roofline.theory.assign import TheoryConfig
+from ncu_roofline.theory.config import TheoryConfig
 from ncu_roofline.theory.models import find_model
 from tests.helpers import SAMPLE, SampleLaunch, sample_launches, sample_roofs
 

@@ -13,7 +13,7 @@ from ncu_roofline.core.hardware import find_gpu
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.report.context import build_context
 from ncu_roofline.report.theory import build_theory_table, theory_chart_context
-from ncu_roofline.theory.assign import TheoryConfig
+from ncu_roofline.theory.config import TheoryConfig
 from ncu_roofline.theory.models import expand_model, find_model, load_model_config
 from ncu_roofline.theory.ops import OpEstimate, estimate
 from tests.helpers import SAMPLE, run

@@ -36,7 +36,7 @@ from ncu_roofline.core.units import parse_number, parse_numbers, parse_numbers_c
 from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.readers import read_source
 from ncu_roofline.render.safe_text import terminal_safe
-from ncu_roofline.theory.assign import TheoryConfig
+from ncu_roofline.theory.config import TheoryConfig
 from ncu_roofline.theory.estimates import load_theory_file
 from ncu_roofline.theory.expr import ExprError, compile_expr
 from ncu_roofline.theory.models import load_model_config

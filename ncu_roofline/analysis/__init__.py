@@ -1,296 +1,71 @@
 """The roofline engine: from a :class:`~ncu_roofline.core.model.Profile` to an
 :class:`Analysis` with measured work and traffic, roofs, bound classes,
 recoverable time and findings, for every launch and every kernel group.
+
+Design: the engine itself lives in :mod:`ncu_roofline.analysis.engine`; its
+names are imported from there on first use (PEP 562).  The package's light
+modules (the findings catalogue, the theory table, ...) are imported by
+commands that read no data, and importing one of them runs this file: it must
+not load pandas.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-import pandas as pd
+if TYPE_CHECKING:
+    from ncu_roofline.analysis.engine import (
+        BOUND_CLASSES,
+        Analysis,
+        Finding,
+        TheoryConfig,
+        Thresholds,
+        add_comparison,
+        analyze,
+        theory_floor,
+    )
 
-from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
-from ncu_roofline.analysis.findings import Finding, collect_findings
-from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
-from ncu_roofline.analysis.limiter import judge, mix_share
-from ncu_roofline.analysis.measures import measure
-from ncu_roofline.analysis.roofline import ratio
-from ncu_roofline.analysis.roofs import (
-    ALL_COMPUTE_KEYS,
-    DeviceRoofs,
-    RoofAssignment,
-    assign_roofs,
-    peak_column,
-)
-from ncu_roofline.analysis.theory_check import distrust_absurd_theory
-from ncu_roofline.core.columns import PROFILE_COLUMNS
-from ncu_roofline.core.frame import floats
-from ncu_roofline.core.hardware import (
-    MEMORY_KEYS,
-    GpuSpec,
-    find_gpu,
-    load_roofs_file,
-    match_device,
-    resolve_gpu,
-)
-from ncu_roofline.core.model import Profile
-from ncu_roofline.errors import UsageError
-from ncu_roofline.theory.assign import TheoryConfig, apply_theory
-
-__all__ = ["BOUND_CLASSES", "Analysis", "Finding", "TheoryConfig", "Thresholds", "analyze"]
-
+#: The clock modes of ``analyze(clocks=...)``: the measured SM clock, or the datasheet's.
 CLOCK_MODES = ("measured", "datasheet")
 
-_SOL = (
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+#: The engine's public names, imported from :mod:`.engine` when first read.
+_ENGINE_NAMES = frozenset(
+    {
+        "BOUND_CLASSES",
+        "Analysis",
+        "Finding",
+        "TheoryConfig",
+        "Thresholds",
+        "add_comparison",
+        "analyze",
+        "theory_floor",
+    }
 )
 
 
-@dataclass
-class Analysis:
-    """Roofline analysis of a profile.
-
-    ``launches`` has one row per launch (identity columns, measured FLOPs and
-    bytes, ceilings, placement); ``kernels`` one row per kernel and launch
-    configuration, ranked by recoverable time; ``roofs`` the ceilings used
-    per device with their sources; ``findings`` what to look at first.
-    """
-
-    profile: Profile
-    launches: pd.DataFrame
-    kernels: pd.DataFrame
-    roofs: list[DeviceRoofs]
-    findings: list[Finding]
-    thresholds: Thresholds
-    clocks: str
-    options: dict[str, Any] = field(default_factory=dict)
-    #: Theory inputs, and kernels that none of them matched.
-    theory: TheoryConfig | None = None
-    unmatched: list[str] = field(default_factory=list)
+def __getattr__(name: str) -> object:
+    """Import the engine on first use of one of its names and keep the name."""
+    if name not in _ENGINE_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module("ncu_roofline.analysis.engine"), name)
+    globals()[name] = value
+    return value
 
 
-def _explicit_specs(
-    gpu: str | GpuSpec | None, roofs: str | os.PathLike[str] | Sequence[GpuSpec] | None
-) -> list[GpuSpec] | None:
-    if gpu is not None and roofs is not None:
-        raise UsageError("give either a GPU (--gpu) or a roofs file (--roofs), not both")
-    if isinstance(gpu, GpuSpec):
-        return [gpu]
-    if isinstance(gpu, str):
-        return [find_gpu(gpu)]
-    if roofs is None:
-        return None
-    if isinstance(roofs, (str, os.PathLike)):
-        return load_roofs_file(roofs)
-    return list(roofs)
+def __dir__() -> list[str]:
+    """The module's names, the lazy ones included."""
+    return sorted({*globals(), *_ENGINE_NAMES})
 
 
-def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
-    """Compute capability per launch: the export's, else the chosen or matched GPU's."""
-    cc: npt.NDArray[np.object_] = np.array(launches["cc"].to_numpy(dtype=object), dtype=object)
-    missing = pd.isna(cc)
-    if not missing.any():
-        return cc
-    names = launches["device_name"].astype(object)
-    lookup: dict[Any, str | None] = {}
-    for name in pd.unique(names[missing]):
-        spec = None
-        if explicit:
-            spec = (
-                explicit[0]
-                if len(explicit) == 1
-                else match_device(name if isinstance(name, str) else None, explicit)
-            )
-        if spec is None:
-            spec = match_device(name if isinstance(name, str) else None)
-        lookup[name] = spec.cc if spec else None
-    cc[missing] = names[missing].map(lookup).to_numpy(dtype=object)
-    return cc
-
-
-def analyze(
-    profile: Profile,
-    gpu: str | GpuSpec | None = None,
-    roofs: str | os.PathLike[str] | Sequence[GpuSpec] | None = None,
-    clocks: str = "measured",
-    thresholds: Thresholds | None = None,
-    theory: TheoryConfig | None = None,
-) -> Analysis:
-    """Place every launch of ``profile`` on the roofline.
-
-    ``gpu`` names a built-in GPU (``"h100_sxm5"``, ``"A100"``) whose roofs
-    replace the profile's own; ``roofs`` is a user TOML file (or specs) with
-    the same schema.  ``clocks="measured"`` scales datasheet compute roofs to
-    the SM clock the export measured; ``"datasheet"`` keeps them as
-    published.  ``theory`` adds theoretical FLOPs and minimal bytes per
-    launch (from an estimates file and/or a model) and the excess-traffic
-    comparison.
-    """
-    if clocks not in CLOCK_MODES:
-        raise UsageError(f"unknown clock mode {clocks!r}; expected one of {', '.join(CLOCK_MODES)}")
-    thresholds = thresholds or Thresholds()
-    explicit = _explicit_specs(gpu, roofs)
-    # Positional alignment everywhere below; concatenated frames can repeat labels.
-    src = profile.launches.reset_index(drop=True)
-    cc = _fill_cc(src, explicit)
-    measured = measure(src, cc=cc)
-
-    frame = pd.DataFrame({c: src[c] for c in PROFILE_COLUMNS if c in src}, index=src.index)
-    frame["cc"] = cc
-    inv = src["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
-    frame["total_duration_s"] = floats(src["duration_s"]) * inv
-    for col, values in measured.columns.items():
-        frame[col] = values
-
-    basis = {
-        lvl: np.asarray(measured.columns[f"{lvl}_bytes_basis"], dtype=object)
-        for lvl in ("dram", "l2", "l1")
-    }
-    assignment = assign_roofs(
-        src,
-        basis,
-        explicit=explicit,
-        clocks=clocks,
-        dram_rate=floats(pd.Series(measured.columns["dram_bytes_per_s"])),
-    )
-    # A --gpu shorthand ("a100") says in the roof notes which GPU it meant.
-    alias = resolve_gpu(gpu).describe(gpu) if isinstance(gpu, str) else None
-    if alias:
-        for dev in assignment.devices:
-            dev.notes.append(alias)
-    frame["sm_clock_hz"] = assignment.sm_clock_hz
-    for key in (*ALL_COMPUTE_KEYS, *MEMORY_KEYS):
-        values = assignment.peaks[key]
-        if key in MEMORY_KEYS or not np.isnan(values).all():
-            frame[peak_column(key)] = values
-    for col in _SOL:
-        if col in src:
-            frame[col] = floats(src[col])
-
-    placed = place(frame, thresholds)
-    for col, values in placed.items():
-        frame[col] = values
-    _add_roof_sources(frame, np.asarray(placed["precision"], dtype=object), assignment)
-    frame["mix_share"] = mix_share(src, np.asarray(placed["precision"], dtype=object))
-    judged = judge(src, frame, _sm_counts(src, assignment.devices), thresholds)
-    for col, values in judged.items():
-        frame[col] = values
-
-    unmatched: list[str] = []
-    if theory is not None:
-        theory_cols, unmatched = apply_theory(frame, theory)
-        for col, values in theory_cols.items():
-            frame[col] = values
-        add_comparison(frame)
-        distrust_absurd_theory(frame, profile.sources)
-
-    kernels = group_kernels(frame, thresholds)
-    findings = collect_findings(
-        frame, kernels, assignment.devices, theory=theory, unmatched=unmatched
-    )
-    return Analysis(
-        profile=profile,
-        launches=frame.reset_index(drop=True),
-        kernels=kernels,
-        roofs=assignment.devices,
-        findings=findings,
-        thresholds=thresholds,
-        clocks=clocks,
-        options={
-            "gpu": explicit[0].key if explicit and len(explicit) == 1 and gpu is not None else None,
-            "roofs_file": str(roofs) if isinstance(roofs, (str, os.PathLike)) else None,
-            "clocks": clocks,
-            "theory": theory.describe() if theory is not None else None,
-        },
-        theory=theory,
-        unmatched=unmatched,
-    )
-
-
-def _sm_counts(src: pd.DataFrame, devices: list[DeviceRoofs]) -> npt.NDArray[np.float64]:
-    """SMs per launch: the export's device attribute, else the GPU its roofs came from."""
-    sms = (
-        floats(src["device__attribute_multiprocessor_count"])
-        if ("device__attribute_multiprocessor_count" in src)
-        else np.full(len(src), np.nan)
-    )
-    if "launch__sm_count" in src:
-        sms = np.where(np.isnan(sms), floats(src["launch__sm_count"]), sms)
-    if not np.isnan(sms).any():
-        return sms
-    source = src["source"].astype(object).to_numpy()
-    name = src["device_name"].astype(object).to_numpy()
-    for dev in devices:
-        if dev.gpu is None or not dev.gpu.sms:
-            continue
-        rows = np.isnan(sms) & (source == dev.source)
-        rows &= pd.isna(name) if dev.device_name is None else (name == dev.device_name)
-        sms[rows] = float(dev.gpu.sms)
-    return sms
-
-
-def _add_roof_sources(
-    frame: pd.DataFrame, precision: npt.NDArray[np.object_], assignment: RoofAssignment
-) -> None:
-    """Where each launch's binding ceilings came from, in place."""
-    compute_source = np.full(len(frame), None, dtype=object)
-    for key in pd.unique(precision[pd.notna(precision)]):
-        rows = precision == key
-        compute_source[rows] = assignment.sources[str(key)][rows]
-    frame["roof_source_compute"] = compute_source
-    frame["roof_source_dram"] = assignment.sources["dram"]
-    frame["roof_source"] = np.where(
-        pd.notna(compute_source), compute_source, assignment.sources["dram"]
-    )
-
-
-def add_comparison(frame: pd.DataFrame) -> None:
-    """Theoretical intensity and the measured-over-theory ratios, in place."""
-    t_flops = floats(frame["theory_flops"])
-    t_bytes = floats(frame["theory_bytes"])
-    frame["theory_ai"] = ratio(t_flops, t_bytes)
-    frame["byte_excess"] = ratio(floats(frame["dram_bytes"]), t_bytes)
-    frame["flop_excess"] = ratio(floats(frame["flops"]), t_flops)
-    frame["excess_bytes"] = floats(frame["dram_bytes"]) - t_bytes
-    floor = theory_floor(frame, t_flops, t_bytes)
-    frame["theory_floor_s"] = floor
-    frame["theory_efficiency"] = ratio(floor, floats(frame["duration_s"]))
-
-
-def theory_floor(
-    frame: pd.DataFrame, t_flops: npt.NDArray[np.float64], t_bytes: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float64]:
-    """The least time the theoretical work could take on each launch's roofs.
-
-    :func:`~ncu_roofline.analysis.floor.time_floor` on the ceiling of the
-    op's precision (:func:`~ncu_roofline.analysis.floor.compute_ceiling`)
-    and the DRAM bandwidth; it needs no FLOP or byte counters, so kernels
-    the roofline cannot place (a duration but no counters) still get a
-    theory-based efficiency.
-    """
-    n = len(frame)
-    ceilings = {
-        key: floats(frame[peak_column(key)])
-        for key in ALL_COMPUTE_KEYS
-        if peak_column(key) in frame
-    }
-    precision = (
-        frame["theory_precision"].to_numpy(dtype=object)
-        if "theory_precision" in frame
-        else np.full(n, None, dtype=object)
-    )
-    peak, _ = compute_ceiling(ceilings, precision, cc_number(frame["cc"]))
-    bw = (
-        floats(frame["peak_dram_bytes_per_s"])
-        if "peak_dram_bytes_per_s" in frame
-        else np.full(n, np.nan)
-    )
-    return time_floor(t_flops, t_bytes, peak, bw)
+__all__ = [
+    "BOUND_CLASSES",
+    "CLOCK_MODES",
+    "Analysis",
+    "Finding",
+    "TheoryConfig",
+    "Thresholds",
+    "add_comparison",
+    "analyze",
+    "theory_floor",
+]

@@ -46,13 +46,13 @@ from ncu_roofline.analysis.compare_context import (
     group_cycles,
     side_facts,
 )
-from ncu_roofline.analysis.compare_judge import BASES, judge, resolve_basis
+from ncu_roofline.analysis.compare_defaults import BASES, DEFAULT_NOISE
+from ncu_roofline.analysis.compare_judge import judge, resolve_basis
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
 from ncu_roofline.core.frame import column as _floats
 
 __all__ = [
-    "BASES",
     "COMPARISON_FIELDS",
     "STATUSES",
     "Comparison",
@@ -60,9 +60,6 @@ __all__ = [
 ]
 
 FloatArray = npt.NDArray[np.float64]
-
-#: Default relative change of a group's total time below which it counts as unchanged.
-DEFAULT_NOISE = 0.02
 
 #: Status of a comparison row.  ``"not comparable"``: matched, but the time
 #: of either side is unknown, or the sides ran on different GPUs.

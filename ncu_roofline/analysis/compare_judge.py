@@ -34,12 +34,9 @@ import pandas as pd
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.core.frame import column as _floats
 
-__all__ = ["BASES", "judge", "resolve_basis", "status", "work_change"]
+__all__ = ["judge", "resolve_basis", "status", "work_change"]
 
 FloatArray = npt.NDArray[np.float64]
-
-#: The bases ``compare`` accepts; ``total`` is the former name of ``time``.
-BASES: tuple[str, ...] = ("auto", "time", "cycles", "per-launch")
 
 
 def resolve_basis(basis: str, clocks_differ: bool, has_cycles: bool) -> tuple[str, str]:

@@ -16,15 +16,16 @@ import pandas as pd
 
 from ncu_roofline.analysis.advice import advice_ids
 from ncu_roofline.analysis.catalogue import SEVERITIES, severity_of
-from ncu_roofline.analysis.limiter import UNIT_LABELS
 from ncu_roofline.analysis.limiter_findings import limiter_findings
+from ncu_roofline.analysis.limiter_units import UNIT_LABELS
 from ncu_roofline.analysis.roof_check import roof_mismatch_findings
 from ncu_roofline.analysis.roofs import DeviceRoofs
 from ncu_roofline.analysis.tensor_check import uncounted_tensor_work
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.names import short_name
-from ncu_roofline.core.units import format_si
-from ncu_roofline.theory.assign import TheoryConfig, causes_for
+from ncu_roofline.core.si import format_si
+from ncu_roofline.theory.assign import causes_for
+from ncu_roofline.theory.config import TheoryConfig
 
 #: Findings about kernels far under their roof: at most this many ...
 MAX_BELOW_ROOF = 10

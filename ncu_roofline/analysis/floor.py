@@ -21,11 +21,11 @@ Zero work, missing roofs
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -56,7 +56,10 @@ def compute_ceiling(
     n = len(precision)
     peak = np.full(n, np.nan)
     used = np.full(n, None, dtype=object)
-    for key in pd.unique(precision[pd.notna(precision)]):
+    # The keys present, missing ones (None, NaN) left out; the rows of two
+    # keys never overlap, so their order does not matter.
+    keys = sorted({k for k in set(precision.tolist()) if k is not None and k == k}, key=str)
+    for key in keys:
         rows = precision == key
         older = cc < FIRST_CC[key] if key in FIRST_CC else np.zeros(n, dtype=bool)
         for pos, alt in enumerate((key, *SAME_RATE.get(str(key), ()))):
@@ -92,5 +95,21 @@ def time_floor(
 
 def cc_number(cc: npt.ArrayLike) -> FloatArray:
     """Compute capabilities (``"9.0"``, ``8.6``, ``None``) as floats, NaN when unknown."""
-    values = pd.to_numeric(pd.Series(np.asarray(cc, dtype=object)), errors="coerce")
-    return np.asarray(values.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+    raw = np.asarray(cc, dtype=object)
+    try:
+        return np.asarray(raw.astype(np.float64), dtype=np.float64)
+    except (TypeError, ValueError):
+        pass
+    # Some value is missing or malformed: convert each distinct spelling once
+    # (a profile has one or two) and spread the results over the rows.
+    keys, inverse = np.unique(raw.astype(str), return_inverse=True)
+    values = np.array([_float_or_nan(k) for k in keys.tolist()], dtype=np.float64)
+    return np.asarray(values[inverse].reshape(raw.shape), dtype=np.float64)
+
+
+def _float_or_nan(text: str) -> float:
+    """``text`` as a number, NaN where it is none (``"None"``, ``""``, ``"n/a"``)."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan

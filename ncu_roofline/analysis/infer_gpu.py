@@ -33,7 +33,7 @@ import pandas as pd
 from ncu_roofline.analysis.roof_sources import attribute_dram_peak, profile_dram_peak, sm_count
 from ncu_roofline.core.frame import FloatArray, optional_column
 from ncu_roofline.core.hardware import GpuSpec, builtin_gpus
-from ncu_roofline.core.units import format_si
+from ncu_roofline.core.si import format_si
 
 #: ncu's DRAM % below this is too coarse (two decimals in auto units) to imply a peak.
 MIN_RELIABLE_PCT = 5.0

@@ -59,6 +59,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ncu_roofline.analysis.limiter_units import SOL_METRICS, UNIT_LABELS, UNITS, Unit
 from ncu_roofline.analysis.measures import FLOP_WEIGHTS
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.core.frame import column as _f
@@ -80,12 +81,6 @@ COMPOSITE_MARGIN = 0.15
 #: Under this fraction of every roof, the roofline counts almost none of a
 #: launch's work (a curand set-up kernel: 0.003% of FP32, 0.05% of DRAM).
 NEGLIGIBLE = 0.01
-#: Speed-of-light metrics whose presence lets "every unit is idle" mean latency.
-_SOL_METRICS = (
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-)
-
 #: Why a launch the roofline placed is latency-class, by limiter.
 _LATENCY_REASONS = {
     "under-filled": "the grid does not fill the GPU (fewer blocks than SMs, or under one wave) "
@@ -97,71 +92,6 @@ _LATENCY_REASONS = {
 #: Limiters that leave nothing for a roof to recover.
 LATENCY_CLASS = ("latency", "under-filled")
 
-
-@dataclass(frozen=True)
-class Unit:
-    """A unit a launch can be limited by, and the ncu metrics that measure it."""
-
-    key: str
-    label: str
-    #: ncu percentage metrics, most specific first; ``_active`` ones are rescaled.
-    metrics: tuple[str, ...]
-    composite: bool = False
-
-
-def _pipe(name: str) -> tuple[str, ...]:
-    """The spellings ncu versions use for one pipe's utilisation."""
-    out: list[str] = []
-    for prefix in ("sm", "smsp"):
-        for form in (f"pipe_{name}_cycles_active", f"inst_executed_pipe_{name}"):
-            for agg in ("avg", "sum"):
-                for base in ("active", "elapsed"):
-                    out.append(f"{prefix}__{form}.{agg}.pct_of_peak_sustained_{base}")
-    return tuple(out)
-
-
-UNITS: tuple[Unit, ...] = (
-    Unit(
-        "dram",
-        "DRAM",
-        (
-            "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-            "dram__throughput.avg.pct_of_peak_sustained_elapsed",
-        ),
-    ),
-    Unit("l2", "L2", ("lts__throughput.avg.pct_of_peak_sustained_elapsed",)),
-    Unit(
-        "l1",
-        "L1/TEX",
-        (
-            "l1tex__throughput.avg.pct_of_peak_sustained_active",
-            "l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
-        ),
-    ),
-    Unit("fma-pipe", "FMA pipe", _pipe("fma") + _pipe("fmaheavy")),
-    Unit("alu-pipe", "ALU pipe", _pipe("alu")),
-    Unit("fp64-pipe", "FP64 pipe", _pipe("fp64") + _pipe("dmma")),
-    Unit("lsu-pipe", "LSU pipe", _pipe("lsu")),
-    Unit(
-        "tensor-pipe",
-        "tensor pipe",
-        _pipe("tensor") + _pipe("tensor_op_hmma") + _pipe("tensor_op_imma") + _pipe("shared"),
-    ),
-    Unit(
-        "issue",
-        "issue slots",
-        (
-            "sm__inst_issued.avg.pct_of_peak_sustained_active",
-            "smsp__issue_active.avg.pct_of_peak_sustained_active",
-            "sm__instruction_throughput.avg.pct_of_peak_sustained_active",
-            "smsp__inst_issued.avg.pct_of_peak_sustained_active",
-        ),
-    ),
-    Unit("sm", "SM (ncu's SM throughput)", (_SOL_METRICS[0],), composite=True),
-    Unit("memory", "memory (ncu's memory throughput)", (_SOL_METRICS[1],), composite=True),
-)
-#: Unit key -> label, for messages.
-UNIT_LABELS: dict[str, str] = {u.key: u.label for u in UNITS}
 
 #: The pipe a launch's FLOPs run on, by dominant precision.
 PRECISION_PIPE = {"fp32": "fma-pipe", "fp16": "fma-pipe", "fp64": "fp64-pipe"}
@@ -305,7 +235,7 @@ def utilisations(df: pd.DataFrame, placed: pd.DataFrame) -> Utilisations:
     values["tensor-pipe"][rows] = compute[rows]
     basis["tensor-pipe"][rows] = "tensor FLOP/s over the tensor roof"
     has_sol = np.zeros(n, dtype=bool)
-    for name in _SOL_METRICS:
+    for name in SOL_METRICS:
         col = optional_column(df, name)
         if col is not None:
             has_sol |= ~np.isnan(col)

@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis.catalogue import severity_of
-from ncu_roofline.analysis.limiter import BUSY, LATENCY_CLASS, PRECISION_PIPE, UNIT_LABELS
-from ncu_roofline.core.units import format_si
+from ncu_roofline.analysis.limiter import BUSY, LATENCY_CLASS, PRECISION_PIPE
+from ncu_roofline.analysis.limiter_units import UNIT_LABELS
+from ncu_roofline.core.si import format_si
 
 #: Groups under this share of the profile's time get no limiter findings.
 MIN_TIME_SHARE = 0.01

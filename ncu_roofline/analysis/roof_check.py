@@ -23,7 +23,7 @@ from ncu_roofline.analysis.infer_gpu import MIN_RELIABLE_PCT, dram_pct, implied_
 from ncu_roofline.analysis.roofs import DeviceRoofs
 from ncu_roofline.core.frame import column
 from ncu_roofline.core.hardware import builtin_gpus
-from ncu_roofline.core.units import format_si
+from ncu_roofline.core.si import format_si
 
 if TYPE_CHECKING:
     from ncu_roofline.analysis.findings import Finding

@@ -8,6 +8,13 @@ Design: this module holds the click group, its commands (one module each:
 :func:`main`, which maps errors to exit codes.  The options the commands
 share are defined once, in :mod:`~ncu_roofline.cli.options`.
 
+The group is lazy: a command's module (and with it pandas, pyarrow and the
+engine) is imported only when that command runs or shows its own help.  The
+group's ``--help`` lists the commands from :data:`COMMANDS`, which holds each
+command's summary (the first paragraph of its docstring, checked by the
+tests), so ``--help``, ``--version``, ``gpus`` and ``theory`` start without
+loading the data stack.
+
 Every :class:`~ncu_roofline.errors.NcuRooflineError` becomes a one- or
 two-line message on stderr and its documented exit code; a traceback is shown
 only for internal errors, and only with ``--debug``.
@@ -17,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import os
 import sys
 from typing import NoReturn
@@ -24,7 +32,6 @@ from typing import NoReturn
 import click
 
 from ncu_roofline import interrupts
-from ncu_roofline.cli import compare, gpus, inspect, profile, report, summary, theory
 from ncu_roofline.cli.messages import PROG, error
 from ncu_roofline.errors import NcuRooflineError, OutOfMemoryError, OutputError, UsageError
 from ncu_roofline.render.output import stdout_unwritable
@@ -35,7 +42,80 @@ from ncu_roofline.version import __version__
 _INTERRUPTED = 130
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+#: Command name -> (module, summary shown by the group's --help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "compare": (
+        "ncu_roofline.cli.compare",
+        "Compare two profiles: what got slower, what got faster, what moved.",
+    ),
+    "gpus": (
+        "ncu_roofline.cli.gpus",
+        "List the GPUs whose roofs are known (names usable with --gpu).",
+    ),
+    "inspect": (
+        "ncu_roofline.cli.inspect",
+        "Describe each input: layout, launches, devices, roofline inputs.",
+    ),
+    "profile": (
+        "ncu_roofline.cli.profile",
+        "Profile a program with ncu and write its roofline report.",
+    ),
+    "report": ("ncu_roofline.cli.report", "Analyse exports and write a roofline report."),
+    "summary": (
+        "ncu_roofline.cli.summary",
+        "Print the kernels with the most recoverable time, in a terminal table.",
+    ),
+    "theory": (
+        "ncu_roofline.cli.theory",
+        "Theoretical FLOPs, minimal bytes and time floors, without a profile.",
+    ),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use (see the module docstring)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, without importing any of them."""
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command, its module imported now (``None`` for an unknown name)."""
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module = importlib.import_module(COMMANDS[cmd_name][0])
+            command = getattr(module, cmd_name)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{COMMANDS[cmd_name][0]}.{cmd_name} is not a click command")
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help``, from the summaries of :data:`COMMANDS`.
+
+        The same layout as click's own, without importing the commands: each
+        summary is shortened to the width exactly as click shortens a help text.
+        """
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in COMMANDS:
+                # A stand-in with the summary as its help: click shortens it.
+                text = click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit)
+            else:
+                command = self.commands[name]
+                if command.hidden:
+                    continue
+                text = command.get_short_help_str(limit)
+            rows.append((name, text))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name=PROG)
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
 @click.pass_context
@@ -48,18 +128,6 @@ def cli(ctx: click.Context, debug: bool) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
-
-
-for _command in (
-    compare.compare,
-    gpus.gpus,
-    inspect.inspect,
-    profile.profile,
-    report.report,
-    summary.summary,
-    theory.theory,
-):
-    cli.add_command(_command)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -153,4 +221,4 @@ def out_of_memory() -> NoReturn:
     os._exit(OutOfMemoryError.exit_code)
 
 
-__all__ = ["cli", "main", "out_of_memory"]
+__all__ = ["COMMANDS", "LazyGroup", "cli", "main", "out_of_memory"]

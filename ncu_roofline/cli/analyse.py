@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ncu_roofline.analysis import analyze
 from ncu_roofline.cli.messages import (
     note_gpu_alias,
     print_warnings,
@@ -24,8 +23,6 @@ from ncu_roofline.cli.options import RoofOptions, TheoryOptions
 from ncu_roofline.core.files import unique_inputs
 from ncu_roofline.core.hardware import load_roofs_file
 from ncu_roofline.errors import UsageError
-from ncu_roofline.readers import load
-from ncu_roofline.report.context import build_context
 from ncu_roofline.report.gates import Gate, evaluate_report
 from ncu_roofline.report.schema import GatesRecord, ReportContext
 
@@ -50,6 +47,12 @@ def analyse_and_gate(
     carries the gates record when ``gates`` were asked for.  On stderr: gates
     that can never trip, then the inputs' warnings and the warning findings.
     """
+    # The readers and the engine load pandas and pyarrow: imported here, so
+    # that the commands sharing this module show their --help without them.
+    from ncu_roofline.analysis import analyze
+    from ncu_roofline.readers import load
+    from ncu_roofline.report.context import build_context
+
     if roofs.gpu and roofs.roofs_file:
         raise UsageError("give either --gpu or --roofs, not both")
     note_gpu_alias(roofs.gpu)

@@ -13,9 +13,7 @@ from dataclasses import dataclass
 
 import click
 
-from ncu_roofline.analysis import analyze
-from ncu_roofline.analysis.compare import BASES, DEFAULT_NOISE
-from ncu_roofline.analysis.compare import compare as compare_analyses
+from ncu_roofline.analysis.compare_defaults import BASES, DEFAULT_NOISE
 from ncu_roofline.cli import types
 from ncu_roofline.cli.analyse import gates_record
 from ncu_roofline.cli.messages import (
@@ -41,11 +39,9 @@ from ncu_roofline.cli.options import (
     theory_options,
 )
 from ncu_roofline.errors import UsageError
-from ncu_roofline.readers import load
 from ncu_roofline.render import render_document
 from ncu_roofline.render.compare_text import basis_text, summary_line
 from ncu_roofline.render.output import refuse_existing
-from ncu_roofline.report.compare import comparison_document
 from ncu_roofline.report.gates import Gate, evaluate_comparison
 from ncu_roofline.report.schema import ComparisonContext
 
@@ -174,6 +170,12 @@ def compare(
     be written, 6 missing optional module, 7 missing input, 8 out of memory,
     9 profiling failed.
     """
+    # The readers and the engine load pandas and pyarrow: not for --help.
+    from ncu_roofline.analysis import analyze
+    from ncu_roofline.analysis.compare import compare as compare_analyses
+    from ncu_roofline.readers import load
+    from ncu_roofline.report.compare import comparison_document
+
     base_files, candidate_files = sides.files()
     settings = gating.settings()
     judge = judge.configured(settings, "gpu", "clocks", "noise")

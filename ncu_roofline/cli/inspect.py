@@ -6,10 +6,8 @@ import click
 
 from ncu_roofline.cli.messages import warn
 from ncu_roofline.cli.options import inputs_argument, json_flag, merge_option, progress_option
-from ncu_roofline.readers import load
 from ncu_roofline.render import render_document
 from ncu_roofline.render.output import write_output
-from ncu_roofline.report.inspect import inspect_profile
 
 
 @click.command()
@@ -24,6 +22,10 @@ def inspect(inputs: tuple[str, ...], as_json: bool, progress: bool | None, merge
     ncu options that would collect the missing ones.  Inputs that look like
     passes of one run are named; --merge joins them and lists each pass.
     """
+    # The readers load pyarrow and pandas: imported here, not for --help.
+    from ncu_roofline.readers import load
+    from ncu_roofline.report.inspect import inspect_profile
+
     data = inspect_profile(load(list(inputs), progress=progress, merge=merge))
     write_output(render_document("inspect", "json" if as_json else "text", data), None)
     if as_json:

@@ -31,7 +31,7 @@ from ncu_roofline.errors import UsageError
 from ncu_roofline.render import FORMATS, RenderOptions
 from ncu_roofline.render.output import is_stdout
 from ncu_roofline.report.gates import Gate, parse_gates
-from ncu_roofline.theory.assign import TheoryConfig
+from ncu_roofline.theory.config import TheoryConfig
 from ncu_roofline.theory.estimates import load_theory_file
 from ncu_roofline.theory.models import find_model, load_model_config
 from ncu_roofline.theory.phases import PHASES

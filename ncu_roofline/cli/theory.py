@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ncu_roofline.analysis.theory_table import TheoryRow, rows_from_model
 from ncu_roofline.cli.messages import emit, note_gpu_alias, warn
 from ncu_roofline.cli.options import (
     OutputOptions,
@@ -22,7 +21,6 @@ from ncu_roofline.core.hardware import find_gpu
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render import RenderOptions, render_document
 from ncu_roofline.render.output import refuse_existing, write_output
-from ncu_roofline.report.theory import build_theory_table
 from ncu_roofline.theory.models import builtin_models
 from ncu_roofline.theory.ops import OPS, parse_op_spec
 
@@ -103,6 +101,10 @@ def theory(
         return
     if theory.theory_file:
         raise UsageError("--theory rules need a profile; use them with `ncu-roofline report`")
+    # The floor arithmetic loads numpy: imported here, not for --help or a listing.
+    from ncu_roofline.analysis.theory_table import TheoryRow, rows_from_model
+    from ncu_roofline.report.theory import build_theory_table
+
     rows = [TheoryRow(name=spec, estimate=parse_op_spec(spec)) for spec in op_specs]
     config = theory.config()
     model_info = None

@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ncu_roofline.analysis import CLOCK_MODES
-from ncu_roofline.render.html_report import PLOTLY_MODES
+from ncu_roofline.render import PLOTLY_MODES
 
 
 class FiniteFloatRange(click.FloatRange):

@@ -15,7 +15,8 @@ Design: every document the command line writes is one entry of
 Each entry takes the context and :class:`RenderOptions` and returns the whole
 document (``str``, or ``bytes`` for JUnit XML).  An entry needs nothing but
 plain data: the HTML entries build their charts here, so a caller never
-handles figures.
+handles figures.  Each entry imports its writer when it runs: the charts and
+the HTML, Markdown and JUnit writers are never loaded for a listing.
 """
 
 from __future__ import annotations
@@ -25,16 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ncu_roofline.render.charts import comparison_figures
-from ncu_roofline.render.compare_report import render_compare_html, render_compare_markdown
-from ncu_roofline.render.html_report import generated_at_text, render_html, render_theory_html
 from ncu_roofline.render.json_report import render_json
-from ncu_roofline.render.junit_report import comparison_junit_context, render_junit
-from ncu_roofline.render.markdown_report import render_markdown
-from ncu_roofline.render.page import build_page, untitled
-from ncu_roofline.render.terminal import render_summary
-from ncu_roofline.render.text import gpus_text, inspect_text, theory_text
-from ncu_roofline.render.theory import theory_html_context
 from ncu_roofline.report.schema import (
     ComparisonDocument,
     GpusDocument,
@@ -51,6 +43,10 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "md": (".md", ".markdown"),
     "junit": (".xml",),
 }
+
+
+#: How an HTML page gets plotly.js: embedded (``inline``) or linked (``cdn``).
+PLOTLY_MODES = ("inline", "cdn")
 
 
 @dataclass(frozen=True)
@@ -78,34 +74,51 @@ def _json(context: Mapping[str, Any], options: RenderOptions) -> str:
 
 
 def _report_html(context: ReportContext, options: RenderOptions) -> str:
+    from ncu_roofline.render.html_report import render_html
+    from ncu_roofline.render.page import build_page
+
     return render_html(build_page(context, plotly_js=options.plotly_js))
 
 
 def _report_md(context: ReportContext, options: RenderOptions) -> str:
+    from ncu_roofline.render.markdown_report import render_markdown
+
     return render_markdown(context, html_url=options.html_url, top=options.top, gates=options.gates)
 
 
 def _report_junit(context: ReportContext, options: RenderOptions) -> bytes:
+    from ncu_roofline.render.junit_report import render_junit
+
     return render_junit(context, gates=options.gates)
 
 
 def _report_text(context: ReportContext, options: RenderOptions) -> str:
+    from ncu_roofline.render.terminal import render_summary
+
     return render_summary(context, width=options.width, top=options.top).rstrip("\n") + "\n"
 
 
 def _comparison_html(doc: ComparisonDocument, options: RenderOptions) -> str:
+    from ncu_roofline.render.charts import comparison_figures
+    from ncu_roofline.render.compare_report import render_compare_html
+    from ncu_roofline.render.page import untitled
+
     cmp = doc["comparison"]
     figures = untitled(comparison_figures(cmp, doc["base_report"], doc["candidate_report"]))
     return render_compare_html(cmp, figures, plotly_js=options.plotly_js, gates=options.gates)
 
 
 def _comparison_md(doc: ComparisonDocument, options: RenderOptions) -> str:
+    from ncu_roofline.render.compare_report import render_compare_markdown
+
     return render_compare_markdown(
         doc["comparison"], html_url=options.html_url, top=options.top, gates=options.gates
     )
 
 
 def _comparison_junit(doc: ComparisonDocument, options: RenderOptions) -> bytes:
+    from ncu_roofline.render.junit_report import comparison_junit_context, render_junit
+
     context = comparison_junit_context(doc["comparison"], doc["candidate_report"])
     return render_junit(context, gates=options.gates, suite_name=f"{NAME} compare")
 
@@ -115,12 +128,17 @@ def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:
 
 
 def _theory_html(table: TheoryTable, options: RenderOptions) -> str:
+    from ncu_roofline.render.html_report import generated_at_text, render_theory_html
+    from ncu_roofline.render.theory import theory_html_context
+
     return render_theory_html(
         theory_html_context(table), generated_at_text(), __version__, options.plotly_js
     )
 
 
 def _theory_text(table: TheoryTable, options: RenderOptions) -> str:
+    from ncu_roofline.render.text import theory_text
+
     return theory_text(table)
 
 
@@ -134,6 +152,8 @@ def _inspect_json(data: InspectDocument, options: RenderOptions) -> str:
 
 
 def _inspect_text(data: InspectDocument, options: RenderOptions) -> str:
+    from ncu_roofline.render.text import inspect_text
+
     return inspect_text(data)
 
 
@@ -142,6 +162,8 @@ def _gpus_json(context: GpusDocument, options: RenderOptions) -> str:
 
 
 def _gpus_text(context: GpusDocument, options: RenderOptions) -> str:
+    from ncu_roofline.render.text import gpus_text
+
     return gpus_text(context["gpus"])
 
 
@@ -180,4 +202,12 @@ def render_document(
     return renderer(context, options or RenderOptions())
 
 
-__all__ = ["FORMATS", "RENDERERS", "RenderOptions", "Renderer", "render_document", "render_json"]
+__all__ = [
+    "FORMATS",
+    "PLOTLY_MODES",
+    "RENDERERS",
+    "RenderOptions",
+    "Renderer",
+    "render_document",
+    "render_json",
+]

@@ -25,7 +25,7 @@ import shlex
 from dataclasses import dataclass
 
 from ncu_roofline.core.files import MERGED_SEPARATOR
-from ncu_roofline.core.units import format_si
+from ncu_roofline.core.si import format_si
 
 #: How the Markdown, JUnit and terminal reports show an unknown value.
 NOT_AVAILABLE = "n/a"

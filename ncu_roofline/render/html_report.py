@@ -15,9 +15,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from ncu_roofline.render import PLOTLY_MODES
 from ncu_roofline.render.templates import environment, templates_dir
-
-PLOTLY_MODES = ("inline", "cdn")
 
 
 @lru_cache(maxsize=1)

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any
 
 from ncu_roofline.analysis.catalogue import advice
-from ncu_roofline.analysis.limiter import UNIT_LABELS
+from ncu_roofline.analysis.limiter_units import UNIT_LABELS
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text

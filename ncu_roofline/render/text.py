@@ -15,7 +15,6 @@ from typing import Any
 from ncu_roofline.render.format import TEXT, collect_command, plural
 from ncu_roofline.render.safe_text import terminal_safe_lines
 from ncu_roofline.render.templates import render
-from ncu_roofline.render.theory import theory_text_context
 from ncu_roofline.report.schema import InspectDocument, TheoryTable
 
 __all__ = ["gpus_text", "inspect_text", "theory_text"]
@@ -98,4 +97,8 @@ def gpus_text(gpus: list[dict[str, Any]]) -> str:
 
 def theory_text(table: TheoryTable) -> str:
     """The ``theory`` table (:func:`~ncu_roofline.report.theory.build_theory_table`)."""
+    # The theory context reaches the floor arithmetic (numpy): the other
+    # listings, which share this module, do not wait for it.
+    from ncu_roofline.render.theory import theory_text_context
+
     return _one_newline(render("theory.txt.j2", **theory_text_context(table)))

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ncu_roofline.render.charts.theory_page import GPU_COLOURS, GPU_SYMBOLS, theory_figure
 from ncu_roofline.render.format import TABLE, TEXT, Formatter
-from ncu_roofline.render.page import untitled
 from ncu_roofline.report.schema import TheoryGpuRecord, TheoryOpRecord, TheoryTable, TheoryTotals
 from ncu_roofline.report.theory import theory_chart_context
 
@@ -189,6 +187,8 @@ def _largest(table: TheoryTable) -> dict[str, int]:
 
 def _headline(table: TheoryTable, top: dict[str, int]) -> list[dict[str, Any]]:
     """One card per GPU: the pass's floor, tokens per second and speedup over the first GPU."""
+    from ncu_roofline.render.charts.theory_page import GPU_COLOURS, GPU_SYMBOLS
+
     cards: list[dict[str, Any]] = []
     totals = table["totals"]
     ops = {op["number"]: op for op in table["ops"]}
@@ -232,6 +232,11 @@ def _headline(table: TheoryTable, top: dict[str, int]) -> list[dict[str, Any]]:
 
 def theory_html_context(table: TheoryTable) -> dict[str, Any]:
     """Everything the HTML template prints: title, headline cards, op rows, the chart."""
+    # The chart and page modules load the report's chart stack: the text
+    # output, which shares this module, must not wait for them.
+    from ncu_roofline.render.charts.theory_page import theory_figure
+    from ncu_roofline.render.page import untitled
+
     text = theory_text_context(table)
     top = _largest(table)
     chart = theory_figure(theory_chart_context(table))

@@ -1,0 +1,138 @@
+"""Start-up: the commands that read no data load neither pandas nor pyarrow,
+and every command loads only the libraries it uses.
+
+Each command runs in a fresh interpreter (a module imported by an earlier test
+would hide an import); the child prints which heavy libraries it loaded.
+Whether start-up is fast is measured by ``bench/bench_startup.py``, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ncu_roofline.cli import COMMANDS, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Runs the command line in-process, then lists the heavy libraries it imported.
+_CHILD = """
+import json, sys
+from ncu_roofline.cli import main
+sys.argv = ["ncu-roofline", *json.loads(sys.argv[1])]
+code = 0
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+heavy = ("jinja2", "numpy", "pandas", "plotly", "pyarrow")
+loaded = sorted(m for m in heavy if m in sys.modules)
+print("\\n" + json.dumps({"code": code, "loaded": loaded}))
+"""
+
+#: Commands that read no data, and the heavy libraries each needs: help and
+#: listings none (click's own help, plain text); the GPU table its template.
+LISTINGS = [
+    (["--help"], []),
+    (["--version"], []),
+    (["gpus", "--json"], []),
+    (["gpus"], ["jinja2"]),
+    (["theory", "--list-ops"], []),
+    (["theory", "--list-models"], []),
+    *(([name, "--help"], []) for name in sorted(COMMANDS)),
+]
+
+#: Theory tables: the floor arithmetic is the engine's (numpy), a template
+#: writes the text and the page, plotly the page's chart; never pandas or pyarrow.
+THEORY = [
+    (["theory", "--op", "gemm:M=1,N=2,K=3"], ["jinja2", "numpy"]),
+    (
+        ["theory", "--model", "llama-3-8b", "--gpu", "a100_80gb_sxm", "--gpu", "h100_sxm5"],
+        ["jinja2", "numpy"],
+    ),
+    (
+        ["theory", "--op", "gemm:M=4096,N=4096,K=4096", "--gpu", "H100-SXM", "--format", "json"],
+        ["numpy"],
+    ),
+    (
+        ["theory", "--model", "llama-3-8b", "--gpu", "a100_80gb_sxm", "--format", "html"],
+        ["jinja2", "numpy", "plotly"],
+    ),
+]
+
+
+def _run(args: list[str], cwd: Path = ROOT) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize(("args", "needs"), LISTINGS, ids=lambda v: " ".join(v) or "none")
+def test_listing_loads_no_data_libraries(args: list[str], needs: list[str]) -> None:
+    result = _run(args)
+    assert result["code"] in (0, None), result
+    assert result["loaded"] == needs
+
+
+@pytest.mark.parametrize(("args", "needs"), THEORY, ids=lambda v: " ".join(v))
+def test_theory_loads_neither_pandas_nor_pyarrow(
+    args: list[str], needs: list[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "theory.out"
+    result = _run([*args, "-o", str(out)], cwd=tmp_path)
+    assert result["code"] in (0, None), result
+    assert out.stat().st_size > 0
+    assert result["loaded"] == needs
+
+
+#: Commands that read data load the readers' libraries and their writer's, no other.
+DATA = [
+    (["inspect", "--json"], ["numpy", "pandas", "pyarrow"]),
+    (["report", "--format", "json"], ["numpy", "pandas", "pyarrow"]),
+    (["report", "--format", "md"], ["jinja2", "numpy", "pandas", "pyarrow"]),
+    (["summary", "--format", "json"], ["numpy", "pandas", "pyarrow"]),
+]
+
+
+@pytest.mark.parametrize(("args", "needs"), DATA, ids=lambda v: " ".join(v))
+def test_data_command_loads_only_what_it_uses(
+    args: list[str], needs: list[str], tmp_path: Path
+) -> None:
+    export = ROOT / "tests" / "data" / "details_nvtx.csv"
+    out = ["-o", str(tmp_path / "out")] if args[0] == "report" else []
+    result = _run([*args, *out, str(export)], cwd=tmp_path)
+    assert result["code"] in (0, None), result
+    assert result["loaded"] == needs
+
+
+def test_group_help_lists_each_command_with_its_own_summary() -> None:
+    for name, (_module, summary) in COMMANDS.items():
+        command = cli.get_command(None, name)  # type: ignore[arg-type]
+        assert command is not None and command.help is not None
+        assert command.help.split("\n\n")[0].replace("\n", " ") == summary
+
+
+def test_group_help_matches_clicks_own_listing() -> None:
+    from click.testing import CliRunner
+
+    lazy = CliRunner().invoke(cli, ["--help"], terminal_width=80).output
+    for name in COMMANDS:
+        cli.get_command(None, name)  # type: ignore[arg-type]
+    assert len(cli.commands) == len(COMMANDS)
+    rows = [
+        f"  {name:<8} {cmd.get_short_help_str(80 - 6 - 7)}"
+        for name, cmd in sorted(cli.commands.items())
+    ]
+    assert lazy.split("Commands:\n")[1].splitlines() == rows
