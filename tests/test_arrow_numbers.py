@@ -157,3 +157,41 @@ def test_worked_values() -> None:
     want = [1234.5, np.nan, 2500.0, -0.5, np.inf, np.nan, np.nan, 7.0, np.nan, 1e6]
     np.testing.assert_array_equal(got, np.array(want))
     assert bad.tolist() == [False, False, False, False, False, True, False, False, True, False]
+
+
+@pytest.mark.parametrize("per_pass", [1, 7, 1 << 20])
+def test_raw_columns_in_groups_read_as_one_by_one(per_pass: int) -> None:
+    # One pass over a group of wide-table columns gives each column's values
+    # and warnings exactly as converting the columns one at a time.
+    from ncu_roofline.core.units import parse_unit
+    from ncu_roofline.readers import values as v
+
+    cols = [
+        (["1,024", "2048", "-5", "n/a", "1,2,3"], "dram__bytes.sum", "byte"),
+        (["1.5", "", "inf", "x", "3"], "gpu__time_duration.sum", "nsecond"),
+        (["7", "8", "9", "10", "11"], "dram__bytes.sum.per_second", "msecond"),
+        (["-1", "-2", "0", "4e3", "5E-1"], "sm__cycles_elapsed.avg", "cycle"),
+    ]
+    columns = []
+    for texts, mid, unit_text in cols:
+        unit = parse_unit(unit_text)
+        assert unit is not None
+        half = len(texts) // 2
+        columns.append((pa.chunked_array([texts[:half], texts[half:]]), mid, unit_text, unit))
+    one_by_one = v.ValueProblems()
+    want = [v.convert_column(c, ".", m, t, u, one_by_one) for c, m, t, u in columns]
+    grouped = v.ValueProblems()
+    mp = pytest.MonkeyPatch()
+    mp.setattr(v, "_PASS_VALUES", per_pass * 5)
+    try:
+        got = v.convert_columns(columns, ".", grouped)
+    finally:
+        mp.undo()
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+    assert list(grouped.found.items()) == list(one_by_one.found.items())
+    # The worked values: thousands grouped, malformed and negative left out,
+    # a time unit on a rate drops the whole column.
+    np.testing.assert_array_equal(got[0], [1024.0, 2048.0, np.nan, np.nan, np.nan])
+    assert np.isnan(got[2]).all()
+    assert ("dram__bytes.sum", "malformed") in grouped.found
