@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     b0, i0 = bares[0].detail, insps[0].detail
     print()
     print(
-        f"bare     {b0['rows']:,} metric rows x {b0['columns']} columns, "
+        f"bare     {b0['rows']:,} {'launch' if raw else 'metric'} rows x {b0['columns']} columns, "
         f"{b0['skipped_rule_rows']:,} rule rows skipped; in-process parse "
         + ", ".join(f"{m.detail['parse_s']:.2f} s" for m in bares)
         + f" (pyarrow {b0['pyarrow']})"
