@@ -67,6 +67,7 @@ NEEDED_COLUMNS = (
 )
 
 TIME_GOAL = 2.0  # inspect wall time / bare parse wall time
+RAW_TIME_GOAL = 1.5  # the same for a ``--page raw`` export
 MEMORY_GOAL = 2.0  # inspect peak RSS / file size
 
 _GNU_TIME = "/usr/bin/time"
@@ -117,8 +118,37 @@ def _header_position(path: Path) -> tuple[int, list[str], int]:
     raise SystemExit(f'{path}: no details-page header (a line starting with "ID",)')
 
 
-def bare_parse(path: Path) -> dict[str, Any]:
-    """Parse the needed columns the way the reader does; return counts and timing."""
+def raw_columns(header: list[str]) -> list[str]:
+    """The columns the raw-page reader converts: identity, NVTX and relevant metric columns.
+
+    Asked of ncu_roofline in the parent process, so that the bare child
+    imports nothing but pyarrow.
+    """
+    from ncu_roofline.core.metrics import canonical_metric, is_relevant
+    from ncu_roofline.readers.csv_pages import IDENTITY_HEADERS
+    from ncu_roofline.readers.nvtx import NVTX_PUSHPOP, NVTX_STARTEND
+
+    ident = [c for c in IDENTITY_HEADERS if c in header]
+    nvtx = [h for h in header if h.startswith((NVTX_PUSHPOP, NVTX_STARTEND))]
+    metrics = [
+        c
+        for c in header
+        if c not in IDENTITY_HEADERS and c not in nvtx and is_relevant(canonical_metric(c))
+    ]
+    return ident + nvtx + metrics
+
+
+def is_raw(header: list[str]) -> bool:
+    """Whether a header is a ``--page raw`` one (no ``Metric Value`` column)."""
+    return "Metric Value" not in header
+
+
+def bare_parse(path: Path, raw_include: list[str] | None = None) -> dict[str, Any]:
+    """Parse the needed columns the way the reader does; return counts and timing.
+
+    ``raw_include`` (a raw export's) lists the columns to read; the units row
+    under the header is skipped with it.
+    """
     t0 = time.perf_counter()
     import pyarrow as pa
     import pyarrow.csv as pacsv
@@ -127,13 +157,16 @@ def bare_parse(path: Path) -> dict[str, Any]:
     header_idx, header, width = _header_position(path)
     names = header[:width]
     rule_width = len(header)
+    if raw_include is not None:
+        names = _dedupe(header)
+        header_idx += 1
     skipped = {"rule": 0, "other": 0}
 
     def handler(row: Any) -> str:
         skipped["rule" if row.actual_columns == rule_width else "other"] += 1
         return "skip"
 
-    include = [c for c in NEEDED_COLUMNS if c in names]
+    include = raw_include or [c for c in NEEDED_COLUMNS if c in names]
     t1 = time.perf_counter()
     table = pacsv.read_csv(
         path,
@@ -162,6 +195,16 @@ def bare_parse(path: Path) -> dict[str, Any]:
         "parse_s": round(t_parse, 3),
         "pyarrow": pa.__version__,
     }
+
+
+def _dedupe(names: list[str]) -> list[str]:
+    """Repeated header names made unique as the reader does (``name#2``)."""
+    seen: Counter[str] = Counter()
+    out: list[str] = []
+    for n in names:
+        seen[n] += 1
+        out.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -204,8 +247,12 @@ def _inspect_command(explicit: str | None) -> list[str]:
     return [sys.executable, "-m", "ncu_roofline"]
 
 
-def run_bare(path: Path, run: int, use_gnu_time: bool) -> Measurement:
+def run_bare(
+    path: Path, run: int, use_gnu_time: bool, columns_file: Path | None = None
+) -> Measurement:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--bare-child", str(path)]
+    if columns_file is not None:
+        cmd += ["--bare-columns", str(columns_file)]
     wall, rss, out, err, rc = measure(cmd, use_gnu_time)
     if rc != 0:
         raise SystemExit(f"bare parse failed (exit {rc}):\n{err}")
@@ -295,11 +342,13 @@ def main(argv: list[str] | None = None) -> int:
         help="measure peak RSS with getrusage even when /usr/bin/time exists",
     )
     parser.add_argument("--bare-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--bare-columns", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     path: Path = args.file
     if args.bare_child:
-        print(json.dumps(bare_parse(path)))
+        cols = json.loads(args.bare_columns.read_text()) if args.bare_columns else None
+        print(json.dumps(bare_parse(path, cols)))
         return 0
     if not path.is_file():
         print(
@@ -321,20 +370,30 @@ def main(argv: list[str] | None = None) -> int:
         f"{'run':>3}  {'measurement':<28} {'wall s':>8} {'MB/s':>8} {'peak MB':>10} {'RSS/file':>9}"
     )
 
+    header = _header_position(path)[1]
+    raw = is_raw(header)
+    time_goal = RAW_TIME_GOAL if raw else TIME_GOAL
+    columns_file: Path | None = None
+    if raw:
+        # The bare child reads exactly the raw reader's columns.
+        columns_file = Path(tempfile.mkstemp(prefix="bench_ingest_cols_", suffix=".json")[1])
+        columns_file.write_text(json.dumps(raw_columns(header)))
     results: list[Measurement] = []
     for run in range(1, args.repeat + 1):
-        bare = run_bare(path, run, use_gnu_time)
+        bare = run_bare(path, run, use_gnu_time, columns_file)
         print(_row(bare, size))
         insp = run_inspect(path, run, use_gnu_time, inspect_cmd)
         print(_row(insp, size))
         results += [bare, insp]
 
+    if columns_file is not None:
+        columns_file.unlink()
     bares = [m for m in results if m.name.startswith("bare")]
     insps = [m for m in results if not m.name.startswith("bare")]
     b0, i0 = bares[0].detail, insps[0].detail
     print()
     print(
-        f"bare     {b0['rows']:,} metric rows x {b0['columns']} columns, "
+        f"bare     {b0['rows']:,} {'launch' if raw else 'metric'} rows x {b0['columns']} columns, "
         f"{b0['skipped_rule_rows']:,} rule rows skipped; in-process parse "
         + ", ".join(f"{m.detail['parse_s']:.2f} s" for m in bares)
         + f" (pyarrow {b0['pyarrow']})"
@@ -347,11 +406,11 @@ def main(argv: list[str] | None = None) -> int:
     time_ratio = min(m.wall_s for m in insps) / min(m.wall_s for m in bares)
     mem_ratio = max(m.peak_rss_bytes for m in insps) / size
     bare_mem_ratio = max(m.peak_rss_bytes for m in bares) / size
-    time_ok = time_ratio <= TIME_GOAL
+    time_ok = time_ratio <= time_goal
     mem_ok = mem_ratio <= MEMORY_GOAL
     print()
     print(
-        f"time     inspect / bare  = {time_ratio:5.2f}x  (goal <= {TIME_GOAL:g}x)  "
+        f"time     inspect / bare  = {time_ratio:5.2f}x  (goal <= {time_goal:g}x)  "
         + ("met" if time_ok else "NOT MET")
     )
     print(
@@ -373,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
                     "measurements": [asdict(m) for m in results],
                     "time_ratio": time_ratio,
                     "memory_ratio": mem_ratio,
-                    "goals": {"time": TIME_GOAL, "memory": MEMORY_GOAL},
+                    "goals": {"time": time_goal, "memory": MEMORY_GOAL},
                     "met": {"time": time_ok, "memory": mem_ok},
                 },
                 indent=2,

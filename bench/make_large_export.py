@@ -12,6 +12,11 @@ Usage::
 
     .venv/bin/python bench/make_large_export.py                  # 500 MB, 50,000 launches
     .venv/bin/python bench/make_large_export.py --size-mb 50 --launches 1000 -o small.csv
+    .venv/bin/python bench/make_large_export.py --layout raw --size-mb 1 --launches 100000
+
+``--layout raw`` writes a ``--page raw`` export instead (one row per launch,
+a units row under the header) by replicating a real raw export's launch rows
+with ``ID`` renumbered ``0..N-1``.
 """
 
 from __future__ import annotations
@@ -29,6 +34,12 @@ TEMPLATE_NAME = (
 )
 DEFAULT_SAMPLES = REPO_ROOT.parent / "shared" / "ncu-samples"
 DEFAULT_OUTPUT = REPO_ROOT / "bench" / "out" / "large_details.csv"
+#: The real ``--page raw`` export ``--layout raw`` replicates (64 launches, 475 columns).
+RAW_TEMPLATE_NAME = (
+    "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode__"
+    "gqa_bf16_b128_ctx2k_p64.ncu.csv"
+)
+DEFAULT_RAW_OUTPUT = REPO_ROOT / "bench" / "out" / "large_raw.csv"
 
 #: Kernel names the copies cycle through; the first is the template's own.
 #: One carries commas inside the quoted field, as templated PyTorch names do.
@@ -134,10 +145,66 @@ def write_export(
     return written, launches
 
 
+def load_raw_template(path: Path) -> tuple[bytes, list[bytes]]:
+    """A raw export's header and units rows, and per launch row its bytes after the ID field."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    header_idx = next(i for i, ln in enumerate(lines) if ln.startswith(b'"ID",'))
+    head = lines[header_idx] + lines[header_idx + 1]
+    rests: list[bytes] = []
+    for line in lines[header_idx + 2 :]:
+        if not line.startswith(b'"'):
+            continue
+        end = line.index(b'",') + 1
+        if not line[1 : end - 1].isdigit():
+            raise SystemExit(f"{path}: row does not start with a quoted ID: {line[:80]!r}")
+        rests.append(line[end:])
+    if not rests:
+        raise SystemExit(f"{path}: no launch rows under the units row")
+    return head, rests
+
+
+def write_raw_export(
+    output: Path, template: Path, min_bytes: int, min_launches: int, prelude: bool
+) -> tuple[int, int]:
+    """A ``--page raw`` export: the template's rows again and again, IDs ``0..N-1``."""
+    head, rests = load_raw_template(template)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_name(output.name + ".part")
+    written = 0
+    launches = 0
+    with open(tmp, "wb", buffering=1 << 20) as fh:
+        if prelude:
+            fh.write(PROF_PRELUDE)
+            written += len(PROF_PRELUDE)
+        fh.write(head)
+        written += len(head)
+        while written < min_bytes or launches < min_launches:
+            short = min_launches - launches
+            count = min(_BATCH_LAUNCHES, short) if short > 0 else 1
+            first = launches
+            launches += count
+            chunk = b"".join(b'"%d"' % i + rests[i % len(rests)] for i in range(first, launches))
+            fh.write(chunk)
+            written += len(chunk)
+    os.replace(tmp, output)
+    return written, launches
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "-o", "--output", type=Path, default=DEFAULT_OUTPUT, help=f"default: {DEFAULT_OUTPUT}"
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help=f"default: {DEFAULT_OUTPUT} ({DEFAULT_RAW_OUTPUT} with --layout raw)",
+    )
+    parser.add_argument(
+        "--layout",
+        choices=("details", "raw"),
+        default="details",
+        help="details (one row per metric; default) or raw (one row per launch, "
+        f"replicating {RAW_TEMPLATE_NAME})",
     )
     parser.add_argument(
         "--size-mb", type=float, default=500.0, help="minimum size in MB (10^6 bytes); default 500"
@@ -164,23 +231,36 @@ def main(argv: list[str] | None = None) -> int:
         "--no-prelude", action="store_true", help="do not prepend ==PROF== log lines"
     )
     args = parser.parse_args(argv)
-    template = args.template or args.samples / TEMPLATE_NAME
+    raw = args.layout == "raw"
+    template = args.template or args.samples / (RAW_TEMPLATE_NAME if raw else TEMPLATE_NAME)
+    output = args.output or (DEFAULT_RAW_OUTPUT if raw else DEFAULT_OUTPUT)
     if not template.is_file():
         print(f"make_large_export: template not found: {template}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    size, launches = write_export(
-        args.output,
-        template,
-        min_bytes=int(args.size_mb * 1e6),
-        min_launches=args.launches,
-        variants=args.kernels,
-        prelude=not args.no_prelude,
-    )
+    if raw:
+        size, launches = write_raw_export(
+            output,
+            template,
+            min_bytes=int(args.size_mb * 1e6),
+            min_launches=args.launches,
+            prelude=not args.no_prelude,
+        )
+        kernels = "the template's"
+    else:
+        size, launches = write_export(
+            output,
+            template,
+            min_bytes=int(args.size_mb * 1e6),
+            min_launches=args.launches,
+            variants=args.kernels,
+            prelude=not args.no_prelude,
+        )
+        kernels = str(min(args.kernels, len(KERNEL_VARIANTS)))
     elapsed = time.perf_counter() - t0
     print(
-        f"wrote {args.output}: {size / 1e6:,.1f} MB, {launches:,} launches, "
-        f"{min(args.kernels, len(KERNEL_VARIANTS))} kernels in {elapsed:.1f} s"
+        f"wrote {output}: {size / 1e6:,.1f} MB, {launches:,} launches, "
+        f"{kernels} kernels in {elapsed:.1f} s"
     )
     return 0
 

@@ -14,9 +14,11 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.metrics import (
     KHZ_METRICS,
     STRING_METRICS,
@@ -27,7 +29,7 @@ from ncu_roofline.core.metrics import (
     unit_for,
 )
 from ncu_roofline.core.model import SourceInfo, finalize_launches
-from ncu_roofline.core.units import detect_decimal, parse_unit
+from ncu_roofline.core.units import Unit, detect_decimal, parse_unit
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.integrity import (
     append_partial_raw,
@@ -48,12 +50,15 @@ from ncu_roofline.readers.table import dict_codes, read_table
 from ncu_roofline.readers.values import (
     RowKeys,
     ValueProblems,
-    convert_column,
+    convert_columns,
     convert_rows,
     invocation_counts,
     launch_label,
     unit_factors,
 )
+
+#: Identity columns the launch frame holds as integers.
+_INT_IDENTITY = frozenset(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "int")
 
 #: ncu header -> canonical identity column.
 IDENTITY_HEADERS: dict[str, str] = {
@@ -170,20 +175,39 @@ def _launch_keys(
     """
     n = table.num_rows
     combined = np.zeros(n, dtype=np.int64) if run is None else run.astype(np.int64)
+    # The key is a mixed-radix number of the columns' dictionary codes;
+    # ``bound`` is one more than its largest value.
+    bound = 1 if run is None or run.size == 0 else int(run.max()) + 1
     for name in key_columns:
         col = _column(table, name)
         if col is None:
             continue
         codes, dictionary = dict_codes(col)
-        combined = combined * (len(dictionary) + 1) + codes
-        # Re-densify so that products of many columns cannot overflow int64.
-        _, combined = np.unique(combined, return_inverse=True)
-        combined = combined.astype(np.int64)
+        radix = len(dictionary) + 1
+        if bound * radix >= 1 << 62:
+            # Re-densify so that products of many columns cannot overflow int64.
+            _, combined = np.unique(combined, return_inverse=True)
+            combined = combined.astype(np.int64).reshape(-1)
+            bound = int(combined.max(initial=0)) + 1
+        combined = combined * radix + codes
+        bound *= radix
     rows = np.nonzero(valid)[0]
     launch_of_row = np.full(n, -1, dtype=np.int64)
     if rows.size == 0:
         return launch_of_row, np.zeros(0, dtype=np.int64)
-    _, first, inverse = np.unique(combined[rows], return_index=True, return_inverse=True)
+    keys = combined[rows]
+    if bound <= 4 * n + 1024:
+        # Few enough keys for a table indexed by key: no sort of the rows.
+        first_of_key = np.full(bound, n, dtype=np.int64)
+        np.minimum.at(first_of_key, keys, rows)
+        present = np.flatnonzero(first_of_key < n)
+        firsts = first_of_key[present]
+        order = np.argsort(firsts, kind="stable")
+        rank_of_key = np.empty(bound, dtype=np.int64)
+        rank_of_key[present[order]] = np.arange(order.size)
+        launch_of_row[rows] = rank_of_key[keys]
+        return launch_of_row, firsts[order]
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
@@ -193,14 +217,29 @@ def _launch_keys(
 
 
 def _identity(table: pa.Table, first_rows: np.ndarray, header: list[str]) -> dict[str, Any]:
+    """Identity columns over launches, from each column's codes at the launches' first rows.
+
+    Integer columns are converted once per distinct value present (the same
+    values, so the same conversion, as over all launches); text columns are
+    object Series, which the launch frame keeps as they are.
+    """
     ident: dict[str, Any] = {}
     for col_name, canon in IDENTITY_HEADERS.items():
         col = _column(table, col_name)
         if col is None:
             continue
         codes, dictionary = dict_codes(col)
-        values = np.asarray(dictionary, dtype=object)[codes[first_rows]] if dictionary else []
-        ident[canon] = list(values)
+        if not dictionary:
+            ident[canon] = []
+            continue
+        at = codes[first_rows]
+        if canon in _INT_IDENTITY:
+            present, inverse = np.unique(at, return_inverse=True)
+            texts = pd.Series(np.asarray(dictionary, dtype=object)[present], dtype=object)
+            numbers = pd.to_numeric(texts, errors="coerce").to_numpy()
+            ident[canon] = pd.Series(numbers[inverse.reshape(-1)])
+        else:
+            ident[canon] = pd.Series(np.asarray(dictionary, dtype=object)[at], dtype=object)
     for prefix in (_NVTX_PUSHPOP, _NVTX_STARTEND):
         cols = [h for h in header if h.startswith(prefix)]
         if not cols or cols[0] not in table.column_names:
@@ -215,17 +254,29 @@ def _identity(table: pa.Table, first_rows: np.ndarray, header: list[str]) -> dic
     return ident
 
 
+def _texts_at(table: pa.Table, column: str, rows: np.ndarray) -> list[str]:
+    """A dictionary column's texts at ``rows``, as printed."""
+    codes, dictionary = dict_codes(table.column(column))
+    return [dictionary[c] for c in codes[rows].tolist()] if dictionary else []
+
+
 def _valid_ids(table: pa.Table, column: str) -> np.ndarray:
     """Rows whose ``column`` holds an integer (noise rows do not)."""
     col = _column(table, column)
     if col is None:
         return np.ones(table.num_rows, dtype=bool)
     codes, dictionary = dict_codes(col)
+    if not dictionary:
+        return np.zeros(0, dtype=bool)
     # A sign is kept: a negative count is a bad value of a real row, not noise.
-    ok = np.array(
-        [d.strip().replace(",", "").lstrip("+-").isdigit() for d in dictionary], dtype=bool
-    )
-    return ok[codes] if dictionary else np.zeros(0, dtype=bool)
+    # The plain spellings are judged in Arrow (a raw page has one ID per row,
+    # so as many distinct values as launches); Python judges the rest.
+    plain = pc.match_substring_regex(col.chunks[0].dictionary, r"^[+,\-]*[0-9][0-9,]*$")
+    ok = np.asarray(pc.fill_null(plain, False).to_numpy(zero_copy_only=False), dtype=bool)
+    for i in np.flatnonzero(~ok).tolist():
+        ok[i] = dictionary[i].strip().replace(",", "").lstrip("+-").isdigit()
+    valid: np.ndarray = ok[codes]
+    return valid
 
 
 def _decimal_for(samples: list[list[str]], header: list[str], value_cols: list[str]) -> str:
@@ -313,9 +364,10 @@ def read_long(
     if summary:
         _summary_identity(table, first_rows, ident, info)
     else:
-        checked = (first_rows, run, loc, b.metric_index, row_metric, metrics, ident["id"], info)
+        ids = _texts_at(table, "ID", first_rows)
+        checked = (first_rows, run, loc, b.metric_index, row_metric, metrics, ids, info)
         check_details(table, launch_of_row, *checked, problems.rejected_by_metric())
-    ident["source"] = [raw.name] * n_launch
+    ident["source"] = pd.Series(np.full(n_launch, raw.name, dtype=object), dtype=object)
     frame = finalize_launches(ident, metrics, n_launch)
     problems.warn(info, launch_label(frame, summary))
 
@@ -523,14 +575,14 @@ def read_raw(
         loc.end,
         header,
         include,
-        set(ident_cols + nvtx_cols),
+        set(),
         2,
         None,
         progress,
         split=not loc.part,
     )
     table, lacking = append_partial_raw(table, loc, header, include, ident_cols)
-    table = table.unify_dictionaries()
+    table = _encode_identity(table, ident_cols + nvtx_cols)
     b = _Builder(raw, loc, "raw")
     info = b.info
     valid = _valid_ids(table, "ID")
@@ -541,27 +593,40 @@ def read_raw(
     metrics: dict[str, Any] = {}
     unknown: list[str] = []
     problems = ValueProblems()
+    launch_rows = table.select(metric_cols).take(pa.array(first_rows))
+    # Decide every column first, then parse all numeric ones in one pass;
+    # ``order`` replays the assignments as they come, so that a metric
+    # spelled by two columns keeps the later one.
+    numeric: list[tuple[pa.ChunkedArray, str, str, Unit]] = []
+    order: list[tuple[str, Any]] = []
     for c in metric_cols:
         mid = canonical_metric(c)
-        col = table.column(c).take(pa.array(first_rows))
+        col = launch_rows.column(c)
         if mid in STRING_METRICS:
             values = np.asarray(col.to_pylist(), dtype=object)
             values[values == ""] = None
-            metrics[mid] = values
+            order.append((mid, values))
             continue
         unit = unit_for(mid, units.get(c, ""))
         parsed = parse_unit(unit)
         if parsed is None:
             unknown.append(f"{c} ({unit!r})")
             continue
-        metrics[mid] = convert_column(col, decimal, mid, unit, parsed, problems)
-        info.metric_units[mid] = parsed.si
+        order.append((mid, len(numeric)))
+        numeric.append((col, mid, unit, parsed))
+    converted = convert_columns(numeric, decimal, problems)
+    for mid, value in order:
+        if isinstance(value, int):
+            metrics[mid] = converted[value]
+            info.metric_units[mid] = numeric[value][3].si
+        else:
+            metrics[mid] = value
     if unknown:
         info.warn("unknown unit(s): left out " + ", ".join(unknown[:6]) + " rather than misread")
     rejected = problems.rejected_by_metric()
     check_raw(lacking, launch_of_row, run, table, first_rows, metrics, info, rejected)
     ident = _identity(table, first_rows, loc.header)
-    ident["source"] = [raw.name] * n_launch
+    ident["source"] = pd.Series(np.full(n_launch, raw.name, dtype=object), dtype=object)
     frame = finalize_launches(ident, metrics, n_launch)
     problems.warn(info, launch_label(frame, summary=False))
     used_units = [units.get(c, "") for c in metric_cols]
@@ -574,6 +639,23 @@ def read_raw(
     if n_launch == 0:
         raise InputFormatError(f"{raw.name}: the raw table holds no launches")
     return frame, info
+
+
+def _encode_identity(table: pa.Table, columns: list[str]) -> pa.Table:
+    """``table`` with ``columns`` dictionary-encoded after the parse, one dictionary each.
+
+    A raw page has one row per launch, so its identity columns are parsed as
+    plain strings: Arrow's CSV reader builds a dictionary per block (to be
+    unified afterwards), which costs more than the parse of such a column;
+    encoding the whole column once gives the same codes (in order of first
+    appearance) at a fraction of that.
+    """
+    for name in columns:
+        i = table.schema.get_field_index(name)
+        col = table.column(i)
+        if not pa.types.is_dictionary(col.type):
+            table = table.set_column(i, name, pc.dictionary_encode(col.combine_chunks()))
+    return table.unify_dictionaries()
 
 
 def detect_layout(header: list[str]) -> str:

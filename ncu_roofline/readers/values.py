@@ -176,6 +176,22 @@ def checked_numbers(
     wrong dimension): those are reported where the unit was judged.
     """
     parsed, malformed = parse_numbers_checked(texts, decimal)
+    return _checked(
+        parsed, malformed, texts, factors, metric_ids, metric_of_row, launch_of_row, problems
+    )
+
+
+def _checked(
+    parsed: np.ndarray,
+    malformed: np.ndarray,
+    texts: pa.Array | pa.ChunkedArray,
+    factors: np.ndarray,
+    metric_ids: Sequence[str],
+    metric_of_row: np.ndarray,
+    launch_of_row: np.ndarray,
+    problems: ValueProblems,
+) -> np.ndarray:
+    """:func:`checked_numbers` once the texts are parsed (``parsed``, ``malformed``)."""
     problems.note("malformed", metric_ids, metric_of_row, malformed, launch_of_row, texts)
     negative = parsed < 0
     if negative.any():
@@ -240,6 +256,70 @@ def convert_column(
     if wrong_units([metric_id], [unit_text], [unit.si], *args).any():
         factor[:] = np.nan
     return checked_numbers(column, decimal, factor, [metric_id], zeros, launches, problems)
+
+
+def convert_columns(
+    columns: Sequence[tuple[pa.ChunkedArray, str, str, Unit]],
+    decimal: str,
+    problems: ValueProblems,
+) -> list[np.ndarray]:
+    """:func:`convert_column` of many wide-table columns, their texts parsed in one pass.
+
+    Each entry is (column, metric id, unit text, unit); all columns have the
+    same length.  The texts of many columns are parsed together (one set of
+    Arrow kernels over a group of columns, not one per column); the checks
+    and their warnings then run column by column, in the same order as one
+    :func:`convert_column` call per column.
+    """
+    if not columns:
+        return []
+    n = len(columns[0][0])
+    types = {chunk.type for col, *_ in columns for chunk in col.chunks}
+    if n == 0 or len(types) != 1:
+        return [
+            convert_column(col, decimal, mid, text, unit, problems)
+            for col, mid, text, unit in columns
+        ]
+    # Columns go in groups of about _PASS_VALUES values: a few kernel calls
+    # per group instead of per column, while the temporaries (a copy of the
+    # texts per step) stay bounded however many launches there are.
+    per_pass = max(1, _PASS_VALUES // n)
+    zeros = np.zeros(n, dtype=np.int64)
+    launches = np.arange(n)
+    out: list[np.ndarray] = []
+    for g in range(0, len(columns), per_pass):
+        group = columns[g : g + per_pass]
+        chunks = [chunk for col, *_ in group for chunk in col.chunks]
+        parsed, malformed = parse_numbers_checked(pa.chunked_array(chunks), decimal)
+        out += _check_columns(group, parsed, malformed, zeros, launches, problems)
+    return out
+
+
+#: Values parsed together in one pass of :func:`convert_columns`.
+_PASS_VALUES = 1 << 20
+
+
+def _check_columns(
+    group: Sequence[tuple[pa.ChunkedArray, str, str, Unit]],
+    parsed: np.ndarray,
+    malformed: np.ndarray,
+    zeros: np.ndarray,
+    launches: np.ndarray,
+    problems: ValueProblems,
+) -> list[np.ndarray]:
+    """The checks of :func:`convert_column` on each column of a parsed group, in order."""
+    n = zeros.size
+    out: list[np.ndarray] = []
+    for j, (col, mid, text, unit) in enumerate(group):
+        part = slice(j * n, (j + 1) * n)
+        factor = np.full(n, unit.factor)
+        args = (zeros, zeros, launches, col, problems)
+        if wrong_units([mid], [text], [unit.si], *args).any():
+            factor[:] = np.nan
+        out.append(
+            _checked(parsed[part], malformed[part], col, factor, [mid], zeros, launches, problems)
+        )
+    return out
 
 
 def launch_label(frame: Any, summary: bool) -> Callable[[int], str]:

@@ -1,0 +1,92 @@
+"""The pivot to launches on integer codes groups rows as sorting the keys did.
+
+``_launch_keys`` numbers launches from the key columns' dictionary codes,
+through a table indexed by key when the keys are few (always, in a real
+export) and by sorting otherwise.  Both must agree with the sort-based
+grouping on random tables: which rows share a launch, launch order by first
+row, invalid rows left out, runs kept apart.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ncu_roofline.readers import csv_pages
+from ncu_roofline.readers.table import dict_codes
+
+
+def _sorted_grouping(
+    table: pa.Table, columns: list[str], valid: np.ndarray, run: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Launch per row and first rows, by sorting the rows' key tuples."""
+    n = table.num_rows
+    parts = [np.zeros(n, dtype=np.int64) if run is None else run.astype(np.int64)]
+    parts += [dict_codes(table.column(c))[0].astype(np.int64) for c in columns]
+    keys = np.stack(parts, axis=1)
+    rows = np.flatnonzero(valid)
+    launch = np.full(n, -1, dtype=np.int64)
+    if rows.size == 0:
+        return launch, np.zeros(0, dtype=np.int64)
+    _, first, inverse = np.unique(keys[rows], axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    launch[rows] = rank[inverse.reshape(-1)]
+    return launch, rows[first[order]]
+
+
+_TABLES = st.integers(min_value=0, max_value=60).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.sampled_from(["1", "2", "7"]), min_size=n, max_size=n),
+        st.lists(st.sampled_from([str(i) for i in range(12)]), min_size=n, max_size=n),
+        st.lists(st.booleans(), min_size=n, max_size=n),
+        st.one_of(st.none(), st.lists(st.integers(0, 2), min_size=n, max_size=n)),
+        st.integers(1, 3),
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TABLES)
+def test_integer_code_pivot_groups_as_sorting(case: tuple) -> None:  # type: ignore[type-arg]
+    pids, ids, valid_list, run_list, chunks = case
+    n = len(ids)
+    cut = [0, *sorted({n * k // chunks for k in range(1, chunks)}), n]
+
+    def column(values: list[str]) -> pa.ChunkedArray:
+        parts = [
+            pa.array(values[a:b], pa.string()).dictionary_encode()
+            for a, b in itertools.pairwise(cut)
+        ]
+        return pa.chunked_array(parts)
+
+    table = pa.table({"Process ID": column(pids), "ID": column(ids)}).unify_dictionaries()
+    valid = np.array(valid_list, dtype=bool)
+    run = None if run_list is None else np.array(run_list, dtype=np.int64)
+    want = _sorted_grouping(table, ["Process ID", "ID"], valid, run)
+    got = csv_pages._launch_keys(table, ["Process ID", "ID"], valid, run)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_sort_path_for_many_keys_groups_the_same() -> None:
+    # Keys too many for a table indexed by key: the sorting path.
+    rng = np.random.default_rng(7)
+    n = 400
+    ids = [str(v) for v in rng.integers(0, 300, n)]
+    pids = [str(v) for v in rng.integers(0, 300, n)]
+    table = pa.table(
+        {"Process ID": pa.array(pids).dictionary_encode(), "ID": pa.array(ids).dictionary_encode()}
+    )
+    valid = rng.random(n) < 0.9
+    want = _sorted_grouping(table, ["Process ID", "ID"], valid, None)
+    got = csv_pages._launch_keys(table, ["Process ID", "ID"], valid, None)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    # 400 rows over ~90,000 possible (pid, id) pairs: most rows are launches of their own.
+    assert got[1].size > 300
