@@ -419,12 +419,13 @@ def test_memory_running_out_after_arrow_ran_ends_at_once(samples_dir: Path) -> N
     script = textwrap.dedent(
         f"""
         import ncu_roofline.cli as cli
-        import ncu_roofline.cli.inspect as inspect_command
+        import ncu_roofline.report.inspect as inspect_report
 
         def exhausted(profile):
             raise MemoryError()
 
-        inspect_command.inspect_profile = exhausted
+        # The command imports it when it runs: patched where it is defined.
+        inspect_report.inspect_profile = exhausted
         cli.main(["inspect", {str(samples_dir / LELEUCAS)!r}])
         """
     )
