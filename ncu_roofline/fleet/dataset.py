@@ -136,25 +136,45 @@ def _atomic_bytes(target: Path, data: bytes) -> None:
     os.replace(tmp, target)
 
 
+def _partitions(table: str) -> str:
+    """The glob of one table's partition directories (one ``*`` per partition key)."""
+    return "/".join([f"table={table}", *(f"{key}=*" for key in PARTITIONS[table])])
+
+
 def run_files(root: Path, rid: str) -> list[Path]:
-    """Every data file of run ``rid``, in any table and partition."""
-    return sorted(root.glob(f"table=*/**/part-{rid}.parquet"))
+    """Every data file of run ``rid``, in any table and partition.
+
+    The globs name each partition level and the file exactly, so they look
+    at partition directories only, never list the files of a large dataset.
+    """
+    return sorted(f for t in TABLES for f in root.glob(f"{_partitions(t)}/part-{rid}.parquet"))
 
 
 def has_run(root: Path, rid: str) -> bool:
     """Whether run ``rid`` is listed (its ``runs`` file is in place)."""
-    return any((root / "table=runs").glob(f"**/part-{rid}.parquet"))
+    return any(root.glob(f"{_partitions('runs')}/part-{rid}.parquet"))
 
 
-def _remove_leftovers(root: Path, rid: str) -> None:
-    """Temporary files of this run, and of any export that crashed long ago."""
+def _remove_leftovers(root: Path, run: Run) -> None:
+    """Temporary files of this run, and of exports that crashed long ago on its day."""
     now = time.time()
-    for tmp in root.glob("table=*/**/.part-*.tmp"):
-        if not _TMP.match(tmp.name):
-            continue
-        with contextlib.suppress(OSError):
-            if tmp.name.startswith(f".part-{rid}.") or now - tmp.stat().st_mtime > _STALE_S:
-                tmp.unlink()
+    patterns = [f"{_partitions(t)}/.part-{run.run_id}.parquet.*.tmp" for t in TABLES]
+    patterns += [
+        f"table={t}/"
+        + "/".join(f"{k}=*" if k != "date" else f"date={run.date}" for k in PARTITIONS[t])
+        + "/.part-*.tmp"
+        for t in TABLES
+    ]
+    for pattern in patterns:
+        for tmp in root.glob(pattern):
+            if not _TMP.match(tmp.name):
+                continue
+            with contextlib.suppress(OSError):
+                if (
+                    tmp.name.startswith(f".part-{run.run_id}.")
+                    or now - tmp.stat().st_mtime > _STALE_S
+                ):
+                    tmp.unlink()
 
 
 def write_run(
@@ -175,7 +195,7 @@ def write_run(
             f"{path}: run {run.run_id} (the same inputs and tags) is already in the "
             "dataset; give --replace to export it again"
         )
-    _remove_leftovers(root, run.run_id)
+    _remove_leftovers(root, run)
     old = set(run_files(root, run.run_id))
     staged: list[tuple[Path, Path]] = []
     try:
@@ -198,6 +218,11 @@ def write_run(
         with contextlib.suppress(OSError):
             stale.unlink()
     return written
+
+
+def has_files(root: Path, table: str) -> bool:
+    """Whether a table has any data file (stops at the first)."""
+    return next(iter(root.glob(f"{_partitions(table)}/*.parquet")), None) is not None
 
 
 def table_files(root: Path, table: str) -> list[Path]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from ncu_roofline.errors import MissingDependencyError, UsageError
-from ncu_roofline.fleet.dataset import check_dataset, table_files
+from ncu_roofline.fleet.dataset import check_dataset, has_files
 from ncu_roofline.fleet.schema import PARTITIONS, TABLES, table_schema
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ class Dataset:
             self.con.execute(f"CREATE OR REPLACE VIEW {table} AS {self._source(table)}")
 
     def _source(self, table: str) -> str:
-        if not table_files(self.root, table):
+        if not has_files(self.root, table):
             return self._empty(table)
         pattern = str(self.root / f"table={table}" / "**" / "*.parquet")
         types = ", ".join(

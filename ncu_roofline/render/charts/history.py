@@ -146,7 +146,6 @@ def history_figures(context: HistoryContext) -> list[dict[str, Any]]:
             "hovermode": "closest",
             "legend": {"orientation": "v"},
             "margin": {"l": 70, "r": 20, "t": 40, "b": 60},
-            "height": 420,
         }
         out.append({"id": chart_id, "title": title, "figure": {"data": data, "layout": layout}})
     return out
