@@ -15,7 +15,8 @@ import pandas as pd
 from ncu_roofline.core.model import Profile, SourceInfo, empty_launches, short_names
 from ncu_roofline.core.progress import make_progress
 from ncu_roofline.errors import InputFormatError
-from ncu_roofline.readers.csv_pages import detect_layout, read_long, read_raw
+from ncu_roofline.readers.csv_pages import read_long, read_raw
+from ncu_roofline.readers.header import detect_layout
 from ncu_roofline.readers.integrity import merge_tables
 from ncu_roofline.readers.locate import (
     Located,

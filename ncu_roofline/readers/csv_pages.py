@@ -9,7 +9,6 @@ never over rows.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
@@ -29,8 +28,9 @@ from ncu_roofline.core.metrics import (
     unit_for,
 )
 from ncu_roofline.core.model import SourceInfo, finalize_launches
-from ncu_roofline.core.units import Unit, detect_decimal, parse_unit
+from ncu_roofline.core.units import Unit, parse_unit
 from ncu_roofline.errors import InputFormatError
+from ncu_roofline.readers.header import auto_units, decimal_for, dedupe, infer_ncu_version
 from ncu_roofline.readers.integrity import (
     append_partial_raw,
     check_details,
@@ -75,61 +75,6 @@ IDENTITY_HEADERS: dict[str, str] = {
     "Device": "device",
     "CC": "cc",
 }
-
-
-def _dedupe(names: list[str]) -> list[str]:
-    seen: Counter[str] = Counter()
-    out: list[str] = []
-    for n in names:
-        seen[n] += 1
-        out.append(n if seen[n] == 1 else f"{n}#{seen[n]}")
-    return out
-
-
-def _auto_units(units: list[str]) -> bool:
-    """Whether any unit shows ncu's auto scaling (a prefix beyond base units)."""
-    for u in units:
-        parsed = parse_unit(u)
-        if parsed is None:
-            continue
-        if parsed.si == "s":
-            if parsed.factor not in (1e-9, 1.0):
-                return True
-        elif parsed.factor != 1.0:
-            return True
-    return False
-
-
-def infer_ncu_version(header: list[str], units: list[str], ccs: list[str]) -> str | None:
-    """A version range for the ncu that wrote an export, from its shape."""
-    hints: list[str] = []
-    low: str | None = None
-    if "Kernel Time" in header:
-        hints.append("'Kernel Time' header: ncu 2019.x-2022.x era")
-        high = "2022.x"
-    else:
-        high = None
-        if "Block Size" in header:
-            low = "2022.3"
-    if "Estimated Speedup" in header:
-        low = "2023.2"
-    if "Body Item Label" in header:
-        low = "2023.2"
-    if any(u in {"ns", "us", "ms", "Ghz", "Mhz", "hz"} or u.endswith("/s") for u in units):
-        low = max(low or "2024.1", "2024.1")
-    try:
-        max_cc = max(float(c.replace(",", ".")) for c in ccs if c.strip())
-    except ValueError:
-        max_cc = 0.0
-    if max_cc >= 10.0:
-        low = max(low or "2025.1", "2025.1")
-    if low and high:
-        return f"{low}-{high}"
-    if low:
-        return f">= {low}"
-    if high:
-        return f"<= {high}"
-    return None
 
 
 class _Builder:
@@ -279,22 +224,6 @@ def _valid_ids(table: pa.Table, column: str) -> np.ndarray:
     return valid
 
 
-def _decimal_for(samples: list[list[str]], header: list[str], value_cols: list[str]) -> str:
-    cc_idx = header.index("CC") if "CC" in header else None
-    if cc_idx is not None:
-        ccs = [r[cc_idx] for r in samples if len(r) > cc_idx]
-        if any(re.fullmatch(r"\d+,\d", c) for c in ccs):
-            return ","
-        if any(re.fullmatch(r"\d+\.\d", c) for c in ccs):
-            return "."
-    values: list[str] = []
-    for col in value_cols:
-        if col in header:
-            i = header.index(col)
-            values += [r[i] for r in samples if len(r) > i]
-    return detect_decimal(values)
-
-
 def read_long(
     raw: RawInput, loc: Located, layout: str, progress: ProgressCallback | None
 ) -> tuple[Any, SourceInfo]:
@@ -350,7 +279,7 @@ def read_long(
     sel = np.nonzero(valid & (row_metric >= 0))[0]
     unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
     texts = values_col.take(pa.array(sel))
-    decimal = _decimal_for(samples, header, [value_col])
+    decimal = decimal_for(samples, header, [value_col])
     problems = ValueProblems()
     numbers = _si_numbers(
         texts, decimal, unit_codes[sel], unit_dict, row_metric[sel], launch_of_row[sel], b, problems
@@ -372,7 +301,7 @@ def read_long(
     problems.warn(info, launch_label(frame, summary))
 
     units_seen = [unit_dict[u] for u in np.unique(unit_codes[sel]).tolist()] if sel.size else []
-    info.units = "auto" if _auto_units(units_seen) else "base"
+    info.units = "auto" if auto_units(units_seen) else "base"
     if info.units == "auto":
         info.warn(
             "values are auto-scaled with two decimals (e.g. 'Mbyte 17.50'); export with "
@@ -399,7 +328,7 @@ def _long_names(header: list[str], samples: list[list[str]]) -> tuple[list[str],
         names = header[:width]
     else:
         names = header + [f"_extra{i}" for i in range(width - len(header))]
-    return _dedupe(names), len(header) if width != len(header) else None
+    return dedupe(names), len(header) if width != len(header) else None
 
 
 def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray]:
@@ -549,7 +478,7 @@ def read_raw(
     raw: RawInput, loc: Located, progress: ProgressCallback | None
 ) -> tuple[Any, SourceInfo]:
     """Read a ``--page raw`` export: one row per launch, a units row under the header."""
-    header = _dedupe(loc.header)
+    header = dedupe(loc.header)
     header_end = raw.buf.find(b"\n", loc.start) + 1 or loc.end
     samples = sample_rows(raw.buf, header_end, loc.end, limit=50)
     if not samples:
@@ -589,7 +518,7 @@ def read_raw(
     run = split_runs(table, valid, one_row_per_launch=True)
     launch_of_row, first_rows = _launch_keys(table, ["Process ID", "ID"], valid, run)
     n_launch = first_rows.size
-    decimal = _decimal_for(samples[1:], header, metric_cols[:50])
+    decimal = decimal_for(samples[1:], header, metric_cols[:50])
     metrics: dict[str, Any] = {}
     unknown: list[str] = []
     problems = ValueProblems()
@@ -630,7 +559,7 @@ def read_raw(
     frame = finalize_launches(ident, metrics, n_launch)
     problems.warn(info, launch_label(frame, summary=False))
     used_units = [units.get(c, "") for c in metric_cols]
-    info.units = "auto" if _auto_units(used_units) else "base"
+    info.units = "auto" if auto_units(used_units) else "base"
     ccs = [
         r[header.index("CC")] for r in samples[1:] if "CC" in header and len(r) > header.index("CC")
     ]
@@ -656,17 +585,3 @@ def _encode_identity(table: pa.Table, columns: list[str]) -> pa.Table:
         if not pa.types.is_dictionary(col.type):
             table = table.set_column(i, name, pc.dictionary_encode(col.combine_chunks()))
     return table.unify_dictionaries()
-
-
-def detect_layout(header: list[str]) -> str:
-    """``details``, ``summary`` or ``raw`` from a table header."""
-    if "Metric Value" in header:
-        return "details"
-    if "Invocations" in header and "Average" in header:
-        return "summary"
-    if any("__" in h for h in header):
-        return "raw"
-    raise InputFormatError(
-        "unrecognised ncu table: neither a details page (Metric Value), a summary "
-        "(Invocations/Average) nor a raw page (metric-id columns)"
-    )
