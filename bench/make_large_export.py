@@ -26,6 +26,7 @@ import csv
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -119,30 +120,14 @@ def write_export(
     header, rows = load_template(template)
     kernels = KERNEL_VARIANTS[: max(1, min(variants, len(KERNEL_VARIANTS)))]
     per_kernel = [launch_parts(rows, k) for k in kernels]
-    output.parent.mkdir(parents=True, exist_ok=True)
-    tmp = output.with_name(output.name + ".part")
-    written = 0
-    launches = 0
-    with open(tmp, "wb", buffering=1 << 20) as fh:
-        if prelude:
-            fh.write(PROF_PRELUDE)
-            written += len(PROF_PRELUDE)
-        fh.write(header)
-        written += len(header)
-        while written < min_bytes or launches < min_launches:
-            # Whole batches while launches are short, then one at a time, so
-            # that the file is the smallest one that meets both minimums.
-            short = min_launches - launches
-            count = min(_BATCH_LAUNCHES, short) if short > 0 else 1
-            first = launches
-            launches += count
-            chunk = b"".join(
-                (b'"%d"' % i).join(per_kernel[i % len(per_kernel)]) for i in range(first, launches)
-            )
-            fh.write(chunk)
-            written += len(chunk)
-    os.replace(tmp, output)
-    return written, launches
+    return _write_repeated(
+        output,
+        header,
+        min_bytes,
+        min_launches,
+        prelude,
+        lambda i: (b'"%d"' % i).join(per_kernel[i % len(per_kernel)]),
+    )
 
 
 def load_raw_template(path: Path) -> tuple[bytes, list[bytes]]:
@@ -168,6 +153,25 @@ def write_raw_export(
 ) -> tuple[int, int]:
     """A ``--page raw`` export: the template's rows again and again, IDs ``0..N-1``."""
     head, rests = load_raw_template(template)
+    return _write_repeated(
+        output,
+        head,
+        min_bytes,
+        min_launches,
+        prelude,
+        lambda i: b'"%d"' % i + rests[i % len(rests)],
+    )
+
+
+def _write_repeated(
+    output: Path,
+    head: bytes,
+    min_bytes: int,
+    min_launches: int,
+    prelude: bool,
+    launch: Callable[[int], bytes],
+) -> tuple[int, int]:
+    """``head`` then launch ``0, 1, ...`` until both minimums are met; (bytes, launches)."""
     output.parent.mkdir(parents=True, exist_ok=True)
     tmp = output.with_name(output.name + ".part")
     written = 0
@@ -179,11 +183,13 @@ def write_raw_export(
         fh.write(head)
         written += len(head)
         while written < min_bytes or launches < min_launches:
+            # Whole batches while launches are short, then one at a time, so
+            # that the file is the smallest one that meets both minimums.
             short = min_launches - launches
             count = min(_BATCH_LAUNCHES, short) if short > 0 else 1
             first = launches
             launches += count
-            chunk = b"".join(b'"%d"' % i + rests[i % len(rests)] for i in range(first, launches))
+            chunk = b"".join(launch(i) for i in range(first, launches))
             fh.write(chunk)
             written += len(chunk)
     os.replace(tmp, output)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 import click
 
 from ncu_roofline.cli.analyse import analyse
 from ncu_roofline.cli.config import load_config
-from ncu_roofline.cli.messages import PROG, print_warnings
+from ncu_roofline.cli.messages import PROG, print_input_warnings
 from ncu_roofline.cli.options import (
     RoofOptions,
     TheoryOptions,
@@ -22,6 +22,9 @@ from ncu_roofline.cli.options import (
 )
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render.safe_text import terminal_safe
+
+if TYPE_CHECKING:
+    from ncu_roofline.report.schema import FindingRecord
 
 _TAG_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
@@ -121,14 +124,8 @@ def export(
     roofs = roofs.configured(settings, "gpu", "roofs_file", "clocks")
     run = plan_run(dataset, inputs, parse_tags(tags), replace, parse_time(at))
     analysis = analyse(inputs, roofs, theory, progress, merge)
-    print_warnings(
-        cast(
-            Any,
-            {
-                "inputs": input_records(analysis),
-                "findings": [f.to_dict() for f in analysis.findings],
-            },
-        )
+    print_input_warnings(
+        input_records(analysis), [cast("FindingRecord", f.to_dict()) for f in analysis.findings]
     )
     written = export_analysis(dataset, run, analysis, replace=replace)
     n_launches = len(analysis.launches)

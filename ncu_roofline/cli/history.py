@@ -170,8 +170,8 @@ def history(
     if print_sql:
         write_output(history_sql(query, dialect) + ";\n", None)
         return
-    out_format = fmt or format_from_name(output, _FORMATS) or "md"
-    if output and (fmt is None) and format_from_name(output, _FORMATS) is None:
+    out_format = fmt or format_from_name(output, _FORMATS)
+    if out_format is None and output and output != "-":
         raise UsageError(f"{output}: cannot tell the format from the name; add --format")
     refuse_existing(output, force)
 
@@ -181,6 +181,7 @@ def history(
 
     with Dataset(dataset) as ds:
         context = build_history(ds, query)
+    out_format = out_format or "md"
     text = render_document("history", out_format, context, RenderOptions(plotly_js=plotly_js))
     emit(
         text,

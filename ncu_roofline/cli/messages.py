@@ -6,6 +6,7 @@ logs; stdout carries only documents, never these lines.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -16,7 +17,7 @@ from ncu_roofline.errors import GATE_TRIPPED
 from ncu_roofline.render.output import write_output
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.report.gates import Gate, theory_gates_without_theory
-from ncu_roofline.report.schema import ReportContext
+from ncu_roofline.report.schema import FindingRecord, InputRecord, ReportContext
 from ncu_roofline.version import NAME
 
 PROG = NAME
@@ -56,10 +57,15 @@ def note_gpu_alias(*names: str | None) -> None:
 
 def print_warnings(context: ReportContext) -> None:
     """Input warnings and warning findings of one report context, on stderr."""
-    for item in context["inputs"]:
+    print_input_warnings(context["inputs"], context["findings"])
+
+
+def print_input_warnings(inputs: Sequence[InputRecord], findings: Sequence[FindingRecord]) -> None:
+    """Each input's warnings, then the findings whose kind is shown on stderr."""
+    for item in inputs:
         for w in item["warnings"]:
             warn(f"{item['path']}: {w}")
-    for finding in context["findings"]:
+    for finding in findings:
         if finding["severity"] in _STDERR_SEVERITIES and CATALOGUE[finding["kind"]].on_stderr:
             warn(finding["message"])
 

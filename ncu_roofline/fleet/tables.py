@@ -72,21 +72,23 @@ def gpu_labels(analysis: Analysis, frame: pd.DataFrame) -> np.ndarray:
     n = len(frame)
     if n == 0:
         return np.empty(0, dtype=object)
-    sources = frame["source"].astype(object).fillna("").to_numpy()
+    sources = frame["source"].astype(object).fillna("")
     names = (
-        frame["device_name"].astype(object).fillna("").to_numpy()
+        frame["device_name"].astype(object).fillna("")
         if "device_name" in frame
-        else np.full(n, "", dtype=object)
+        else pd.Series([""] * n, dtype=object)
     )
-    keys = pd.Series(list(zip(sources, names, strict=True)), dtype=object)
-    labels = keys.map(by_device)
+    # One lookup per distinct (input, device), not per row.
+    codes, pairs = pd.MultiIndex.from_arrays([sources, names]).factorize()
     # A kernel group of several devices' launches, or a finding's source:
-    # fall back to the input's first device.
+    # the input's first device.
     by_source = {src: label for (src, _), label in reversed(by_device.items())}
-    missing = labels.isna().to_numpy()
-    if missing.any():
-        labels[missing] = pd.Series(sources[missing]).map(by_source).to_numpy()
-    return labels.fillna(UNKNOWN_GPU).to_numpy(dtype=object)
+    labels = np.array(
+        [by_device.get(pair, by_source.get(pair[0], UNKNOWN_GPU)) for pair in pairs],
+        dtype=object,
+    )
+    out: np.ndarray = labels[codes]
+    return out
 
 
 def column_array(frame: pd.DataFrame, name: str, kind: pa.DataType) -> pa.Array:
