@@ -260,7 +260,6 @@ def read_long(
         progress,
         split=not loc.part,
     )
-    table = table.unify_dictionaries()
     b = _Builder(raw, loc, layout)
     info = b.info
 

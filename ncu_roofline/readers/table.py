@@ -25,6 +25,18 @@ from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.locate import Buffer, ProgressCallback
 
 _BLOCK_SIZE = 16 << 20
+#: Tables with dictionary columns larger than this are read batch by batch
+#: (:mod:`~ncu_roofline.readers.stream`): memory stays a fraction of the
+#: file's size.  ``NCU_ROOFLINE_STREAM_BYTES`` overrides it.
+STREAM_BYTES = 1 << 30
+#: Bytes per batch of such a read.
+BATCH_BYTES = 16 << 20
+
+
+def stream_threshold() -> int:
+    """The table size above which a table is read batch by batch."""
+    value = os.environ.get("NCU_ROOFLINE_STREAM_BYTES", "")
+    return int(value) if value.strip().isdigit() else STREAM_BYTES
 
 
 class _ProgressReader(io.RawIOBase):
@@ -138,6 +150,10 @@ def read_table(
 
     ``include`` lists the columns to convert (all as strings; those in
     ``dictionary`` dictionary-encoded, which keeps repeated kernel names cheap).
+    A table with dictionary columns larger than :func:`stream_threshold` is
+    read in batches of :data:`BATCH_BYTES` into a compact table with the same
+    rows and values (:mod:`~ncu_roofline.readers.stream`); every dictionary
+    column comes back with one dictionary, in order of first appearance.
     A row longer than a block is read by retrying with larger blocks.  Raises
     :class:`InvalidUtf8` for bytes that are not UTF-8 and, with ``split``,
     :class:`MoreTables` when a header line lies inside the range.
@@ -152,16 +168,17 @@ def read_table(
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
-    block = _BLOCK_SIZE
+    batched = bool(dictionary) and end - start > stream_threshold()
+    block = BATCH_BYTES if batched else _BLOCK_SIZE
     while True:
         counter = SkipCounter(rule_width=rule_width)
         read_opts = pacsv.ReadOptions(
             column_names=column_names, skip_rows=skip_rows, block_size=block, use_threads=True
         )
         parse_opts = pacsv.ParseOptions(invalid_row_handler=counter, newlines_in_values=False)
+        options = (read_opts, parse_opts, convert_opts)
         try:
-            table = _parse(buf, path, start, end, progress, read_opts, parse_opts, convert_opts)
-            break
+            table = _parse(buf, path, start, end, progress, options, batched)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             message = str(exc)
             if any(t in message for t in _TOO_LONG) and block < min(_MAX_BLOCK, end - start):
@@ -170,11 +187,14 @@ def read_table(
             if "UTF8" in message or "UTF-8" in message:
                 raise InvalidUtf8() from None
             raise InputFormatError(_in_our_words(message, block)) from None
-    if split and (counter.headers or _header_as_row(table)):
-        raise MoreTables()
-    # Arrow's pool keeps freed parse buffers; hand them back before pivoting.
-    pa.default_memory_pool().release_unused()
-    return table, counter
+        if split and (counter.headers or _header_as_row(table)):
+            raise MoreTables()
+        if not batched:
+            # One dictionary per column, as a batched read gives it.
+            table = table.unify_dictionaries()
+        # Arrow's pool keeps freed parse buffers; hand them back before pivoting.
+        pa.default_memory_pool().release_unused()
+        return table, counter
 
 
 def _parse(
@@ -183,10 +203,10 @@ def _parse(
     start: int,
     end: int,
     progress: ProgressCallback | None,
-    read_opts: pacsv.ReadOptions,
-    parse_opts: pacsv.ParseOptions,
-    convert_opts: pacsv.ConvertOptions,
+    options: tuple[pacsv.ReadOptions, pacsv.ParseOptions, pacsv.ConvertOptions],
+    batched: bool,
 ) -> pa.Table:
+    read_opts, parse_opts, convert_opts = options
     source: Any
     if path is not None and isinstance(buf, mmap.mmap):
         if progress is None and end == os.path.getsize(path):
@@ -218,6 +238,16 @@ def _parse(
 
     sys.unraisablehook = hook
     try:
+        if batched:
+            from ncu_roofline.readers.stream import compact_table
+
+            reader = pacsv.open_csv(
+                source,
+                read_options=read_opts,
+                parse_options=parse_opts,
+                convert_options=convert_opts,
+            )
+            return compact_table(reader, reader.schema)
         return pacsv.read_csv(
             source, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts
         )
