@@ -30,7 +30,7 @@ _BLOCK_SIZE = 16 << 20
 #: file's size.  ``NCU_ROOFLINE_STREAM_BYTES`` overrides it.
 STREAM_BYTES = 1 << 30
 #: Bytes per batch of such a read.
-BATCH_BYTES = 16 << 20
+BATCH_BYTES = 4 << 20
 
 
 def stream_threshold() -> int:
