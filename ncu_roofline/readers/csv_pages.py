@@ -46,7 +46,7 @@ from ncu_roofline.readers.locate import (
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
 from ncu_roofline.readers.nvtx import parse_nvtx_cell
-from ncu_roofline.readers.table import dict_codes, read_table
+from ncu_roofline.readers.table import dict_codes, distinct_codes, read_table
 from ncu_roofline.readers.values import (
     RowKeys,
     ValueProblems,
@@ -137,7 +137,8 @@ def _launch_keys(
         combined = combined * radix + codes
         bound *= radix
     rows = np.nonzero(valid)[0]
-    launch_of_row = np.full(n, -1, dtype=np.int64)
+    # int32 while it fits: one of the few arrays with an entry per row.
+    launch_of_row = np.full(n, -1, dtype=np.int32 if n < 1 << 31 else np.int64)
     if rows.size == 0:
         return launch_of_row, np.zeros(0, dtype=np.int64)
     keys = combined[rows]
@@ -280,13 +281,15 @@ def read_long(
     texts = values_col.take(pa.array(sel))
     decimal = decimal_for(samples, header, [value_col])
     problems = ValueProblems()
-    numbers = _si_numbers(
-        texts, decimal, unit_codes[sel], unit_dict, row_metric[sel], launch_of_row[sel], b, problems
-    )
+    # The selected rows' keys, gathered once (each is an array per value row).
+    sel_units, sel_metric, sel_launch = unit_codes[sel], row_metric[sel], launch_of_row[sel]
+    del unit_codes
+    numbers = _si_numbers(texts, decimal, sel_units, unit_dict, sel_metric, sel_launch, b, problems)
     metrics = _metric_columns(
-        numbers, texts, launch_of_row[sel], row_metric[sel], row_is_label[sel], n_launch, b
+        numbers, texts, sel_launch, sel_metric, row_is_label[sel], n_launch, b
     )
-    _record_units(unit_codes[sel], unit_dict, row_metric[sel], b)
+    del numbers
+    _record_units(sel_units, unit_dict, sel_metric, b)
 
     ident = _identity(table, first_rows, header)
     if summary:
@@ -299,7 +302,7 @@ def read_long(
     frame = finalize_launches(ident, metrics, n_launch)
     problems.warn(info, launch_label(frame, summary))
 
-    units_seen = [unit_dict[u] for u in np.unique(unit_codes[sel]).tolist()] if sel.size else []
+    units_seen = [unit_dict[u] for u in np.unique(sel_units).tolist()] if sel.size else []
     info.units = "auto" if auto_units(units_seen) else "base"
     if info.units == "auto":
         info.warn(
@@ -343,8 +346,8 @@ def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray]:
         body_codes, body_dict = np.zeros(table.num_rows, dtype=np.int32), [""]
     nb, nn = max(len(body_dict), 1), max(len(name_dict), 1)
     combo = (sec_codes.astype(np.int64) * nb + body_codes) * nn + name_codes
-    uniq, inverse = np.unique(combo, return_inverse=True)
-    combo_metric = np.full(uniq.size, -1, dtype=np.int64)
+    uniq, inverse = distinct_codes(combo, len(sec_dict) * nb * nn)
+    combo_metric = np.full(uniq.size, -1, dtype=np.int32)
     combo_is_label = np.zeros(uniq.size, dtype=bool)
     for k, c in enumerate(uniq.tolist()):
         label = name_dict[c % nn] if name_dict else ""
@@ -361,7 +364,7 @@ def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray]:
             continue
         combo_metric[k] = b.metric(mid)
     if not uniq.size:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool)
     return combo_metric[inverse.reshape(-1)], combo_is_label[inverse.reshape(-1)]
 
 
