@@ -279,6 +279,10 @@ def read_long(
     sel = np.nonzero(valid & (row_metric >= 0))[0]
     unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
     texts = values_col.take(pa.array(sel))
+    # Only the selected texts are read from here on: free the column's.
+    table = table.drop_columns([value_col])
+    del values_col
+    pa.default_memory_pool().release_unused()
     decimal = decimal_for(samples, header, [value_col])
     problems = ValueProblems()
     # The selected rows' keys, gathered once (each is an array per value row).
@@ -372,10 +376,14 @@ def _warn_not_collected(
     table: pa.Table, values_col: pa.ChunkedArray, valid: np.ndarray, info: SourceInfo
 ) -> None:
     """Metrics ncu could not collect print as n/a: say which, once."""
-    na_mask = np.asarray(
-        pc.equal(pc.utf8_trim_whitespace(values_col), "n/a").to_numpy(zero_copy_only=False),
-        dtype=bool,
-    )
+    # Chunk by chunk: a trimmed copy of the whole column would be as large as its texts.
+    na_parts = [
+        np.asarray(
+            pc.equal(pc.utf8_trim_whitespace(c), "n/a").to_numpy(zero_copy_only=False), dtype=bool
+        )
+        for c in values_col.chunks
+    ]
+    na_mask = np.concatenate(na_parts) if na_parts else np.zeros(0, dtype=bool)
     if not na_mask.any():
         return
     name_codes, name_dict = dict_codes(table.column("Metric Name"))
