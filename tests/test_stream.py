@@ -138,6 +138,8 @@ def test_rule_rows_across_batch_boundaries(
 
 
 def test_threshold_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NCU_ROOFLINE_STREAM_BYTES", raising=False)
+    assert table_mod.stream_threshold() == table_mod.STREAM_BYTES
     monkeypatch.setenv("NCU_ROOFLINE_STREAM_BYTES", "12345")
     assert table_mod.stream_threshold() == 12345
     monkeypatch.setenv("NCU_ROOFLINE_STREAM_BYTES", "not a number")
