@@ -31,7 +31,7 @@ from ncu_roofline.readers.locate import (
 )
 from ncu_roofline.readers.ncurep import read_ncu_rep
 from ncu_roofline.readers.passes import merge_passes, pass_groups, pass_hint
-from ncu_roofline.readers.table import InvalidUtf8, MoreTables
+from ncu_roofline.readers.table import InvalidUtf8, MoreTables, give_back_memory
 
 __all__ = ["load", "read_source"]
 
@@ -53,6 +53,7 @@ def read_source(path: str, progress: bool | None = None) -> tuple[pd.DataFrame, 
         # Arrow may still hold a view of the map; it is released with it.
         with contextlib.suppress(BufferError):
             raw.close()
+    give_back_memory()
     info.rows = len(frame)
     # A summary row stands for `invocations` launches.
     info.launches = int(frame["invocations"].fillna(1).sum())
