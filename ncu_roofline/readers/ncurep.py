@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -47,8 +48,17 @@ def _version_hint(raw: RawInput) -> str | None:
     return m.group(1).decode() if m else None
 
 
+#: ``ncu_report`` does not document thread safety: one report at a time.
+_NCU_REPORT_LOCK = threading.Lock()
+
+
 def read_ncu_rep(raw: RawInput) -> tuple[Any, SourceInfo]:
     """Read every profiled result in a report into the launch model."""
+    with _NCU_REPORT_LOCK:
+        return _read_locked(raw)
+
+
+def _read_locked(raw: RawInput) -> tuple[Any, SourceInfo]:
     ncu_report = _import_ncu_report()
     info = SourceInfo(path=raw.name, layout="ncu-rep", units="base")
     tmp: str | None = None
