@@ -114,6 +114,34 @@ def test_malformed_grouping_is_missing_not_misread(samples_dir: Path, tmp_path: 
     )
 
 
+def test_infinite_values_are_missing_with_a_warning(samples_dir: Path, tmp_path: Path) -> None:
+    # Launch 0 of the file: 67,584 DRAM bytes, 1,916,928 L1 and 1,294,848 L2 bytes.
+    path = tmp_path / "infinite.csv"
+    _mutate_details(
+        samples_dir / NBODY,
+        path,
+        {
+            ("0", "dram__bytes.sum"): (None, "1e400"),
+            ("1", "dram__bytes.sum"): (None, "inf"),
+            # Finite as printed, beyond a double once Gbyte scales it by 10^9.
+            ("0", "l1tex__t_bytes.sum"): ("Gbyte", "1e300"),
+            ("0", "lts__t_bytes.sum"): (None, "-inf"),
+        },
+    )
+    frame, info = read_source(str(path), progress=False)
+    for launch, metric in ((0, "dram__bytes.sum"), (1, "dram__bytes.sum"),
+                           (0, "l1tex__t_bytes.sum"), (0, "lts__t_bytes.sum")):  # fmt: skip
+        assert math.isnan(_value(frame, launch, metric)), (launch, metric)
+    assert not np.isinf(frame.select_dtypes("number").to_numpy(dtype=float)).any()
+    assert _value(frame, 2, "dram__bytes.sum") > 0
+    assert (
+        "dram__bytes.sum: 2 infinite value(s) left out as missing "
+        "(first '1e400', launch ID 0 (calculate_velocity))" in info.warnings
+    )
+    assert any(w.startswith("l1tex__t_bytes.sum: 1 infinite") for w in info.warnings)
+    assert any(w.startswith("lts__t_bytes.sum: 1 negative") for w in info.warnings)
+
+
 def test_one_warning_per_metric_and_problem_with_count_and_first_launch(
     samples_dir: Path, tmp_path: Path
 ) -> None:
@@ -378,7 +406,9 @@ def test_kernel_name_escapes_never_reach_the_terminal(samples_dir: Path, tmp_pat
 # --- 3. summary invocations -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("count", ["99999999999999999999999", "-5", "0", "1" * 5000])
+@pytest.mark.parametrize(
+    "count", ["99999999999999999999999", "-5", "0", "1" * 5000, "1e400", "inf", "1e3"]
+)
 def test_absurd_invocations_are_not_trusted(samples_dir: Path, tmp_path: Path, count: str) -> None:
     path = tmp_path / "summary.csv"
     text = (samples_dir / SUMMARY).read_text(encoding="utf-8")

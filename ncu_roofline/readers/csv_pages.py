@@ -9,6 +9,7 @@ never over rows.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -205,8 +206,16 @@ def _texts_at(table: pa.Table, column: str, rows: np.ndarray) -> list[str]:
     return [dictionary[c] for c in codes[rows].tolist()] if dictionary else []
 
 
-def _valid_ids(table: pa.Table, column: str) -> np.ndarray:
-    """Rows whose ``column`` holds an integer (noise rows do not)."""
+#: A number in any spelling a count could be corrupted into (``1e400``,
+#: ``2.5``, ``inf``): such a summary row is a real row with a count not to
+#: trust, not noise.
+_NUMBER_TEXT = re.compile(
+    r"[+-]?(?:[0-9][0-9,]*\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?inf(?:inity)?", re.I
+)
+
+
+def _valid_ids(table: pa.Table, column: str, numbers: bool = False) -> np.ndarray:
+    """Rows whose ``column`` holds an integer (noise rows do not); any number with ``numbers``."""
     col = _column(table, column)
     if col is None:
         return np.ones(table.num_rows, dtype=bool)
@@ -219,7 +228,10 @@ def _valid_ids(table: pa.Table, column: str) -> np.ndarray:
     plain = pc.match_substring_regex(col.chunks[0].dictionary, r"^[+,\-]*[0-9][0-9,]*$")
     ok = np.asarray(pc.fill_null(plain, False).to_numpy(zero_copy_only=False), dtype=bool)
     for i in np.flatnonzero(~ok).tolist():
-        ok[i] = dictionary[i].strip().replace(",", "").lstrip("+-").isdigit()
+        text = dictionary[i].strip()
+        ok[i] = text.replace(",", "").lstrip("+-").isdigit() or (
+            numbers and _NUMBER_TEXT.fullmatch(text) is not None
+        )
     valid: np.ndarray = ok[codes]
     return valid
 
@@ -264,7 +276,7 @@ def read_long(
     b = _Builder(raw, loc, layout)
     info = b.info
 
-    valid = _valid_ids(table, "Invocations" if summary else "ID")
+    valid = _valid_ids(table, "Invocations", numbers=True) if summary else _valid_ids(table, "ID")
     if summary:
         keys = ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC", *nvtx_cols]
     else:

@@ -1,6 +1,6 @@
 """Values at the reader edge: what an untrustworthy value becomes, and how it is reported.
 
-Three checks run over whole columns (Arrow, pandas and numpy; Python loops
+Four checks run over whole columns (Arrow, pandas and numpy; Python loops
 only over distinct metrics and units, never over rows):
 
 malformed number
@@ -10,6 +10,9 @@ malformed number
 negative value
     Every metric the launch model keeps is a count, a time, a rate or a
     share; none is below zero.  A negative one is corrupt, not small.
+infinite value
+    ``inf``, or a number too large for a double (``1e400``), also after its
+    unit's scaling: no counter reaches it, so the text is corrupt.
 unit of the wrong dimension
     A time unit on a byte count, a byte unit on a duration
     (:func:`~ncu_roofline.core.dimensions.unit_fits`): its factor would
@@ -40,6 +43,7 @@ from ncu_roofline.core.units import Unit, parse_numbers_checked, parse_unit
 _WHAT = {
     "malformed": "malformed number(s)",
     "negative": "negative value(s)",
+    "infinite": "infinite value(s)",
 }
 
 
@@ -170,7 +174,7 @@ def checked_numbers(
     launch_of_row: np.ndarray,
     problems: ValueProblems,
 ) -> np.ndarray:
-    """The rows' values times their unit ``factors``; NaN where malformed or negative.
+    """The rows' values times their unit ``factors``; NaN where malformed, negative or infinite.
 
     ``factors`` is NaN for rows whose unit was refused (unknown or of the
     wrong dimension): those are reported where the unit was judged.
@@ -197,7 +201,12 @@ def _checked(
     if negative.any():
         problems.note("negative", metric_ids, metric_of_row, negative, launch_of_row, texts)
         parsed = np.where(negative, np.nan, parsed)
-    numbers: np.ndarray = parsed * factors
+    with np.errstate(over="ignore"):
+        numbers: np.ndarray = parsed * factors
+    infinite = np.isinf(numbers)
+    if infinite.any():
+        problems.note("infinite", metric_ids, metric_of_row, infinite, launch_of_row, texts)
+        numbers[infinite] = np.nan
     return numbers
 
 
