@@ -90,6 +90,20 @@ class ValueProblems:
             else:
                 seen.count += int(c)
 
+    def add(self, metric: str, problem: str, launches: np.ndarray, text: str) -> None:
+        """Record values of ``metric`` left out for ``problem``, at ``launches`` (first: ``text``).
+
+        For readers that judge values outside an Arrow column (a ``.ncu-rep``).
+        """
+        if launches.size == 0:
+            return
+        self.rejected.append((launches, np.full(launches.size, metric, dtype=object)))
+        seen = self.found.get((metric, problem))
+        if seen is None:
+            self.found[(metric, problem)] = _Seen(int(launches.size), int(launches[0]), text)
+        else:
+            seen.count += int(launches.size)
+
     def rejected_by_metric(self) -> dict[str, np.ndarray]:
         """The launches whose value of each metric was left out."""
         if not self.rejected:
