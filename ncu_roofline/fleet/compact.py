@@ -1,0 +1,191 @@
+"""Compaction: a day's part files merged into one file per table and GPU partition.
+
+Every export adds a file per table, so a dataset of 10,000 runs is 40,000
+small files, and opening them is most of what a query costs.  Compacting a
+day writes, in each partition directory of that day, one
+``compact-TOKEN.parquet`` holding the rows that count there (sorted by
+kernel, so that row-group statistics and compression work), then one
+``runs`` file for the day whose rows name that file (``data_file``) with a
+newer ``listed_at``, then removes the files it replaced.
+
+Readers count a run's rows only from the file its newest ``runs`` row names
+(:mod:`~ncu_roofline.fleet.located`), so at every point of this sequence
+each run counts exactly once: before the day's ``runs`` file is renamed into
+place the new files are named by no run, after it the old ones are not.  A
+killed compaction leaves hidden temporary files (removed by the next one)
+or files no run names (merged away, then removed, by the next one).  A run
+exported again with ``--replace`` after compaction gets a newer ``runs``
+row naming its new part files; the next compaction drops its old rows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ncu_roofline.errors import OutputError
+from ncu_roofline.fleet.dataset import check_dataset, mark_schema
+from ncu_roofline.fleet.located import (
+    current_rows,
+    located,
+    newest_runs,
+    part_name,
+    raw_dataset,
+    runs_by_file,
+)
+from ncu_roofline.fleet.schema import PARTITIONS, TABLES, table_schema
+
+#: Row order of a compacted file: a kernel's rows together, by run time.
+SORT_KEYS: dict[str, tuple[str, ...]] = {
+    "launches": ("kernel", "grid", "block", "run_time", "id"),
+    "groups": ("kernel", "grid", "block", "run_time"),
+    "findings": ("kernel", "run_time"),
+    "runs": ("run_time", "run_id"),
+}
+#: Rows per row group: enough for fast scans, few enough to skip by statistics.
+ROW_GROUP = 131_072
+_TMP = re.compile(r"^\.compact-[0-9a-f]+\.parquet\.\d+\.tmp$")
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """What compacting one day did."""
+
+    day: str
+    runs: int
+    #: Files removed (the parts and older compacted files replaced).
+    removed: int
+    #: Files written (one per table and GPU partition of the day).
+    written: int
+
+
+def days_to_compact(root: Path, older_than: int, today: date | None = None) -> list[str]:
+    """The days (``YYYY-MM-DD``) listed in ``runs`` at least ``older_than`` days before today."""
+    today = today or datetime.now(timezone.utc).date()
+    last = (today - timedelta(days=older_than)).isoformat()
+    days = sorted(d.name[len("date=") :] for d in (root / "table=runs").glob("date=*"))
+    return [d for d in days if d <= last]
+
+
+def _day_dirs(root: Path, day: str) -> dict[str, list[Path]]:
+    """Each table's partition directories of ``day``."""
+    out: dict[str, list[Path]] = {}
+    for table in TABLES:
+        levels = [f"{k}=*" if k != "date" else f"date={day}" for k in PARTITIONS[table]]
+        out[table] = sorted(p for p in root.glob("/".join([f"table={table}", *levels])))
+    return out
+
+
+def _sorted(table: pa.Table, name: str) -> pa.Table:
+    keys = [(k, "ascending") for k in SORT_KEYS[name] if k in table.column_names]
+    return table.sort_by(keys) if table.num_rows and keys else table
+
+
+def _write_hidden(table: pa.Table, target: Path) -> Path:
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    pq.write_table(table, tmp, compression="zstd", row_group_size=ROW_GROUP)
+    return tmp
+
+
+def _remove_leftovers(dirs: list[Path]) -> None:
+    """Hidden files of a compaction of this day that was killed (one runs at a time)."""
+    for d in dirs:
+        for tmp in d.glob(".compact-*.tmp"):
+            with contextlib.suppress(OSError):
+                if _TMP.match(tmp.name):
+                    tmp.unlink()
+
+
+def _stamp(runs: pa.Table) -> datetime:
+    """Now, or just after the newest listing here (a clock behind the last writer's)."""
+    now = datetime.now(timezone.utc)
+    newest: datetime | None = pc.max(runs.column("listed_at")).as_py() if runs.num_rows else None
+    if newest is not None and newest >= now:
+        return newest + timedelta(microseconds=1)
+    return now
+
+
+def compact_day(root: Path, day: str, where: pa.Table) -> Compacted | None:
+    """Merge ``day``'s files (see the module docstring); None when nothing to do.
+
+    ``where`` is :func:`~ncu_roofline.fleet.located.located` of the dataset.
+    """
+    dirs = _day_dirs(root, day)
+    snapshot = {d: sorted(d.glob("*.parquet")) for ds in dirs.values() for d in ds}
+    here = where.filter(pc.equal(where.column("date"), day))
+    if here.num_rows == 0 or all(
+        len(files) <= 1 and all(f.name.startswith("compact-") for f in files)
+        for files in snapshot.values()
+    ):
+        return None
+    _remove_leftovers(list(snapshot))
+    ids = pa.array(here.column("run_id").to_pylist(), type=pa.string())
+    token = hashlib.sha256(f"{day} {time.time_ns()} {os.getpid()}".encode()).hexdigest()[:16]
+    name = f"compact-{token}.parquet"
+    holders = runs_by_file(here)
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for table in TABLES[:-1]:
+            for d in dirs[table]:
+                rows = current_rows(root, table, snapshot[d], holders)
+                rows = rows.select(table_schema(table).names).cast(table_schema(table))
+                staged.append((_write_hidden(_sorted(rows, table), d / name), d / name))
+        # Each rename shows a file that no run names yet: nothing counts twice.
+        for tmp, target in staged:
+            os.replace(tmp, target)
+        (runs_dir,) = dirs["runs"]
+        listed = raw_dataset(root, "runs", snapshot[runs_dir]).to_table()
+        listed = newest_runs(listed.filter(pc.is_in(listed.column("run_id"), value_set=ids)))
+        runs = listed.select(table_schema("runs").names).cast(table_schema("runs"))
+        n = runs.num_rows
+        runs = runs.set_column(
+            runs.schema.get_field_index("data_file"), "data_file", pa.array([name] * n)
+        )
+        at = pa.array([_stamp(runs)] * n, type=runs.schema.field("listed_at").type)
+        runs = runs.set_column(runs.schema.get_field_index("listed_at"), "listed_at", at)
+        tmp = _write_hidden(_sorted(runs, "runs"), runs_dir / name)
+        # The switch: from this rename on, the day's runs are read from `name`.
+        os.replace(tmp, runs_dir / name)
+    except OSError as e:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        raise OutputError(f"{root}: cannot compact {day} ({e.strerror or e})") from e
+    listed_ids = set(where.column("run_id").to_pylist())
+    removed = 0
+    for files in snapshot.values():
+        for f in files:
+            # A part of a run not listed yet (an export still writing) stays.
+            unlisted = f.name.startswith("part-") and f.name[5:21] not in listed_ids
+            if f.name == name or (unlisted and f.name == part_name(f.name[5:21])):
+                continue
+            with contextlib.suppress(OSError):
+                f.unlink()
+                removed += 1
+    return Compacted(day, n, removed, len(staged) + 1)
+
+
+def compact_dataset(path: str, older_than: int = 1, today: date | None = None) -> list[Compacted]:
+    """Compact every day of the dataset at ``path`` at least ``older_than`` days old."""
+    root = check_dataset(path)
+    days = days_to_compact(root, older_than, today)
+    done: list[Compacted] = []
+    if not days:
+        return done
+    mark_schema(root)
+    where = located(root)
+    for day in days:
+        result = compact_day(root, day, where)
+        if result is not None:
+            done.append(result)
+    return done
