@@ -16,6 +16,7 @@ match columns by name, and an older file's missing columns read as null.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,17 +59,31 @@ class Dataset:
         self.root = check_dataset(path)
         self._duckdb = _duckdb()
         self.con: duckdb.DuckDBPyConnection = self._duckdb.connect()
+        # Keep each file's footer once read: binding a view, then a query, reads
+        # every footer again otherwise.
+        self.con.execute("SET parquet_metadata_cache = true")
         self._by_name = False
-        self._views()
+        self._made: set[str] = set()
 
-    def _views(self) -> None:
+    def _views(self, tables: set[str]) -> None:
+        """The views of ``tables`` (and ``runs``, which says where rows are), made once.
+
+        Made on first use: binding a view reads every file's footer, so a
+        query of ``groups`` never pays for the files of ``launches``.
+        """
+        if not tables <= self._made:
+            self._made |= tables | {"runs"}
+            self._make(self._made)
+
+    def _make(self, tables: set[str]) -> None:
         for table in TABLES:
-            raw = f"{table}_files"
-            self.con.execute(f"CREATE OR REPLACE VIEW {raw} AS {self._source(table)}")
+            if table in tables:
+                raw = f"{table}_files"
+                self.con.execute(f"CREATE OR REPLACE VIEW {raw} AS {self._source(table)}")
         self.con.execute(f"CREATE OR REPLACE VIEW located AS {_LOCATED_VIEW}")
         self.con.execute(f"CREATE OR REPLACE VIEW runs AS {RUNS_SQL}")
         for table in TABLES:
-            if table != "runs":
+            if table != "runs" and table in tables:
                 self.con.execute(
                     f"CREATE OR REPLACE VIEW {table} AS SELECT * EXCLUDE (file) "
                     f"FROM {table}_files d SEMI JOIN located l "
@@ -120,12 +135,13 @@ class Dataset:
 
     def sql(self, query: str) -> pa.Table:
         """The result of ``query`` as an Arrow table; a bad query is a usage error."""
+        self._views({t for t in TABLES if re.search(rf"\b{t}(_files)?\b", query, re.IGNORECASE)})
         try:
             return self._run(query)
         except self._duckdb.Error as e:
             if not self._by_name and _schema_mismatch(e):
                 self._by_name = True
-                self._views()
+                self._make(self._made)
                 try:
                     return self._run(query)
                 except self._duckdb.Error as again:
