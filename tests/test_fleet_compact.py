@@ -10,9 +10,11 @@ is exported again with ``--replace``.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
+import time
 from collections import Counter
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -22,7 +24,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ncu_roofline.analysis import Analysis, analyze
-from ncu_roofline.fleet.compact import compact_dataset
+from ncu_roofline.fleet.compact import LOCK, auto_compact, compact_dataset
 from ncu_roofline.fleet.dataset import export_analysis, plan_run, read_table
 from ncu_roofline.fleet.engine import Dataset
 from ncu_roofline.fleet.history import HistoryQuery, build_history, history_sql
@@ -179,6 +181,26 @@ def test_older_schema_files_compact(dataset: Path) -> None:
     with Dataset(str(dataset)) as ds:
         fam = ds.sql("SELECT count(*) AS n FROM groups WHERE family IS NULL").column("n")
     assert fam[0].as_py() >= before["groups"].total() // RUNS
+
+
+def test_export_compacts_full_days_one_compaction_at_a_time(dataset: Path) -> None:
+    before = _all_rows(dataset)
+    (dataset / LOCK).write_text("1\n")
+    refused = run("compact", str(dataset), "--older-than", "0")
+    assert refused.returncode == 5 and LOCK in refused.stderr
+    assert auto_compact(str(dataset), parts=2, today=TODAY) == []
+    assert all(len(n) == 2 for n in _data_files(dataset).values())
+    # A lock left by a killed compaction (over an hour old) is taken over.
+    old = time.time() - 7200
+    os.utime(dataset / LOCK, (old, old))
+    # Days before today with enough parts; today (2026-11-03) is left to its exports.
+    done = auto_compact(str(dataset), parts=2, today=date(2026, 11, 3))
+    assert [d.day for d in done] == ["2026-11-01", "2026-11-02"]
+    assert not (dataset / LOCK).exists()
+    assert _all_rows(dataset) == before
+    assert auto_compact(str(dataset), parts=3, today=TODAY) == []
+    assert [d.day for d in auto_compact(str(dataset), parts=2, today=TODAY)] == ["2026-11-03"]
+    assert _all_rows(dataset) == before
 
 
 _KILL = """

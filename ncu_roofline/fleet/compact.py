@@ -25,6 +25,7 @@ import hashlib
 import os
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
@@ -46,14 +47,22 @@ from ncu_roofline.fleet.located import (
 from ncu_roofline.fleet.schema import PARTITIONS, TABLES, table_schema
 
 #: Row order of a compacted file: a kernel's rows together, by run time.
+#: Launches stay in run order: sorting ten times the rows of ``groups``
+#: would be most of a compaction's time, and no shipped query needs it.
 SORT_KEYS: dict[str, tuple[str, ...]] = {
-    "launches": ("kernel", "grid", "block", "run_time", "id"),
+    "launches": (),
     "groups": ("kernel", "grid", "block", "run_time"),
     "findings": ("kernel", "run_time"),
     "runs": ("run_time", "run_id"),
 }
 #: Rows per row group: enough for fast scans, few enough to skip by statistics.
 ROW_GROUP = 131_072
+#: The lock file of a running compaction (``_``: engines skip it).
+LOCK = "_ncu_roofline_compact.lock"
+#: A lock older than this is left over from a killed compaction.
+_STALE_LOCK_S = 3600.0
+#: ``export`` compacts a day before today once its ``runs`` has this many parts.
+AUTO_PARTS = 100
 _TMP = re.compile(r"^\.compact-[0-9a-f]+\.parquet\.\d+\.tmp$")
 
 
@@ -88,7 +97,10 @@ def _day_dirs(root: Path, day: str) -> dict[str, list[Path]]:
 
 def _sorted(table: pa.Table, name: str) -> pa.Table:
     keys = [(k, "ascending") for k in SORT_KEYS[name] if k in table.column_names]
-    return table.sort_by(keys) if table.num_rows and keys else table
+    if not (table.num_rows and keys):
+        return table
+    # One chunk first: taking rows from hundreds of small chunks is slower.
+    return table.combine_chunks().sort_by(keys)
 
 
 def _write_hidden(table: pa.Table, target: Path) -> Path:
@@ -175,17 +187,70 @@ def compact_day(root: Path, day: str, where: pa.Table) -> Compacted | None:
     return Compacted(day, n, removed, len(staged) + 1)
 
 
-def compact_dataset(path: str, older_than: int = 1, today: date | None = None) -> list[Compacted]:
-    """Compact every day of the dataset at ``path`` at least ``older_than`` days old."""
-    root = check_dataset(path)
-    days = days_to_compact(root, older_than, today)
-    done: list[Compacted] = []
-    if not days:
-        return done
+@contextlib.contextmanager
+def _locked(root: Path) -> Iterator[bool]:
+    """Hold the dataset's compaction lock; yields False when another compaction holds it."""
+    lock = root / LOCK
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            with contextlib.suppress(OSError):
+                if time.time() - lock.stat().st_mtime > _STALE_LOCK_S:
+                    lock.unlink()
+                    continue
+            break
+        except OSError as e:
+            raise OutputError(f"{root}: cannot create {LOCK} ({e.strerror})") from e
+        try:
+            os.write(fd, f"{os.getpid()}\n".encode())
+            os.close(fd)
+            yield True
+        finally:
+            with contextlib.suppress(OSError):
+                lock.unlink()
+        return
+    yield False
+
+
+def _compact_days(root: Path, days: list[str]) -> list[Compacted]:
     mark_schema(root)
     where = located(root)
-    for day in days:
-        result = compact_day(root, day, where)
-        if result is not None:
-            done.append(result)
-    return done
+    done = [compact_day(root, day, where) for day in days]
+    return [d for d in done if d is not None]
+
+
+def compact_dataset(path: str, older_than: int = 1, today: date | None = None) -> list[Compacted]:
+    """Compact every day of the dataset at ``path`` at least ``older_than`` days old.
+
+    Refused (:class:`OutputError`) while another compaction holds the lock.
+    """
+    root = check_dataset(path)
+    days = days_to_compact(root, older_than, today)
+    if not days:
+        return []
+    with _locked(root) as held:
+        if not held:
+            raise OutputError(
+                f"{path}: another compaction is running ({LOCK}); "
+                "if none is, remove that file and try again"
+            )
+        return _compact_days(root, days)
+
+
+def auto_compact(path: str, parts: int = AUTO_PARTS, today: date | None = None) -> list[Compacted]:
+    """After an export: compact the days before today whose ``runs`` has ``parts`` part files.
+
+    Skipped while another compaction runs.  Today is left to the exports
+    still writing it.
+    """
+    root = check_dataset(path)
+    counts: dict[str, int] = {}
+    for f in root.glob("table=runs/date=*/part-*.parquet"):
+        day = f.parent.name[len("date=") :]
+        counts[day] = counts.get(day, 0) + 1
+    days = [d for d in days_to_compact(root, 1, today) if counts.get(d, 0) >= parts]
+    if not days:
+        return []
+    with _locked(root) as held:
+        return _compact_days(root, days) if held else []
