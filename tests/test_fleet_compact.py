@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -185,19 +186,30 @@ def test_older_schema_files_compact(dataset: Path) -> None:
 
 def test_export_compacts_full_days_one_compaction_at_a_time(dataset: Path) -> None:
     before = _all_rows(dataset)
-    (dataset / LOCK).write_text("1\n")
+    lock = dataset / LOCK
+    lock.write_text(f"{socket.gethostname()} {os.getpid()}\n")  # held by a live process
     refused = run("compact", str(dataset), "--older-than", "0")
     assert refused.returncode == 5 and LOCK in refused.stderr
     assert auto_compact(str(dataset), parts=2, today=TODAY) == []
     assert all(len(n) == 2 for n in _data_files(dataset).values())
-    # A lock left by a killed compaction (over an hour old) is taken over.
-    old = time.time() - 7200
-    os.utime(dataset / LOCK, (old, old))
+    # Held by a process that is gone (a killed compaction): taken over.
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    lock.write_text(f"{socket.gethostname()} {gone}\n")
     # Days before today with enough parts; today (2026-11-03) is left to its exports.
     done = auto_compact(str(dataset), parts=2, today=date(2026, 11, 3))
     assert [d.day for d in done] == ["2026-11-01", "2026-11-02"]
-    assert not (dataset / LOCK).exists()
+    assert not lock.exists()
     assert _all_rows(dataset) == before
+    # Another host's lock counts until it is an hour old.
+    lock.write_text("elsewhere 1\n")
+    assert auto_compact(str(dataset), parts=2, today=TODAY) == []
+    old = time.time() - 7200
+    os.utime(lock, (old, old))
     assert auto_compact(str(dataset), parts=3, today=TODAY) == []
     assert [d.day for d in auto_compact(str(dataset), parts=2, today=TODAY)] == ["2026-11-03"]
     assert _all_rows(dataset) == before

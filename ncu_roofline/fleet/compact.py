@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import os
 import re
+import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -187,6 +188,22 @@ def compact_day(root: Path, day: str, where: pa.Table) -> Compacted | None:
     return Compacted(day, n, removed, len(staged) + 1)
 
 
+def _stale(lock: Path) -> bool:
+    """Whether a lock is left by a killed compaction: its process is gone, or it is old."""
+    if time.time() - lock.stat().st_mtime > _STALE_LOCK_S:
+        return True
+    host, _, pid = lock.read_text(encoding="utf-8", errors="replace").strip().partition(" ")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 @contextlib.contextmanager
 def _locked(root: Path) -> Iterator[bool]:
     """Hold the dataset's compaction lock; yields False when another compaction holds it."""
@@ -196,14 +213,14 @@ def _locked(root: Path) -> Iterator[bool]:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
             with contextlib.suppress(OSError):
-                if time.time() - lock.stat().st_mtime > _STALE_LOCK_S:
+                if _stale(lock):
                     lock.unlink()
                     continue
             break
         except OSError as e:
             raise OutputError(f"{root}: cannot create {LOCK} ({e.strerror})") from e
         try:
-            os.write(fd, f"{os.getpid()}\n".encode())
+            os.write(fd, f"{socket.gethostname()} {os.getpid()}\n".encode())
             os.close(fd)
             yield True
         finally:
