@@ -171,6 +171,18 @@ def test_replace_and_export_after_compaction(dataset: Path, analysis: Analysis) 
     assert all(len(n) == 1 for n in _data_files(dataset).values())
 
 
+def test_a_day_whose_runs_all_moved_is_emptied(dataset: Path, analysis: Analysis) -> None:
+    compact_dataset(str(dataset), older_than=0, today=TODAY)
+    for i in (0, 1):  # the two runs of 2026-11-01, exported again ten days on
+        _export(dataset, analysis, i, replace=True, days=10)
+    before = _all_rows(dataset)
+    done = compact_dataset(str(dataset), older_than=0, today=TODAY)
+    first = next(d for d in done if d.day == "2026-11-01")
+    assert first.runs == 0 and first.removed == 4  # runs, launches, groups, findings
+    assert not list(dataset.glob("table=*/**/date=2026-11-01/*.parquet"))
+    assert _all_rows(dataset) == before
+
+
 def test_older_schema_files_compact(dataset: Path) -> None:
     runs = sorted(dataset.glob("table=runs/date=2026-11-01/*.parquet"))[0]
     pq.write_table(pq.read_table(runs).drop_columns(["data_file", "listed_at"]), runs)

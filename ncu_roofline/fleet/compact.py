@@ -136,7 +136,13 @@ def compact_day(root: Path, day: str, where: pa.Table) -> Compacted | None:
     dirs = _day_dirs(root, day)
     snapshot = {d: sorted(d.glob("*.parquet")) for ds in dirs.values() for d in ds}
     here = where.filter(pc.equal(where.column("date"), day))
-    if here.num_rows == 0 or all(
+    listed_ids = set(where.column("run_id").to_pylist())
+    if here.num_rows == 0:
+        # Every run of the day has moved (--replace at another time): what is
+        # left counts for no one.
+        removed = _remove_replaced(snapshot, "", listed_ids)
+        return Compacted(day, 0, removed, 0) if removed else None
+    if all(
         len(files) <= 1 and all(f.name.startswith("compact-") for f in files)
         for files in snapshot.values()
     ):
@@ -174,18 +180,22 @@ def compact_day(root: Path, day: str, where: pa.Table) -> Compacted | None:
             with contextlib.suppress(OSError):
                 tmp.unlink()
         raise OutputError(f"{root}: cannot compact {day} ({e.strerror or e})") from e
-    listed_ids = set(where.column("run_id").to_pylist())
+    return Compacted(day, n, _remove_replaced(snapshot, name, listed_ids), len(staged) + 1)
+
+
+def _remove_replaced(snapshot: dict[Path, list[Path]], keep: str, listed: set[str]) -> int:
+    """Remove the files a compaction replaced (all but ``keep``); how many."""
     removed = 0
     for files in snapshot.values():
         for f in files:
             # A part of a run not listed yet (an export still writing) stays.
-            unlisted = f.name.startswith("part-") and f.name[5:21] not in listed_ids
-            if f.name == name or (unlisted and f.name == part_name(f.name[5:21])):
+            unlisted = f.name.startswith("part-") and f.name[5:21] not in listed
+            if f.name == keep or (unlisted and f.name == part_name(f.name[5:21])):
                 continue
             with contextlib.suppress(OSError):
                 f.unlink()
                 removed += 1
-    return Compacted(day, n, removed, len(staged) + 1)
+    return removed
 
 
 def _stale(lock: Path) -> bool:
