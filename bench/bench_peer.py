@@ -61,7 +61,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ingest import (  # noqa: E402
+from bench_ingest import (
     _code_version,
     _inspect_command,
     _machine,
@@ -131,9 +131,7 @@ def peer(path: Path) -> dict[str, Any]:
     df["Metric Value"] = pd.to_numeric(text, errors="coerce").astype(float)
 
     sums = df.groupby(["Kernel Name", "Metric Name"])["Metric Value"].sum().reset_index()
-    metric = pd.pivot_table(
-        sums, index="Kernel Name", columns="Metric Name", values="Metric Value"
-    )
+    metric = pd.pivot_table(sums, index="Kernel Name", columns="Metric Name", values="Metric Value")
     measured = metric.shape[1]
     metric["Count"] = df.groupby(["Kernel Name"]).count()["ID"].div(measured)
     absent = [name for name in PEER_METRICS if name not in metric.columns]
