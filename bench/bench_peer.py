@@ -46,6 +46,9 @@ Usage::
     .venv/bin/python bench/make_large_export.py --size-mb 524 --launches 1 \\
         -o bench/out/large_details_524.csv
     .venv/bin/python bench/bench_peer.py bench/out/large_details_524.csv --repeat 5 --check
+
+``--before CMD`` runs a second ``ncu-roofline`` (an older checkout, e.g.
+``env PYTHONPATH=OLD .venv/bin/ncu-roofline``) in each round as well.
 """
 
 from __future__ import annotations
@@ -195,9 +198,9 @@ def run_peer(path: Path, run: int, use_gnu_time: bool) -> Measurement:
 
 
 def run_report(
-    path: Path, fmt: str, run: int, use_gnu_time: bool, base_cmd: list[str]
+    path: Path, fmt: str, run: int, use_gnu_time: bool, base_cmd: list[str], label: str = ""
 ) -> Measurement:
-    target = OUT_DIR / f"bench_peer_report.{fmt}"
+    target = OUT_DIR / f"bench_peer_report{label.replace(' ', '_')}.{fmt}"
     cmd = [*base_cmd, "report", str(path), "-o", str(target), "--force"]
     if fmt == "json":
         cmd[len(base_cmd) + 2 : len(base_cmd) + 2] = ["--format", "json"]
@@ -210,12 +213,12 @@ def run_report(
             doc = json.load(fh)
         detail["launches"] = len(doc["launches"])
         detail["kernels"] = len(doc["kernels"])
-    return Measurement(f"ncu-roofline report {fmt}", run, wall, rss, detail)
+    return Measurement(f"ncu-roofline report {fmt}{label}", run, wall, rss, detail)
 
 
 def _row(m: Measurement, size: int) -> str:
     return (
-        f"{m.run:>3}  {m.name:<30} {m.wall_s:>8.2f} "
+        f"{m.run:>3}  {m.name:<39} {m.wall_s:>8.2f} "
         f"{m.peak_rss_bytes / 1e6:>10.0f} {m.peak_rss_bytes / size:>9.2f}"
     )
 
@@ -243,6 +246,11 @@ def main(argv: list[str] | None = None) -> int:
         "--cmd", help="command that runs ncu-roofline (default: the one next to this Python)"
     )
     parser.add_argument(
+        "--before",
+        help="a second ncu-roofline command (an older version) to run in each round, "
+        "reported beside the first",
+    )
+    parser.add_argument(
         "--no-gnu-time",
         action="store_true",
         help="measure peak RSS with getrusage even when /usr/bin/time exists",
@@ -262,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     size = path.stat().st_size
     use_gnu_time = not args.no_gnu_time and os.access("/usr/bin/time", os.X_OK)
     base_cmd = _inspect_command(args.cmd)
+    before_cmd = args.before.split() if args.before else None
     print(f"file     {path} ({size / 1e6:,.1f} MB)")
     print(f"machine  {_machine()}")
     print(f"code     {_code_version()} ({' '.join(base_cmd)})")
@@ -269,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"warm-up  read the file once in {warm_page_cache(path):.2f} s (page cache)")
     print(f"load     {_load()} (1, 5, 15 min) before")
     print()
-    print(f"{'run':>3}  {'measurement':<30} {'wall s':>8} {'peak MB':>10} {'RSS/file':>9}")
+    print(f"{'run':>3}  {'measurement':<39} {'wall s':>8} {'peak MB':>10} {'RSS/file':>9}")
 
     results: list[Measurement] = []
     for run in range(1, args.repeat + 1):
@@ -277,14 +286,19 @@ def main(argv: list[str] | None = None) -> int:
             run_peer(path, run, use_gnu_time),
             run_report(path, "html", run, use_gnu_time, base_cmd),
             run_report(path, "json", run, use_gnu_time, base_cmd),
+            *(
+                run_report(path, fmt, run, use_gnu_time, before_cmd, " (before)")
+                for fmt in (("html", "json") if before_cmd else ())
+            ),
         ):
             print(_row(m, size), flush=True)
             results.append(m)
 
-    def best(prefix: str) -> Measurement:
-        return min((m for m in results if m.name.startswith(prefix)), key=lambda m: m.wall_s)
+    def best(name: str) -> Measurement:
+        return min((m for m in results if m.name == name), key=lambda m: m.wall_s)
 
-    p, h, j = best("peer"), best("ncu-roofline report html"), best("ncu-roofline report json")
+    p = best("peer (NERSC postprocess core)")
+    h, j = best("ncu-roofline report html"), best("ncu-roofline report json")
     print()
     print(
         f"peer     {p.detail['rows']:,} rows, {p.detail['kernels']} kernel names "
@@ -297,6 +311,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{jd['kernels']} kernel groups; html {h.detail['output_bytes'] / 1e6:,.1f} MB"
     )
     print(f"load     {_load()} (1, 5, 15 min) after")
+    if before_cmd:
+        for fmt in ("html", "json"):
+            b = best(f"ncu-roofline report {fmt} (before)")
+            print(f"before   {fmt} {b.wall_s:.2f} s = {b.wall_s / p.wall_s:.2f}x the peer")
     html_ratio = h.wall_s / p.wall_s
     json_ratio = j.wall_s / p.wall_s
     html_ok = html_ratio <= HTML_GOAL
