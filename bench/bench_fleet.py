@@ -4,17 +4,21 @@ Builds a dataset of ``--runs`` runs x ``--groups`` kernel groups (x
 ``--launches-per-group`` launch rows), written through the exporter's own
 atomic writer from the tables of the shipped sample (kernel names varied to
 make the groups, durations with 1% noise per run and a 20% step in one
-kernel half-way), then times whole processes:
+kernel half-way), then times whole processes, on the dataset as exported
+(one file per run and table) and after ``ncu-roofline compact`` (one file
+per table and day; the goals are for the compacted dataset):
 
 * ``ncu-roofline history DATASET --kernel K --format json`` (goal <= 2 s);
 * ``ncu-roofline query`` of the fleet-wide "most slowed kernel groups this
   month" SQL in ``docs/fleet.md`` (goal <= 5 s);
+* ``ncu-roofline compact DATASET`` itself (no goal);
 * in-process: the export of one ``--export-launches`` launch profile
   (made with ``make_large_export.py``) beyond its analysis (goal <= 2 s).
 
 Usage: ``python bench/bench_fleet.py [--runs 10000] [--groups 100]
-[--launches-per-group 10] [--repeat 3] [--check]``.  The dataset is kept in
-``bench/out/`` and reused when its size matches.
+[--launches-per-group 10] [--repeat 3] [--skip-uncompacted] [--check]``.
+The dataset is kept in ``bench/out/`` and reused when its size matches
+(compacted or not: a compacted one skips the uncompacted timings).
 """
 
 from __future__ import annotations
@@ -35,7 +39,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from ncu_roofline.analysis import analyze  # noqa: E402
-from ncu_roofline.fleet.dataset import export_analysis, plan_run, write_run  # noqa: E402
+from ncu_roofline.fleet.dataset import (  # noqa: E402
+    export_analysis,
+    plan_run,
+    read_table,
+    write_run,
+)
 from ncu_roofline.fleet.tables import Run, run_columns, run_tables  # noqa: E402
 from ncu_roofline.readers import load  # noqa: E402
 
@@ -106,27 +115,18 @@ def _best(cmd: list[str], repeat: int) -> float:
     return min(times)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--runs", type=int, default=10_000)
-    ap.add_argument("--groups", type=int, default=100)
-    ap.add_argument("--launches-per-group", type=int, default=10)
-    ap.add_argument("--export-launches", type=int, default=50_000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
-    args = ap.parse_args()
-    OUT.mkdir(parents=True, exist_ok=True)
-    dataset = OUT / f"fleet_{args.runs}x{args.groups}x{args.launches_per_group}"
-    if (
-        not (dataset / "table=runs").is_dir()
-        or len(list((dataset / "table=runs").rglob("*.parquet"))) != args.runs
-    ):
-        shutil.rmtree(dataset, ignore_errors=True)
-        build(dataset, args.runs, args.groups, args.launches_per_group)
-    prog = [sys.executable, "-m", "ncu_roofline"]
+PROG = [sys.executable, "-m", "ncu_roofline"]
+
+
+def _files(dataset: Path) -> int:
+    return sum(1 for _ in dataset.glob("table=*/**/*.parquet"))
+
+
+def _queries(dataset: Path, repeat: int) -> tuple[float, float]:
+    """Best times of the one-kernel history and the fleet-wide query, whole processes."""
     hist = _best(
         [
-            *prog,
+            *PROG,
             "history",
             str(dataset),
             "--kernel",
@@ -137,12 +137,12 @@ def main() -> int:
             str(OUT / "fleet_history.json"),
             "--force",
         ],
-        args.repeat,
+        repeat,
     )
     sql = (REPO / "docs" / "fleet.md").read_text().split("```sql\n", 1)[1].split("```", 1)[0]
     fleet = _best(
         [
-            *prog,
+            *PROG,
             "query",
             str(dataset),
             sql,
@@ -152,19 +152,55 @@ def main() -> int:
             str(OUT / "fleet_top.csv"),
             "--force",
         ],
-        args.repeat,
+        repeat,
+    )
+    return hist, fleet
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=10_000)
+    ap.add_argument("--groups", type=int, default=100)
+    ap.add_argument("--launches-per-group", type=int, default=10)
+    ap.add_argument("--export-launches", type=int, default=50_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--skip-uncompacted", action="store_true", help="time only the compacted dataset"
+    )
+    ap.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
+    args = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    dataset = OUT / f"fleet_{args.runs}x{args.groups}x{args.launches_per_group}"
+    if (
+        not (dataset / "table=runs").is_dir()
+        or read_table(str(dataset), "runs", ["run_id"]).num_rows != args.runs
+    ):
+        shutil.rmtree(dataset, ignore_errors=True)
+        build(dataset, args.runs, args.groups, args.launches_per_group)
+    print(
+        f"dataset: {args.runs:,} runs x {args.groups} groups ({args.runs * args.groups:,} "
+        f"group rows, {args.runs * args.groups * args.launches_per_group:,} launch rows)"
     )
     misses = 0
-    print(
-        f"dataset: {args.runs:,} runs x {args.groups} groups ({args.runs * args.groups:,} group rows, {args.runs * args.groups * args.launches_per_group:,} launch rows)"
-    )
+    compacted = not any((dataset / "table=runs").glob("*/part-*.parquet"))
+    if not compacted and not args.skip_uncompacted:
+        hist, fleet = _queries(dataset, args.repeat)
+        print(f"  as exported ({_files(dataset):,} files):")
+        print(f"    history of one kernel        {hist:6.2f} s")
+        print(f"    fleet-wide top regressions   {fleet:6.2f} s")
+    if not compacted:
+        t = time.perf_counter()
+        subprocess.run([*PROG, "compact", str(dataset)], check=True, capture_output=True)
+        print(f"  compact                        {time.perf_counter() - t:6.2f} s")
+    hist, fleet = _queries(dataset, args.repeat)
+    print(f"  compacted ({_files(dataset):,} files):")
     for label, value, goal in (
         ("history of one kernel", hist, 2.0),
         ("fleet-wide top regressions", fleet, 5.0),
     ):
         ok = value <= goal
         misses += not ok
-        print(f"  {label:28s} {value:6.2f} s (goal <= {goal:g}){'' if ok else '  MISSED'}")
+        print(f"    {label:26s} {value:6.2f} s (goal <= {goal:g}){'' if ok else '  MISSED'}")
     big = OUT / f"html_details_{args.export_launches}.csv"
     if big.is_file():
         analysis = analyze(load([str(big)]))

@@ -8,8 +8,9 @@ imports):
   details reader converts, with the same options as
   ``ncu_roofline/readers/table.py`` (header passed as ``column_names`` cut to
   the metric-row width, an invalid-row handler that skips the wider rule rows,
-  16 MiB blocks, threads on) but plain ``string`` columns instead of
-  dictionary-encoded ones, and nothing done with the table afterwards;
+  16 MiB blocks, one thread where rule rows are skipped) but plain ``string``
+  columns instead of dictionary-encoded ones, and nothing done with the table
+  afterwards;
 * **inspect**: ``ncu-roofline inspect FILE --json``, the real CLI path.
 
 Peak memory comes from ``/usr/bin/time -v`` when it exists, else from
@@ -174,7 +175,8 @@ def bare_parse(path: Path, raw_include: list[str] | None = None) -> dict[str, An
             column_names=names,
             skip_rows=header_idx + 1,
             block_size=_BLOCK_SIZE,
-            use_threads=True,
+            # As the reader: one thread where rule rows call the skip handler.
+            use_threads=raw_include is not None or width == rule_width,
         ),
         parse_options=pacsv.ParseOptions(invalid_row_handler=handler, newlines_in_values=False),
         convert_options=pacsv.ConvertOptions(

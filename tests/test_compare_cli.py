@@ -122,6 +122,40 @@ def test_cross_gpu_compare_with_a_gpu_per_side(samples_dir: Path, tmp_path: Path
     assert all(r["delta_pct"] == pytest.approx(-0.22, abs=0.01) for r in improved)
 
 
+def test_cross_gpu_judging_and_basis_from_a_config_file(samples_dir: Path, tmp_path: Path) -> None:
+    pair = (
+        str(samples_dir / "wangzy0327__cuda-roofline__src_output.csv"),
+        str(samples_dir / "wangzy0327__cuda-roofline__src_output_A100.csv"),
+        "--base-gpu", "v100_pcie_32gb", "--candidate-gpu", "a100_40gb_pcie",
+    )  # fmt: skip
+    config = tmp_path / "roofline.toml"
+    config.write_text('[tool.ncu-roofline]\nallow-cross-gpu = true\nbasis = "time"\n')
+    out = tmp_path / "d.json"
+    proc = run("compare", *pair, "-o", str(out), "--config", str(config))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(out.read_text())
+    assert data["totals"]["basis"] == "time"
+    improved = {r["kernel_short"] for r in data["improvements"]}
+    assert "InitializeMatrix_kernel<float>" in improved
+    # The command line still wins over the file.
+    proc = run(
+        "compare", *pair, "-o", str(out), "--force", "--config", str(config),
+        "--basis", "per-launch",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())["totals"]["basis"] == "per-launch"
+    for bad, key in (
+        ('basis = "sideways"', "basis"),
+        ('allow-cross-gpu = "yes"', "allow-cross-gpu"),
+        ("allow-cross-gpu = 1", "allow-cross-gpu"),
+        ("top = true", "top"),
+    ):
+        config.write_text(f"[tool.ncu-roofline]\n{bad}\n")
+        proc = run("compare", *pair, "-o", str(out), "--force", "--config", str(config))
+        assert proc.returncode == 4, (bad, proc.stderr)
+        assert key in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_summary_formats_and_gates() -> None:
     proc = run("summary", str(SAMPLE), "--model", "llama-3-8b", "--fail-on", "excess-traffic")
     assert proc.returncode == 3, proc.stderr

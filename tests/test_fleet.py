@@ -135,7 +135,7 @@ def test_files_have_the_fixed_schema_and_hive_layout(history_dataset: Path) -> N
             assert parts[-2].startswith("date=2026-1")
             if table != "runs":
                 assert parts[1] == "gpu=a100_40gb_pcie", parts
-    assert json.loads((history_dataset / MARKER).read_text())["schema_version"] == "1"
+    assert json.loads((history_dataset / MARKER).read_text())["schema_version"] == "2"
 
 
 # -- history ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import csv
 import io
 import math
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +113,34 @@ def test_malformed_grouping_is_missing_not_misread(samples_dir: Path, tmp_path: 
     assert any(
         w.startswith("lts__t_bytes.sum: 1 malformed") and "'1.000,5'" in w for w in info.warnings
     )
+
+
+def test_infinite_values_are_missing_with_a_warning(samples_dir: Path, tmp_path: Path) -> None:
+    # Launch 0 of the file: 67,584 DRAM bytes, 1,916,928 L1 and 1,294,848 L2 bytes.
+    path = tmp_path / "infinite.csv"
+    _mutate_details(
+        samples_dir / NBODY,
+        path,
+        {
+            ("0", "dram__bytes.sum"): (None, "1e400"),
+            ("1", "dram__bytes.sum"): (None, "inf"),
+            # Finite as printed, beyond a double once Gbyte scales it by 10^9.
+            ("0", "l1tex__t_bytes.sum"): ("Gbyte", "1e300"),
+            ("0", "lts__t_bytes.sum"): (None, "-inf"),
+        },
+    )
+    frame, info = read_source(str(path), progress=False)
+    for launch, metric in ((0, "dram__bytes.sum"), (1, "dram__bytes.sum"),
+                           (0, "l1tex__t_bytes.sum"), (0, "lts__t_bytes.sum")):  # fmt: skip
+        assert math.isnan(_value(frame, launch, metric)), (launch, metric)
+    assert not np.isinf(frame.select_dtypes("number").to_numpy(dtype=float)).any()
+    assert _value(frame, 2, "dram__bytes.sum") > 0
+    assert (
+        "dram__bytes.sum: 2 infinite value(s) left out as missing "
+        "(first '1e400', launch ID 0 (calculate_velocity))" in info.warnings
+    )
+    assert any(w.startswith("l1tex__t_bytes.sum: 1 infinite") for w in info.warnings)
+    assert any(w.startswith("lts__t_bytes.sum: 1 negative") for w in info.warnings)
 
 
 def test_one_warning_per_metric_and_problem_with_count_and_first_launch(
@@ -378,7 +407,9 @@ def test_kernel_name_escapes_never_reach_the_terminal(samples_dir: Path, tmp_pat
 # --- 3. summary invocations -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("count", ["99999999999999999999999", "-5", "0", "1" * 5000])
+@pytest.mark.parametrize(
+    "count", ["99999999999999999999999", "-5", "0", "1" * 5000, "1e400", "inf", "1e3"]
+)
 def test_absurd_invocations_are_not_trusted(samples_dir: Path, tmp_path: Path, count: str) -> None:
     path = tmp_path / "summary.csv"
     text = (samples_dir / SUMMARY).read_text(encoding="utf-8")
@@ -580,3 +611,53 @@ def test_roof_values_at_the_bound_are_accepted(tmp_path: Path) -> None:
     path.write_text("[gpu.g]\nname = 'g'\nfp32_tflops = 1e7\ndram_gbps = 1e6\n", encoding="utf-8")
     (spec,) = load_roofs_file(path)
     assert spec.compute["fp32"] == 1e19 and spec.memory["dram"] == 1e15
+
+
+# --- 4. .ncu-rep values ----------------------------------------------------------------
+
+
+def test_ncu_rep_negative_counter_is_missing_with_a_warning(samples_dir: Path) -> None:
+    pytest.importorskip("ncu_report")
+    # ncu itself stored -174 for this L2 sector count of launch 1 (centerOfMass).
+    frame, info = read_source(str(samples_dir / "Lakoc__Nbody_CUDA__step4_profile_out.ncu-rep"))
+    metric = "lts__t_sectors_srcunit_tex_op_red_lookup_hit.sum"
+    assert math.isnan(_value(frame, 1, metric))
+    assert _value(frame, 0, metric) == 0.0 and _value(frame, 2, metric) == 94.0
+    assert (
+        f"{metric}: 1 negative value(s) left out as missing "
+        "(first '-174.0', launch ID 1 (centerOfMass))" in info.warnings
+    )
+
+
+def test_ncu_rep_wrong_unit_and_infinite_values_are_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
+    from ncu_roofline.readers.ncurep import read_ncu_rep
+    from tests import test_columns as stand
+
+    class _Range(stand._Range):
+        def action_by_idx(self, a: int) -> stand._Action:
+            act = super().action_by_idx(a)
+            act.metrics["dram__bytes.sum"] = stand._Metric(5.0, "msecond")
+            act.metrics["lts__t_bytes.sum"] = stand._Metric(float("inf"), "byte")
+            act.metrics["l1tex__t_bytes.sum"] = stand._Metric(1e300, "Gbyte")
+            return act
+
+    class _Context(stand._Context):
+        def range_by_idx(self, _r: int) -> _Range:
+            return _Range()
+
+    module = stand._stand_in()
+    module.load_report = lambda _path: _Context()
+    monkeypatch.setitem(sys.modules, "ncu_report", module)
+    raw = RawInput(name="stand-in.ncu-rep", buf=NCU_REP_MAGIC + b"\0" * 16, path="unused")
+    frame, info = read_ncu_rep(raw)
+    for metric in ("lts__t_bytes.sum", "l1tex__t_bytes.sum"):
+        assert math.isnan(frame[metric].iat[0]), metric
+    assert "dram__bytes.sum" not in frame or math.isnan(frame["dram__bytes.sum"].iat[0])
+    assert frame["duration_s"].iat[0] == pytest.approx(1.5e-6)
+    joined = "\n".join(info.warnings)
+    assert "dram__bytes.sum: unit 'msecond' is not a byte unit: 1 value(s) left out" in joined
+    assert "lts__t_bytes.sum: 1 infinite value(s)" in joined
+    assert "l1tex__t_bytes.sum: 1 infinite value(s)" in joined

@@ -44,6 +44,10 @@ _INTERRUPTED = 130
 
 #: Command name -> (module, summary shown by the group's --help).
 COMMANDS: dict[str, tuple[str, str]] = {
+    "compact": (
+        "ncu_roofline.cli.compact",
+        "Merge each day's run files into one file per table and GPU, for fast queries.",
+    ),
     "compare": (
         "ncu_roofline.cli.compare",
         "Compare two profiles: what got slower, what got faster, what moved.",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import click
 
-from ncu_roofline.analysis.compare_defaults import BASES, DEFAULT_NOISE
+from ncu_roofline.analysis.compare_defaults import DEFAULT_NOISE
 from ncu_roofline.cli import types
 from ncu_roofline.cli.analyse import gates_record
 from ncu_roofline.cli.messages import (
@@ -108,7 +108,7 @@ _comparison_options = option_group(
     ),
     click.option(
         "--basis",
-        type=click.Choice(BASES),
+        type=types.BASIS,
         default="auto",
         show_default=True,
         help="Judge changes by total kernel time, elapsed SM cycles (clock-independent), or "
@@ -178,7 +178,7 @@ def compare(
 
     base_files, candidate_files = sides.files()
     settings = gating.settings()
-    judge = judge.configured(settings, "gpu", "clocks", "noise")
+    judge = judge.configured(settings, "gpu", "clocks", "noise", "basis", "allow_cross_gpu")
     out = out.configured(settings, "plotly_js", "top")
     gates = gating.comparison_gates(settings)
     config = theory.config()

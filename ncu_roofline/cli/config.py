@@ -1,7 +1,8 @@
 """Settings from ``pyproject.toml`` (``[tool.ncu-roofline]``) or ``--config FILE``.
 
 Keys (dashes or underscores): ``fail-on`` (list of gate rules),
-``excess-threshold``, ``clocks``, ``gpu``, ``roofs``, ``plotly-js``, ``top``.
+``excess-threshold``, ``clocks``, ``gpu``, ``roofs``, ``plotly-js``, ``top``,
+and for ``compare`` ``noise``, ``basis`` and ``allow-cross-gpu`` (true or false).
 The command line overrides every one of them; ``--fail-on`` given on the
 command line replaces the configured list.  Every value is checked with the
 click type of its option (:mod:`ncu_roofline.cli.types`), so ``top = -5`` or
@@ -29,6 +30,8 @@ KEYS: dict[str, type | tuple[type, ...]] = {
     "plotly_js": str,
     "top": int,
     "noise": (int, float),
+    "basis": str,
+    "allow_cross_gpu": bool,
 }
 
 
@@ -40,7 +43,9 @@ def _normalise(table: dict[str, Any], label: str) -> dict[str, Any]:
             allowed = ", ".join(k.replace("_", "-") for k in KEYS)
             raise InputFormatError(f"{label}: unknown setting {raw_key!r}; known: {allowed}")
         expected = KEYS[key]
-        if isinstance(value, bool) or not isinstance(value, expected):
+        # TOML's true/false are Python bools, which are also ints: only a
+        # flag takes them, and a flag takes nothing else.
+        if (expected is bool) != isinstance(value, bool) or not isinstance(value, expected):
             raise InputFormatError(f"{label}: {raw_key}: wrong type ({type(value).__name__})")
         if isinstance(value, list) and not all(isinstance(v, str) for v in value):
             raise InputFormatError(f"{label}: fail-on: expected a list of strings")

@@ -20,7 +20,7 @@ from ncu_roofline.cli.options import (
     roof_options,
     theory_options,
 )
-from ncu_roofline.errors import UsageError
+from ncu_roofline.errors import NcuRooflineError, UsageError
 from ncu_roofline.render.safe_text import terminal_safe
 
 if TYPE_CHECKING:
@@ -81,6 +81,13 @@ def parse_time(text: str | None) -> datetime | None:
 @click.option(
     "--replace", is_flag=True, help="Export a run that is already there again, in its place."
 )
+@click.option(
+    "--compact/--no-compact",
+    "auto_compact",
+    default=True,
+    show_default=True,
+    help="Compact the days before today that have 100 or more run files (see `compact`).",
+)
 @roof_options
 @theory_options()
 @config_option
@@ -92,6 +99,7 @@ def export(
     tags: tuple[str, ...],
     at: str | None,
     replace: bool,
+    auto_compact: bool,
     config_file: str | None,
     roofs: RoofOptions,
     theory: TheoryOptions,
@@ -108,6 +116,10 @@ def export(
     exporting the same run twice is refused unless --replace.  Files are
     written under hidden names and renamed into place, so a crash never
     leaves a half file that readers pick up.
+
+    Then, unless --no-compact, the days before today with 100 or more run
+    files are compacted into one file per table and GPU (as `ncu-roofline
+    compact` does; skipped while another compaction runs).
 
     Query the dataset with `ncu-roofline history` and `ncu-roofline query`
     (DuckDB), or point Spark or Trino at it.
@@ -135,3 +147,18 @@ def export(
         f"{len(analysis.findings)} findings in {len(written)} files",
         err=True,
     )
+    if auto_compact:
+        from ncu_roofline.fleet.compact import auto_compact as compact_days
+
+        try:
+            done = compact_days(dataset)
+        except NcuRooflineError as e:
+            # The run is in place; a failed compaction only leaves the day as it was.
+            click.echo(f"{PROG}: warning: compaction skipped: {terminal_safe(str(e))}", err=True)
+            return
+        for day in done:
+            click.echo(
+                f"{PROG}: compacted {day.day}: {day.runs:,} runs, "
+                f"{day.removed:,} files replaced by {day.written:,}",
+                err=True,
+            )

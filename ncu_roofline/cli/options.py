@@ -50,6 +50,8 @@ _SETTINGS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "excess_threshold": ("excess_threshold", float),
     "noise": ("noise", float),
     "top": ("top", int),
+    "basis": ("basis", str),
+    "allow_cross_gpu": ("allow_cross_gpu", bool),
 }
 
 _UNSET = (None, click.core.ParameterSource.DEFAULT)

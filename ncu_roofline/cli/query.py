@@ -34,6 +34,8 @@ def query(dataset: str, sql: str, fmt: str, max_rows: int, output: str | None, f
     The tables are views named `launches`, `groups`, `findings` and `runs`,
     each with the partition columns `gpu` and `date`; every row carries
     its run's `run_id`, `run_time` and `tags` (a map: `tags['commit']`).
+    They hold the rows that count, each run once (compacted or not);
+    `TABLE_files` hold every file's rows and `located` each run's file.
     For example:
 
     \b

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from ncu_roofline.analysis import CLOCK_MODES
+from ncu_roofline.analysis.compare_defaults import BASES
 from ncu_roofline.render import PLOTLY_MODES
 
 
@@ -44,6 +45,9 @@ CLOCKS = click.Choice(CLOCK_MODES)
 #: --plotly-js.
 PLOTLY_JS = click.Choice(PLOTLY_MODES)
 
+#: ``--basis`` of ``compare``.
+BASIS = click.Choice(BASES)
+
 #: The click type of each setting a file can give (settings not listed are strings or lists).
 SETTING_TYPES: dict[str, click.ParamType[Any]] = {
     "noise": NOISE,
@@ -51,4 +55,5 @@ SETTING_TYPES: dict[str, click.ParamType[Any]] = {
     "top": COUNT,
     "clocks": CLOCKS,
     "plotly_js": PLOTLY_JS,
+    "basis": BASIS,
 }

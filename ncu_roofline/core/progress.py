@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import TextIO
 
@@ -19,13 +20,16 @@ class ProgressBar:
         self.done = 0
         self.stream = stream or sys.stderr
         self._last = 0.0
+        # Inputs read on several threads may share one bar.
+        self._lock = threading.Lock()
 
     def __call__(self, n: int) -> None:
-        self.done += n
-        now = time.monotonic()
-        if now - self._last >= 0.1 or self.done >= self.total:
-            self._last = now
-            self._draw()
+        with self._lock:
+            self.done += n
+            now = time.monotonic()
+            if now - self._last >= 0.1 or self.done >= self.total:
+                self._last = now
+                self._draw()
 
     def _draw(self) -> None:
         frac = min(self.done / self.total, 1.0)

@@ -9,6 +9,9 @@ so Spark, Trino or any lakehouse engine reads the same files unchanged.
 :mod:`~ncu_roofline.fleet.schema` fixes the tables' columns and types,
 :mod:`~ncu_roofline.fleet.tables` builds them from an analysis,
 :mod:`~ncu_roofline.fleet.dataset` writes and lists runs (atomically),
+:mod:`~ncu_roofline.fleet.located` says which file holds each run's rows
+(the rule every reader follows), :mod:`~ncu_roofline.fleet.compact`
+merges a day's files into one per table and GPU,
 :mod:`~ncu_roofline.fleet.engine` opens the dataset in DuckDB, and
 :mod:`~ncu_roofline.fleet.history` asks the per-group history and flags
 change points.  DuckDB is an optional dependency (``ncu-roofline[fleet]``),

@@ -7,12 +7,15 @@ Layout (Hive partitioning, readable by DuckDB, Spark, Trino and pyarrow)::
     DATASET/table=groups/gpu=GPU/date=DAY/part-RUN.parquet
     DATASET/table=findings/gpu=GPU/date=DAY/part-RUN.parquet
     DATASET/table=runs/date=DAY/part-RUN.parquet
+    DATASET/table=.../compact-TOKEN.parquet      a compacted day (fleet.compact)
 
 A run's files are first written under hidden temporary names
 (``.part-RUN.parquet.PID.tmp``: every engine skips names starting with ``.``
 and the ``*.parquet`` globs miss them), then renamed into place, the
 ``runs`` file last.  A crash while writing leaves only hidden files, which
-the next export removes; the runs already there are untouched.
+the next export removes; the runs already there are untouched.  Readers
+count a run's rows only from the file its newest ``runs`` row names
+(:mod:`~ncu_roofline.fleet.located`).
 """
 
 from __future__ import annotations
@@ -29,11 +32,18 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
-import pyarrow.dataset as pads
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.errors import InputFormatError, InputNotFoundError, OutputError, UsageError
+from ncu_roofline.fleet.located import (
+    current_rows,
+    located,
+    newest_runs,
+    raw_dataset,
+    runs_by_file,
+)
 from ncu_roofline.fleet.schema import PARTITIONS, SCHEMA_VERSION, TABLES
 from ncu_roofline.fleet.tables import Run, run_tables
 
@@ -111,7 +121,8 @@ def check_dataset(path: str) -> Path:
     return root
 
 
-def _open_for_write(path: str) -> Path:
+def open_for_write(path: str) -> Path:
+    """``path`` as a dataset to write to, created (with its marker) when missing."""
     root = Path(path)
     if root.exists() and not root.is_dir():
         raise OutputError(f"{path}: exists and is not a directory")
@@ -128,6 +139,22 @@ def _open_for_write(path: str) -> Path:
     except OSError as e:
         raise OutputError(f"{path}: cannot create the dataset ({e.strerror})") from e
     return check_dataset(path)
+
+
+def mark_schema(root: Path) -> None:
+    """Record this version's schema in the marker (so older readers refuse what they misread)."""
+    info: Any = {}
+    with contextlib.suppress(OSError, orjson.JSONDecodeError):
+        info = orjson.loads((root / MARKER).read_bytes())
+    if not isinstance(info, dict):
+        info = {}
+    if (_schema_number(info.get("schema_version")) or 0) >= (_schema_number(SCHEMA_VERSION) or 0):
+        return
+    info = {**info, "format": _FORMAT, "schema_version": SCHEMA_VERSION}
+    try:
+        _atomic_bytes(root / MARKER, orjson.dumps(info, option=orjson.OPT_INDENT_2))
+    except OSError as e:
+        raise OutputError(f"{root}: cannot update {MARKER} ({e.strerror})") from e
 
 
 def _atomic_bytes(target: Path, data: bytes) -> None:
@@ -151,8 +178,14 @@ def run_files(root: Path, rid: str) -> list[Path]:
 
 
 def has_run(root: Path, rid: str) -> bool:
-    """Whether run ``rid`` is listed (its ``runs`` file is in place)."""
-    return any(root.glob(f"{_partitions('runs')}/part-{rid}.parquet"))
+    """Whether run ``rid`` is listed: its ``runs`` file is in place, or a compacted day lists it."""
+    if any(root.glob(f"{_partitions('runs')}/part-{rid}.parquet")):
+        return True
+    compacted = sorted(root.glob(f"{_partitions('runs')}/compact-*.parquet"))
+    if not compacted:
+        return False
+    ids = pq.ParquetDataset([str(f) for f in compacted]).read(columns=["run_id"])
+    return bool(pc.any(pc.equal(ids.column("run_id"), rid)).as_py())
 
 
 def _remove_leftovers(root: Path, run: Run) -> None:
@@ -189,7 +222,7 @@ def write_run(
     ``replace``: then the new files take the old ones' place and any old file
     in another partition (an earlier day) is removed after.
     """
-    root = _open_for_write(path)
+    root = open_for_write(path)
     if has_run(root, run.run_id) and not replace:
         raise OutputError(
             f"{path}: run {run.run_id} (the same inputs and tags) is already in the "
@@ -231,15 +264,23 @@ def table_files(root: Path, table: str) -> list[Path]:
 
 
 def read_table(path: str, table: str, columns: Iterable[str] | None = None) -> pa.Table:
-    """One table of the dataset read with pyarrow alone, partition columns included."""
+    """The rows of one table that count, read with pyarrow alone, partition columns included.
+
+    The same rows as DuckDB's views: a run's ``runs`` row is its newest, and
+    its data rows come only from the file that row names.
+    """
     if table not in TABLES:
         raise UsageError(f"no table {table!r} (tables: {', '.join(TABLES)})")
     root = check_dataset(path)
     base = root / f"table={table}"
     if not base.is_dir():
         return pa.table({})
-    data = pads.dataset(str(base), format="parquet", partitioning="hive")
-    return data.to_table(columns=list(columns) if columns is not None else None)
+    wanted = list(columns) if columns is not None else None
+    if table == "runs":
+        runs = newest_runs(raw_dataset(root, "runs").to_table())
+        return runs.select(wanted) if wanted is not None else runs
+    holders = runs_by_file(located(root))
+    return current_rows(root, table, table_files(root, table), holders, wanted)
 
 
 def plan_run(

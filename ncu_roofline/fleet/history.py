@@ -4,8 +4,8 @@ A group across runs is one GPU partition, kernel name and launch shape
 (grid and block): the same kernel launched the same way.  Within a run its
 rows from several inputs are summed (launches, time, recoverable time) and
 its efficiency is time-weighted.  The query is plain SQL over the ``groups``
-table (:func:`history_sql`), printed with ``--sql`` for DuckDB, Spark or
-Trino; the change points come from :mod:`ncu_roofline.analysis.changes`.
+table (:func:`history_sql`, which picks the rows that count itself), printed
+with ``--sql`` for DuckDB, Spark or Trino; the change points come from :mod:`ncu_roofline.analysis.changes`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ncu_roofline.analysis.change_rule import ChangeRule
 from ncu_roofline.analysis.changes import Change, change_points
 from ncu_roofline.errors import UsageError
 from ncu_roofline.fleet.engine import Dataset, quote_literal
+from ncu_roofline.fleet.located import LOCATED_SQL, current_sql
 from ncu_roofline.fleet.schema import SCHEMA_VERSION
 from ncu_roofline.report.context import generator
 from ncu_roofline.report.schema import (
@@ -88,7 +89,11 @@ def _timestamp(at: datetime, dialect: str) -> str:
 
 
 def history_sql(q: HistoryQuery, dialect: str = "duckdb") -> str:
-    """The history query over the ``groups`` table, in ``dialect``."""
+    """The history query in ``dialect``, over the raw ``groups_files`` and ``runs_files``.
+
+    It counts a run's rows only from the file its newest ``runs`` row names
+    (:mod:`~ncu_roofline.fleet.located`), on any engine.
+    """
     if dialect not in DIALECTS:
         raise UsageError(f"unknown SQL dialect {dialect!r} (known: {', '.join(DIALECTS)})")
     where = []
@@ -104,6 +109,8 @@ def history_sql(q: HistoryQuery, dialect: str = "duckdb") -> str:
     order_value = "NULL" if q.order_by == "time" else f"max({_tag(q.order_by, dialect)})"
     keys = ", ".join(_KEYS)
     lines = [
+        f"WITH {LOCATED_SQL},",
+        f"groups AS (\n  {current_sql('groups')}\n)",
         "SELECT",
         f"  {keys}, run_id,",
         "  min(run_time) AS run_time,",

@@ -23,8 +23,12 @@ from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELD
 
 #: Version of the dataset layout and table schemas; stored in every run and
 #: in the dataset's marker file.  Bumped when a column changes meaning or
-#: disappears; added columns do not bump it (older files read them as null).
-SCHEMA_VERSION = "1"
+#: disappears, or when readers must follow a new rule; added columns do not
+#: bump it (older files read them as null).  Version 2: a run's rows count
+#: only from the file its newest ``runs`` row names (``data_file``), so that
+#: compaction can write a day's runs into one file; version 1 files read as
+#: version 2 ones whose runs sit in their own ``part-RUN.parquet`` files.
+SCHEMA_VERSION = "2"
 
 #: The tables of a dataset, in the order an export writes them (``runs`` last:
 #: a run is listed only once its data files are in place).
@@ -152,6 +156,12 @@ _RUN_TABLE_FIELDS: tuple[pa.Field, ...] = (
     pa.field("total_duration_s", pa.float64()),
     pa.field("recoverable_s", pa.float64()),
     pa.field("latency_s", pa.float64()),
+    #: The name of the file (in each table's partition of the run's day) that
+    #: holds the run's rows: ``part-RUN.parquet``, or the compacted file of
+    #: that day.  Null in version 1 rows, which means ``part-RUN.parquet``.
+    pa.field("data_file", pa.string()),
+    #: When this row was written; of a run's rows, the newest names its file.
+    pa.field("listed_at", pa.timestamp("us", tz="UTC")),
 )
 
 

@@ -174,6 +174,8 @@ def runs_table(analysis: Analysis, run: Run, gpus: list[str]) -> pa.Table:
         "total_duration_s": summary["total_duration_s"],
         "recoverable_s": summary["recoverable_s"],
         "latency_s": summary["latency_s"],
+        "data_file": f"part-{run.run_id}.parquet",
+        "listed_at": datetime.now(timezone.utc),
     }
     schema = table_schema("runs")
     own = [pa.array([values[f.name]], type=f.type) for f in schema if f.name in values]

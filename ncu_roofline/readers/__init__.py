@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ncu_roofline.core.model import Profile, SourceInfo, empty_launches, short_names
-from ncu_roofline.core.progress import make_progress
+from ncu_roofline.core.progress import ProgressBar, make_progress
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.csv_pages import read_long, read_raw
 from ncu_roofline.readers.header import detect_layout
@@ -30,21 +30,25 @@ from ncu_roofline.readers.locate import (
     repaired_utf8,
 )
 from ncu_roofline.readers.ncurep import read_ncu_rep
+from ncu_roofline.readers.parallel import auto_jobs, parallel_safe, read_all, total_size
 from ncu_roofline.readers.passes import merge_passes, pass_groups, pass_hint
 from ncu_roofline.readers.table import InvalidUtf8, MoreTables, give_back_memory
 
 __all__ = ["load", "read_source"]
 
 
-def read_source(path: str, progress: bool | None = None) -> tuple[pd.DataFrame, SourceInfo]:
+def read_source(
+    path: str, progress: bool | None = None, bar: ProgressBar | None = None
+) -> tuple[pd.DataFrame, SourceInfo]:
     """Read one input (a path, ``-`` for stdin, ``.gz`` allowed).
 
     ``progress``: True forces a bar on stderr, False disables it, None shows
-    one for large inputs when stderr is a terminal.
+    one for large inputs when stderr is a terminal.  ``bar``: a bar shared
+    with other inputs, advanced instead of one of this input's own.
     """
     raw = open_input(path)
     try:
-        frame, info = _read(raw, progress)
+        frame, info = _read(raw, progress, bar)
     except InputFormatError as exc:
         if str(exc).startswith(f"{raw.name}:"):
             raise
@@ -63,12 +67,14 @@ def read_source(path: str, progress: bool | None = None) -> tuple[pd.DataFrame, 
     return frame, info
 
 
-def _read(raw: RawInput, progress: bool | None) -> tuple[pd.DataFrame, SourceInfo]:
+def _read(
+    raw: RawInput, progress: bool | None, bar: ProgressBar | None
+) -> tuple[pd.DataFrame, SourceInfo]:
     if is_ncu_rep(raw):
         frame, info = read_ncu_rep(raw)
     else:
         try:
-            frame, info = _read_csv(raw, progress)
+            frame, info = _read_csv(raw, progress, bar)
         except TextOutput:
             from ncu_roofline.readers.text import read_text
 
@@ -76,18 +82,20 @@ def _read(raw: RawInput, progress: bool | None) -> tuple[pd.DataFrame, SourceInf
         except InvalidUtf8:
             # Rare: decode once with replacement, then read the repaired text.
             raw = repaired_utf8(raw)
-            frame, info = _read_csv(raw, progress)
+            frame, info = _read_csv(raw, progress, bar)
     for note in raw.notes:
         info.warn(note)
     return frame, info
 
 
-def _read_csv(raw: RawInput, progress: bool | None) -> tuple[pd.DataFrame, SourceInfo]:
+def _read_csv(
+    raw: RawInput, progress: bool | None, bar: ProgressBar | None
+) -> tuple[pd.DataFrame, SourceInfo]:
     """The input's table; its tables, each with its own header, when the first holds a header line."""
     try:
-        return _read_tables(raw, [locate_table(raw)], progress)
+        return _read_tables(raw, [locate_table(raw)], progress, bar)
     except MoreTables:
-        return _read_tables(raw, locate_tables(raw), progress)
+        return _read_tables(raw, locate_tables(raw), progress, bar)
     except InputFormatError:
         # A table whose rows stop fitting its header may be followed by
         # another export (a summary, then a log with a details page): read
@@ -95,14 +103,14 @@ def _read_csv(raw: RawInput, progress: bool | None) -> tuple[pd.DataFrame, Sourc
         tables = locate_tables(raw)
         if len(tables) < 2:
             raise
-        return _read_tables(raw, tables, progress)
+        return _read_tables(raw, tables, progress, bar)
 
 
 def _read_tables(
-    raw: RawInput, tables: list[Located], progress: bool | None
+    raw: RawInput, tables: list[Located], progress: bool | None, shared: ProgressBar | None
 ) -> tuple[pd.DataFrame, SourceInfo]:
     """Each located table read with its own header; several are merged into one source."""
-    bar = make_progress(raw.name, sum(t.end - t.start for t in tables), progress)
+    bar = shared or make_progress(raw.name, sum(t.end - t.start for t in tables), progress)
     parts: list[tuple[pd.DataFrame, SourceInfo]] = []
     lines: list[int] = []
     failed: list[str] = []
@@ -123,7 +131,7 @@ def _read_tables(
                 continue
             lines.append(line)
     finally:
-        if bar is not None:
+        if bar is not None and shared is None:
             bar.close()
     if not parts:
         raise InputFormatError(failed[0])
@@ -154,6 +162,7 @@ def load(
     paths: str | PathLike[str] | Iterable[str | PathLike[str]],
     progress: bool | None = None,
     merge: bool = False,
+    jobs: int | None = None,
 ) -> Profile:
     """Read one or more ncu exports into a :class:`Profile`.
 
@@ -161,6 +170,9 @@ def load(
     Inputs that look like passes of one run (:mod:`~ncu_roofline.readers.passes`)
     are joined per launch into one source when ``merge`` is true; otherwise
     each of them carries a warning saying ``--merge`` would join them.
+    ``jobs`` inputs are read at once (None: one per core, up to
+    :data:`~ncu_roofline.readers.parallel.MAX_JOBS`, within the memory
+    available; see :mod:`~ncu_roofline.readers.parallel`).
 
     >>> profile = load("profile.csv")          # doctest: +SKIP
     >>> profile.launches[["kernel_short", "duration_s"]]   # doctest: +SKIP
@@ -169,10 +181,10 @@ def load(
         items: list[Any] = [paths]
     else:
         items = list(paths)
+    names = [str(p) for p in items]
     frames: list[pd.DataFrame] = []
     infos: list[SourceInfo] = []
-    for p in items:
-        frame, info = read_source(str(p), progress=progress)
+    for frame, info in _read_sources(names, progress, jobs):
         frames.append(frame)
         infos.append(info)
     if not frames:
@@ -184,6 +196,23 @@ def load(
         # Names unique per input can meet their sibling from another input.
         launches["kernel_short"] = short_names(launches["kernel"])
     return Profile(launches, infos)
+
+
+def _read_sources(
+    names: list[str], progress: bool | None, jobs: int | None
+) -> list[tuple[pd.DataFrame, SourceInfo]]:
+    """Every input read, several at once where :func:`auto_jobs` (or ``jobs``) allows."""
+    jobs = auto_jobs(names) if jobs is None else max(1, jobs)
+    if jobs < 2 or len(names) < 2:
+        return [read_source(name, progress=progress) for name in names]
+    # One bar over every input: several bars redrawn from threads would mix.
+    together = sum(parallel_safe(n) for n in names)
+    bar = make_progress(f"{together} inputs", total_size(names), progress)
+    try:
+        return read_all(names, lambda name: read_source(name, progress, bar), jobs)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _passes(

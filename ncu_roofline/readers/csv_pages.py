@@ -9,6 +9,7 @@ never over rows.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any
 
@@ -55,6 +56,7 @@ from ncu_roofline.readers.values import (
     invocation_counts,
     launch_label,
     unit_factors,
+    warn_not_collected,
 )
 
 #: Identity columns the launch frame holds as integers.
@@ -206,8 +208,16 @@ def _texts_at(table: pa.Table, column: str, rows: np.ndarray) -> list[str]:
     return [dictionary[c] for c in codes[rows].tolist()] if dictionary else []
 
 
-def _valid_ids(table: pa.Table, column: str) -> np.ndarray:
-    """Rows whose ``column`` holds an integer (noise rows do not)."""
+#: A number in any spelling a count could be corrupted into (``1e400``,
+#: ``2.5``, ``inf``): such a summary row is a real row with a count not to
+#: trust, not noise.
+_NUMBER_TEXT = re.compile(
+    r"[+-]?(?:[0-9][0-9,]*\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?inf(?:inity)?", re.I
+)
+
+
+def _valid_ids(table: pa.Table, column: str, numbers: bool = False) -> np.ndarray:
+    """Rows whose ``column`` holds an integer (noise rows do not); any number with ``numbers``."""
     col = _column(table, column)
     if col is None:
         return np.ones(table.num_rows, dtype=bool)
@@ -220,7 +230,10 @@ def _valid_ids(table: pa.Table, column: str) -> np.ndarray:
     plain = pc.match_substring_regex(col.chunks[0].dictionary, r"^[+,\-]*[0-9][0-9,]*$")
     ok = np.asarray(pc.fill_null(plain, False).to_numpy(zero_copy_only=False), dtype=bool)
     for i in np.flatnonzero(~ok).tolist():
-        ok[i] = dictionary[i].strip().replace(",", "").lstrip("+-").isdigit()
+        text = dictionary[i].strip()
+        ok[i] = text.replace(",", "").lstrip("+-").isdigit() or (
+            numbers and _NUMBER_TEXT.fullmatch(text) is not None
+        )
     valid: np.ndarray = ok[codes]
     return valid
 
@@ -264,7 +277,7 @@ def read_long(
     b = _Builder(raw, loc, layout)
     info = b.info
 
-    valid = _valid_ids(table, "Invocations" if summary else "ID")
+    valid = _valid_ids(table, "Invocations", numbers=True) if summary else _valid_ids(table, "ID")
     if summary:
         keys = ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC", *nvtx_cols]
     else:
@@ -274,7 +287,7 @@ def read_long(
     n_launch = first_rows.size
     row_metric, row_is_label = _row_metrics(table, b)
     values_col = table.column(value_col)
-    _warn_not_collected(table, values_col, valid, info)
+    warn_not_collected(table, values_col, valid, info)
 
     sel = np.nonzero(valid & (row_metric >= 0))[0]
     unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
@@ -370,30 +383,6 @@ def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray]:
     if not uniq.size:
         return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool)
     return combo_metric[inverse.reshape(-1)], combo_is_label[inverse.reshape(-1)]
-
-
-def _warn_not_collected(
-    table: pa.Table, values_col: pa.ChunkedArray, valid: np.ndarray, info: SourceInfo
-) -> None:
-    """Metrics ncu could not collect print as n/a: say which, once."""
-    # Chunk by chunk: a trimmed copy of the whole column would be as large as its texts.
-    na_parts = [
-        np.asarray(
-            pc.equal(pc.utf8_trim_whitespace(c), "n/a").to_numpy(zero_copy_only=False), dtype=bool
-        )
-        for c in values_col.chunks
-    ]
-    na_mask = np.concatenate(na_parts) if na_parts else np.zeros(0, dtype=bool)
-    if not na_mask.any():
-        return
-    name_codes, name_dict = dict_codes(table.column("Metric Name"))
-    na_names = sorted({name_dict[i] for i in np.unique(name_codes[na_mask & valid]).tolist()})
-    if na_names:
-        info.warn(
-            "ncu printed n/a (not supported on this GPU or misspelled) for: "
-            + ", ".join(na_names[:12])
-            + (" ..." if len(na_names) > 12 else "")
-        )
 
 
 def _si_numbers(

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from ncu_roofline.core.dimensions import unit_fits
 from ncu_roofline.core.metrics import STRING_METRICS, canonical_metric, is_relevant, unit_for
 from ncu_roofline.core.model import SourceInfo, finalize_launches
 from ncu_roofline.core.units import parse_unit
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
 from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
+from ncu_roofline.readers.values import ValueProblems, launch_label
 
 _INSTALL_HINT = "pip install 'ncu-roofline[ncu-rep]'"
 
@@ -47,8 +50,17 @@ def _version_hint(raw: RawInput) -> str | None:
     return m.group(1).decode() if m else None
 
 
+#: ``ncu_report`` does not document thread safety: one report at a time.
+_NCU_REPORT_LOCK = threading.Lock()
+
+
 def read_ncu_rep(raw: RawInput) -> tuple[Any, SourceInfo]:
     """Read every profiled result in a report into the launch model."""
+    with _NCU_REPORT_LOCK:
+        return _read_locked(raw)
+
+
+def _read_locked(raw: RawInput) -> tuple[Any, SourceInfo]:
     ncu_report = _import_ncu_report()
     info = SourceInfo(path=raw.name, layout="ncu-rep", units="base")
     tmp: str | None = None
@@ -111,6 +123,8 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
     metric_rows: list[dict[str, float | str | None]] = []
     wanted_cache: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     string_kind = getattr(ncu_report.IMetric, "ValueKind_STRING", 2)
+    problems = ValueProblems()
+    wrong_unit: dict[tuple[str, str], list[tuple[int, str]]] = {}
     broken = 0
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
@@ -147,6 +161,10 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
                 if unit is None:
                     info.warn(f"unknown unit {m.unit()!r} for {name}: left out rather than misread")
                     continue
+                if not unit_fits(mid, unit.si):
+                    seen = wrong_unit.setdefault((mid, m.unit() or ""), [])
+                    seen.append((len(ident_rows), repr(float(m.as_double()))))
+                    continue
                 values[mid] = float(m.as_double()) * unit.factor
                 info.metric_units.setdefault(mid, unit.si)
             metric_rows.append(values)
@@ -166,12 +184,28 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
     metrics: dict[str, Any] = {
         c: np.array([row.get(c, np.nan) for row in metric_rows], dtype=np.float64) for c in columns
     }
+    for (mid, unit_text), seen in wrong_unit.items():
+        launches = np.array([launch for launch, _ in seen])
+        problems.add(mid, f"unit {unit_text}", launches, seen[0][1])
+    _check_values(metrics, problems)
     # The identity columns are the keys _identity fills; finalize_launches
     # holds them to the column registry.
     ident: dict[str, Any] = {c: [row[c] for row in ident_rows] for c in ident_rows[0]}
     ident["source"] = [raw.name] * n
     info.ncu_version = _version_hint(raw)
-    return finalize_launches(ident, metrics, n), info
+    frame = finalize_launches(ident, metrics, n)
+    problems.warn(info, launch_label(frame, summary=False))
+    return frame, info
+
+
+def _check_values(metrics: dict[str, Any], problems: ValueProblems) -> None:
+    """Negative and infinite values left out (NaN), as the CSV readers leave them out."""
+    for mid, values in metrics.items():
+        for problem, bad in (("negative", values < 0), ("infinite", np.isinf(values))):
+            rows = np.flatnonzero(bad)
+            if rows.size:
+                problems.add(mid, problem, rows, repr(float(values[rows[0]])))
+                values[rows] = np.nan
 
 
 def _identity(

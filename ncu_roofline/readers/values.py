@@ -1,6 +1,6 @@
 """Values at the reader edge: what an untrustworthy value becomes, and how it is reported.
 
-Three checks run over whole columns (Arrow, pandas and numpy; Python loops
+Four checks run over whole columns (Arrow, pandas and numpy; Python loops
 only over distinct metrics and units, never over rows):
 
 malformed number
@@ -10,6 +10,9 @@ malformed number
 negative value
     Every metric the launch model keeps is a count, a time, a rate or a
     share; none is below zero.  A negative one is corrupt, not small.
+infinite value
+    ``inf``, or a number too large for a double (``1e400``), also after its
+    unit's scaling: no counter reaches it, so the text is corrupt.
 unit of the wrong dimension
     A time unit on a byte count, a byte unit on a duration
     (:func:`~ncu_roofline.core.dimensions.unit_fits`): its factor would
@@ -31,15 +34,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ncu_roofline.core.dimensions import metric_dimension, unit_fits
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import Unit, parse_numbers_checked, parse_unit
+from ncu_roofline.readers.table import dict_codes
 
 _WHAT = {
     "malformed": "malformed number(s)",
     "negative": "negative value(s)",
+    "infinite": "infinite value(s)",
 }
 
 
@@ -85,6 +91,20 @@ class ValueProblems:
                 self.found[key] = _Seen(int(c), int(launch_of_row[row]), text)
             else:
                 seen.count += int(c)
+
+    def add(self, metric: str, problem: str, launches: np.ndarray, text: str) -> None:
+        """Record values of ``metric`` left out for ``problem``, at ``launches`` (first: ``text``).
+
+        For readers that judge values outside an Arrow column (a ``.ncu-rep``).
+        """
+        if launches.size == 0:
+            return
+        self.rejected.append((launches, np.full(launches.size, metric, dtype=object)))
+        seen = self.found.get((metric, problem))
+        if seen is None:
+            self.found[(metric, problem)] = _Seen(int(launches.size), int(launches[0]), text)
+        else:
+            seen.count += int(launches.size)
 
     def rejected_by_metric(self) -> dict[str, np.ndarray]:
         """The launches whose value of each metric was left out."""
@@ -170,7 +190,7 @@ def checked_numbers(
     launch_of_row: np.ndarray,
     problems: ValueProblems,
 ) -> np.ndarray:
-    """The rows' values times their unit ``factors``; NaN where malformed or negative.
+    """The rows' values times their unit ``factors``; NaN where malformed, negative or infinite.
 
     ``factors`` is NaN for rows whose unit was refused (unknown or of the
     wrong dimension): those are reported where the unit was judged.
@@ -197,7 +217,12 @@ def _checked(
     if negative.any():
         problems.note("negative", metric_ids, metric_of_row, negative, launch_of_row, texts)
         parsed = np.where(negative, np.nan, parsed)
-    numbers: np.ndarray = parsed * factors
+    with np.errstate(over="ignore"):
+        numbers: np.ndarray = parsed * factors
+    infinite = np.isinf(numbers)
+    if infinite.any():
+        problems.note("infinite", metric_ids, metric_of_row, infinite, launch_of_row, texts)
+        numbers[infinite] = np.nan
     return numbers
 
 
@@ -374,3 +399,27 @@ def invocation_counts(
             "counts not trusted, each row counted as one launch"
         )
     return values
+
+
+def warn_not_collected(
+    table: pa.Table, values_col: pa.ChunkedArray, valid: np.ndarray, info: SourceInfo
+) -> None:
+    """Metrics ncu could not collect print as n/a: say which, once."""
+    # Chunk by chunk: a trimmed copy of the whole column would be as large as its texts.
+    na_parts = [
+        np.asarray(
+            pc.equal(pc.utf8_trim_whitespace(c), "n/a").to_numpy(zero_copy_only=False), dtype=bool
+        )
+        for c in values_col.chunks
+    ]
+    na_mask = np.concatenate(na_parts) if na_parts else np.zeros(0, dtype=bool)
+    if not na_mask.any():
+        return
+    name_codes, name_dict = dict_codes(table.column("Metric Name"))
+    na_names = sorted({name_dict[i] for i in np.unique(name_codes[na_mask & valid]).tolist()})
+    if na_names:
+        info.warn(
+            "ncu printed n/a (not supported on this GPU or misspelled) for: "
+            + ", ".join(na_names[:12])
+            + (" ..." if len(na_names) > 12 else "")
+        )

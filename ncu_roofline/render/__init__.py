@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ncu_roofline.render.json_report import render_json
+from ncu_roofline.render.json_report import render_json, render_json_bytes
 from ncu_roofline.report.schema import (
     ComparisonDocument,
     GpusDocument,
@@ -71,8 +71,8 @@ class RenderOptions:
 Renderer = Callable[[Any, RenderOptions], str | bytes]
 
 
-def _json(context: Mapping[str, Any], options: RenderOptions) -> str:
-    return render_json(context)
+def _json(context: Mapping[str, Any], options: RenderOptions) -> bytes:
+    return render_json_bytes(context)
 
 
 def _report_html(context: ReportContext, options: RenderOptions) -> str:
@@ -227,4 +227,5 @@ __all__ = [
     "Renderer",
     "render_document",
     "render_json",
+    "render_json_bytes",
 ]

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "render_json"]
+__all__ = ["dumps", "render_json", "render_json_bytes"]
 
 
 def dumps(value: Any, *, sort_keys: bool = False, **_: Any) -> str:
@@ -27,6 +27,16 @@ def dumps(value: Any, *, sort_keys: bool = False, **_: Any) -> str:
     """
     option = orjson.OPT_SERIALIZE_NUMPY | (orjson.OPT_SORT_KEYS if sort_keys else 0)
     return orjson.dumps(value, option=option).decode("utf-8")
+
+
+def render_json_bytes(context: Mapping[str, Any]) -> bytes:
+    """A report context as compact UTF-8 JSON ending in a newline, encoded once.
+
+    The document is written as these bytes: no ``str`` copy is made of a
+    report that can be a gigabyte.
+    """
+    option = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
+    return orjson.dumps(context, option=option)
 
 
 def render_json(context: Mapping[str, Any], indent: int | None = None) -> str:

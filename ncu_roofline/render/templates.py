@@ -61,9 +61,24 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=False,
     )
     env.globals["program"] = NAME
-    # ``tojson`` (data embedded in pages) through the writers' one JSON encoder.
-    env.policies["json.dumps_function"] = dumps
+    # ``tojson`` (data embedded in pages) through the writers' one JSON encoder;
+    # Jinja then escapes ``<``, ``>``, ``&`` and ``'``.
+    env.policies["json.dumps_function"] = script_json
     return env
+
+
+def script_json(value: Any, **kwargs: Any) -> str:
+    """JSON for a ``<script>`` element: the writers' encoding, U+2028/U+2029 escaped.
+
+    orjson writes non-ASCII characters as UTF-8 rather than ``\\u`` escapes.
+    The two line separators are valid in JSON but ended string literals in
+    JavaScript before ES2019, so they are written as escapes: the page data
+    stays valid wherever a script reads it.
+    """
+    text = dumps(value, **kwargs)
+    if "\u2028" in text or "\u2029" in text:
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return text
 
 
 def render(name: str, **context: Any) -> str:

@@ -8,6 +8,7 @@ NaN.  A missing value is ``None``, never 0.
 from __future__ import annotations
 
 import math
+from itertools import repeat
 from typing import Any, cast
 
 import numpy as np
@@ -43,24 +44,45 @@ def generator() -> Generator:
 
 
 def records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Rows as dicts of plain Python values, NaN/NA as None."""
-    cols = {}
+    """Rows as dicts of plain Python values, NaN/NA/infinities as None.
+
+    Built column by column: each column becomes one list of plain values in
+    a vectorised step (missing values masked to ``None``), and the rows are
+    zipped from those lists, so no value is looked at on its own unless its
+    column holds objects other than strings, numbers and ``None``.
+    """
     n = len(frame)
-    for f in fields:
-        if f not in frame:
-            cols[f] = [None] * n
-            continue
-        s = frame[f]
-        if pd.api.types.is_float_dtype(s.dtype):
-            arr = floats(s)
-            cols[f] = [None if not math.isfinite(v) else v for v in arr.tolist()]
-        elif pd.api.types.is_integer_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
-            cols[f] = [None if v is pd.NA else v for v in s.astype(object).tolist()]
-        else:
-            cols[f] = [_plain(v) for v in s.tolist()]
-    return [
-        dict(zip(fields, row, strict=True)) for row in zip(*(cols[f] for f in fields), strict=True)
-    ]
+    cols = [_column_values(frame[f]) if f in frame else [None] * n for f in fields]
+    # Every list has n values and every row len(fields); map keeps the loop in C.
+    return list(map(dict, map(zip, repeat(fields), zip(*cols, strict=False))))
+
+
+#: Types an object column may hold that need no conversion (numpy scalars and
+#: floats, possibly infinite, go through :func:`_plain`).
+_PLAIN_TYPES = frozenset({str, int, bool, type(None)})
+
+
+def _column_values(s: pd.Series) -> list[Any]:
+    """One column as a list of plain Python values, missing as ``None``."""
+    if pd.api.types.is_float_dtype(s.dtype):
+        arr = floats(s)
+        bad = ~np.isfinite(arr)
+        if not bad.any():
+            return cast("list[Any]", arr.tolist())
+        out = arr.astype(object)
+        out[bad] = None
+        return cast("list[Any]", out.tolist())
+    if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
+        # numpy ints and bools hold no missing values; nullable ones go below.
+        return cast("list[Any]", s.to_numpy().tolist())
+    values = s.to_numpy(dtype=object)
+    missing = pd.isna(values)
+    if missing.any():
+        values = values.copy()  # to_numpy may hand out the frame's own array
+        values[missing] = None
+    if _PLAIN_TYPES.issuperset(map(type, values)):
+        return cast("list[Any]", values.tolist())
+    return [_plain(v) for v in values.tolist()]
 
 
 def _plain(value: Any) -> Any:
