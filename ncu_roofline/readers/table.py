@@ -27,9 +27,9 @@ from ncu_roofline.readers.locate import Buffer, ProgressCallback
 _BLOCK_SIZE = 16 << 20
 #: Tables with dictionary columns larger than this are read batch by batch
 #: (:mod:`~ncu_roofline.readers.stream`): memory stays a fraction of the
-#: file's size, and small blocks are parsed faster (a 776 MB export: 3.0
-#: instead of 5.7 s, 0.37 instead of 0.53 GB).  Below it a table is a few
-#: blocks and either way is as fast.  ``NCU_ROOFLINE_STREAM_BYTES`` overrides it.
+#: file's size, no slower (a 776 MB export: 0.37 instead of 0.50 GB, 2.7-2.8
+#: instead of 2.8-3.6 s).  Below it a table is a few blocks and either way is
+#: as fast.  ``NCU_ROOFLINE_STREAM_BYTES`` overrides it.
 STREAM_BYTES = 64 << 20
 #: Bytes per batch of such a read.
 BATCH_BYTES = 4 << 20
