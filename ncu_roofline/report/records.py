@@ -23,8 +23,8 @@ from ncu_roofline.core.frame import floats
 __all__ = ["BLOCK_ROWS", "LaunchRecords", "records"]
 
 #: Rows turned into dicts per block when the records are iterated: about
-#: 100 MB of dicts for a report's ~70 launch fields.
-BLOCK_ROWS = 20_000
+#: 25 MB of dicts for a report's ~70 launch fields.
+BLOCK_ROWS = 5_000
 
 
 def records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
