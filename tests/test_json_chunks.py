@@ -45,7 +45,7 @@ _CACHE: dict[Path, tuple[Any, dict[str, Any]]] = {}
 
 
 def _report(path: Path) -> tuple[Any, dict[str, Any]]:
-    """The analysis and report context of one export, built once per session."""
+    """The analysis and report context of one export, built once per test run."""
     if path not in _CACHE:
         analysis = ncu_roofline.analyze(ncu_roofline.load([str(path)]))
         _CACHE[path] = (analysis, dict(build_context(analysis)))
