@@ -14,7 +14,7 @@ import click
 from ncu_roofline.analysis.catalogue import CATALOGUE, SEVERITIES
 from ncu_roofline.core.hardware import resolve_gpu
 from ncu_roofline.errors import GATE_TRIPPED
-from ncu_roofline.render.output import write_output
+from ncu_roofline.render.output import Document, write_output
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.report.gates import Gate, theory_gates_without_theory
 from ncu_roofline.report.schema import FindingRecord, InputRecord, ReportContext
@@ -76,7 +76,7 @@ def warn_gates_without_theory(gates: list[Gate], has_theory: bool) -> None:
         warn(f"--fail-on {rule} can never trip without --theory or --model")
 
 
-def emit(data: str | bytes, output: str | None, force: bool, description: str) -> None:
+def emit(data: Document, output: str | None, force: bool, description: str) -> None:
     """Write a document to stdout or ``output``; for a file, say where and what."""
     if write_output(data, output, force=force):
         click.echo(f"{PROG}: wrote {terminal_safe(output)} {description}", err=True)

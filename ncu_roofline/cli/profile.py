@@ -31,7 +31,7 @@ from ncu_roofline.cli.options import (
 )
 from ncu_roofline.core.collect import PROFILE_SECTIONS, profile_metrics
 from ncu_roofline.errors import MissingDependencyError, ProfilingError, UsageError
-from ncu_roofline.render import RenderOptions, render_document
+from ncu_roofline.render import RenderOptions, stream_document
 from ncu_roofline.render.output import refuse_existing
 from ncu_roofline.render.safe_text import terminal_safe
 
@@ -270,7 +270,7 @@ def profile(
     _check(returncode, console, log_file)
     context, _ = analyse_and_gate([str(log_file)], roofs, theory, [], None)
     fmt = format_from_name(output) or "html"
-    text = render_document("report", fmt, context, RenderOptions())
+    text = stream_document("report", fmt, context, RenderOptions())
     summary = context["summary"]
     emit(
         text,

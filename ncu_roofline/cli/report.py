@@ -19,7 +19,7 @@ from ncu_roofline.cli.options import (
     roof_options,
     theory_options,
 )
-from ncu_roofline.render import render_document
+from ncu_roofline.render import stream_document
 from ncu_roofline.render.output import refuse_existing
 
 
@@ -73,12 +73,12 @@ def report(
     output = out.target(inputs[0], out_format)
     refuse_existing(output, out.force)
     context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress, merge)
-    text = render_document(
+    document = stream_document(
         "report", out_format, context, out.render_options(tripped if gates else None)
     )
     summary = context["summary"]
     emit(
-        text,
+        document,
         output,
         out.force,
         f"({out_format}): {summary['launches']:,} launches, "

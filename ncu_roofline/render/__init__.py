@@ -14,7 +14,10 @@ Design: every document the command line writes is one entry of
 - ``history`` (:func:`~ncu_roofline.fleet.history.build_history`): html, json, md.
 
 Each entry takes the context and :class:`RenderOptions` and returns the whole
-document (``str``, or ``bytes`` for JUnit XML).  An entry needs nothing but
+document (``str``, or ``bytes`` for JUnit XML).  :func:`stream_document` gives
+a document in pieces for writing: the JSON report's launches are encoded a
+block at a time (:func:`~ncu_roofline.render.json_report.iter_json_report`),
+every other document comes as one piece.  An entry needs nothing but
 plain data: the HTML entries build their charts here, so a caller never
 handles figures.  Each entry imports its writer when it runs: the charts and
 the HTML, Markdown and JUnit writers are never loaded for a listing.
@@ -23,11 +26,11 @@ the HTML, Markdown and JUnit writers are never loaded for a listing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ncu_roofline.render.json_report import render_json, render_json_bytes
+from ncu_roofline.render.json_report import iter_json_report, render_json, render_json_bytes
 from ncu_roofline.report.schema import (
     ComparisonDocument,
     GpusDocument,
@@ -219,6 +222,22 @@ def render_document(
     return renderer(context, options or RenderOptions())
 
 
+def stream_document(
+    kind: str,
+    fmt: str,
+    context: ReportContext | ComparisonDocument | Mapping[str, Any],
+    options: RenderOptions | None = None,
+) -> Iterator[str | bytes]:
+    """:func:`render_document` in pieces that join to the same document.
+
+    A ``report`` as ``json`` is encoded as it is written (see the module
+    docstring); an unknown kind or format is refused before any piece.
+    """
+    if (kind, fmt) == ("report", "json"):
+        return iter_json_report(context)
+    return iter((render_document(kind, fmt, context, options),))
+
+
 __all__ = [
     "FORMATS",
     "PLOTLY_MODES",
@@ -228,4 +247,5 @@ __all__ = [
     "render_document",
     "render_json",
     "render_json_bytes",
+    "stream_document",
 ]

@@ -26,6 +26,11 @@ target (the README's "Output guarantees" says the same):
     nothing created.  A FIFO without a reader is refused, not waited on;
   - anything else (a directory, a disk or other device, a socket) is refused.
 
+A document is ``str``, ``bytes`` or an iterable of such pieces, written as
+they come (a large JSON report is encoded while it is written): a failure
+or signal part-way through a file leaves only the temporary file, which is
+removed, so the target is never half-written.
+
 Refusals and failures are :class:`~ncu_roofline.errors.OutputError` (exit 5).
 A signal while writing removes the temporary file
 (:mod:`ncu_roofline.interrupts`).  Standard output that cannot be written is
@@ -35,12 +40,14 @@ an OutputError too; a closed pipe is
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import os
 import secrets
 import stat
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,7 +56,17 @@ import click
 from ncu_roofline import interrupts
 from ncu_roofline.errors import OutputError
 
-__all__ = ["is_stdout", "refuse_existing", "stdout_unwritable", "write_atomic", "write_output"]
+__all__ = [
+    "Document",
+    "is_stdout",
+    "refuse_existing",
+    "stdout_unwritable",
+    "write_atomic",
+    "write_output",
+]
+
+#: What is written: the whole document, or its pieces in order.
+Document = str | bytes | Iterable[str | bytes]
 
 #: Errors of ``os.link`` that mean "this filesystem has no hard links", not "cannot write".
 _NO_HARD_LINKS = frozenset(
@@ -106,7 +123,7 @@ def refuse_existing(path: str | None, force: bool) -> None:
         _plan(path, force)
 
 
-def write_output(data: str | bytes, path: str | None, force: bool = False) -> bool:
+def write_output(data: Document, path: str | None, force: bool = False) -> bool:
     """Write ``data`` to standard output (``path`` None or ``-``) or to the file ``path``.
 
     Returns whether a file was written.  Standard output gets the text as it
@@ -130,7 +147,7 @@ def stdout_unwritable(exc: OSError) -> OutputError:
     return OutputError(f"standard output: cannot write ({exc.strerror or exc})")
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes, force: bool = False) -> Path:
+def write_atomic(path: str | os.PathLike[str], data: Document, force: bool = False) -> Path:
     """Write ``data`` to ``path`` by the rules of this module's docstring; return what was written.
 
     A regular file is written through a temporary file and a rename (or an
@@ -139,7 +156,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, force: bool = 
     returned is the file written: a symbolic link's target, not the link.
     """
     plan = _plan(path, force)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload = _pieces(data)
     if plan.how == "stream":
         _write_stream(plan, payload)
     elif plan.how == "through":
@@ -158,7 +175,13 @@ def _own_stream(found: os.stat_result) -> int | None:
     return None
 
 
-def _write_stream(plan: _Plan, payload: bytes) -> None:
+def _pieces(data: Document) -> Iterator[bytes]:
+    """The document as UTF-8 byte pieces, in order."""
+    for piece in (data,) if isinstance(data, (str, bytes)) else data:
+        yield piece.encode("utf-8") if isinstance(piece, str) else piece
+
+
+def _write_stream(plan: _Plan, payload: Iterable[bytes]) -> None:
     """``-o /dev/stdout`` (or a link to it) naming the file stdout already writes to
     (``>> log``): write to the descriptor, as the shell set it up (appending),
     never replace the file under it."""
@@ -173,7 +196,7 @@ def _write_stream(plan: _Plan, payload: bytes) -> None:
         raise _cannot(plan.path, exc) from None
 
 
-def _write_stdout(data: str | bytes) -> None:
+def _write_stdout(data: Document) -> None:
     """The document on standard output: straight to its descriptor where it has one.
 
     Python's buffered stdout can drop the rest of a large write silently
@@ -185,16 +208,21 @@ def _write_stdout(data: str | bytes) -> None:
     try:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):
-        click.echo(data if isinstance(data, str) else data.decode("utf-8"), nl=False)
+        # Pieces may split a character: decode incrementally.
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        for piece in _pieces(data):
+            click.echo(decoder.decode(piece), nl=False)
+        click.echo(decoder.decode(b"", final=True), nl=False)
         return
     stream.flush()
-    _write_all(fd, data.encode("utf-8") if isinstance(data, str) else data)
+    _write_all(fd, _pieces(data))
 
 
-def _write_all(fd: int, payload: bytes) -> None:
-    view = memoryview(payload)
-    while view:
-        view = view[os.write(fd, view) :]
+def _write_all(fd: int, payload: Iterable[bytes]) -> None:
+    for piece in payload:
+        view = memoryview(piece)
+        while view:
+            view = view[os.write(fd, view) :]
 
 
 # --- what the target is ------------------------------------------------------------
@@ -302,7 +330,7 @@ def _same_node(a: os.stat_result, b: os.stat_result) -> bool:
 # --- writing -----------------------------------------------------------------------
 
 
-def _write_through(plan: _Plan, payload: bytes) -> None:
+def _write_through(plan: _Plan, payload: Iterable[bytes]) -> None:
     """Open the FIFO or device and write; nothing is created or renamed."""
     try:
         fd = os.open(plan.path, _THROUGH)
@@ -324,7 +352,7 @@ def _write_through(plan: _Plan, payload: bytes) -> None:
         os.close(fd)
 
 
-def _write_file(plan: _Plan, payload: bytes) -> None:
+def _write_file(plan: _Plan, payload: Iterable[bytes]) -> None:
     """Write a temporary file beside the target, then link (new) or rename (replace) it there."""
     target = plan.path
     tmp: Path | None = None
@@ -336,7 +364,8 @@ def _write_file(plan: _Plan, payload: bytes) -> None:
         with fh:
             if plan.existing is not None:
                 _keep_owner_and_mode(tmp, plan.existing)
-            fh.write(payload)
+            for piece in payload:
+                fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
         if plan.existing is None:

@@ -9,6 +9,7 @@ come ready to embed.  The template only lays this out; it computes nothing.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from ncu_roofline.analysis.catalogue import advice
@@ -17,6 +18,7 @@ from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.severity import most_severe_first
+from ncu_roofline.report.records import LaunchRecords
 from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, ReportContext, Summary
 from ncu_roofline.version import __version__
 
@@ -121,6 +123,13 @@ def _limiter_text(k: dict[str, Any]) -> str:
     return f"limiter: {label}{busy}"
 
 
+def _field_values(launches: Sequence[dict[str, Any]], field: str) -> list[Any]:
+    """One field of every launch; read column-wise from lazy records, never a dict per launch."""
+    if isinstance(launches, LaunchRecords):
+        return launches.column(field) if field in launches.fields else [None] * len(launches)
+    return [rec.get(field) for rec in launches]
+
+
 def _methodology(context: ReportContext) -> list[dict[str, Any]]:
     """Which metric family each quantity came from, with launch counts."""
     launches = context["launches"]
@@ -132,8 +141,9 @@ def _methodology(context: ReportContext) -> list[dict[str, Any]]:
         ("l2_bytes_basis", "L2 bytes"),
         ("l1_bytes_basis", "L1 bytes"),
     ):
-        counts = Counter(str(rec.get(field)) for rec in launches if rec.get(field))
-        missing = sum(1 for rec in launches if not rec.get(field))
+        values = _field_values(launches, field)
+        counts = Counter(str(v) for v in values if v)
+        missing = sum(1 for v in values if not v)
         items = [f"{name} ({TABLE.count(n)} launches)" for name, n in counts.most_common()]
         if missing:
             items.append(f"not available ({TABLE.count(missing)} launches)")

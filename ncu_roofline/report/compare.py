@@ -20,9 +20,9 @@ from ncu_roofline.report.context import (
     build_context,
     generator,
     input_records,
-    records,
     summary_context,
 )
+from ncu_roofline.report.records import records
 from ncu_roofline.report.schema import ComparisonContext, ComparisonDocument, ComparisonSide
 
 __all__ = ["comparison_context", "comparison_document"]

@@ -7,9 +7,7 @@ NaN.  A missing value is ``None``, never 0.
 
 from __future__ import annotations
 
-import math
-from itertools import repeat
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -19,6 +17,7 @@ from ncu_roofline.analysis.catalogue import SEVERITIES, advice
 from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELDS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.metrics import ncu_options_for, requirement_status
+from ncu_roofline.report.records import LaunchRecords, records
 from ncu_roofline.report.schema import (
     AdviceRecord,
     BoundTotals,
@@ -41,58 +40,6 @@ SCHEMA_VERSION = "1.0"
 def generator() -> Generator:
     """The ``generator`` record of every report document: this program's name and version."""
     return {"name": NAME, "version": __version__}
-
-
-def records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Rows as dicts of plain Python values, NaN/NA/infinities as None.
-
-    Built column by column: each column becomes one list of plain values in
-    a vectorised step (missing values masked to ``None``), and the rows are
-    zipped from those lists, so no value is looked at on its own unless its
-    column holds objects other than strings, numbers and ``None``.
-    """
-    n = len(frame)
-    cols = [_column_values(frame[f]) if f in frame else [None] * n for f in fields]
-    # Every list has n values and every row len(fields); map keeps the loop in C.
-    return list(map(dict, map(zip, repeat(fields), zip(*cols, strict=False))))
-
-
-#: Types an object column may hold that need no conversion (numpy scalars and
-#: floats, possibly infinite, go through :func:`_plain`).
-_PLAIN_TYPES = frozenset({str, int, bool, type(None)})
-
-
-def _column_values(s: pd.Series) -> list[Any]:
-    """One column as a list of plain Python values, missing as ``None``."""
-    if pd.api.types.is_float_dtype(s.dtype):
-        arr = floats(s)
-        bad = ~np.isfinite(arr)
-        if not bad.any():
-            return cast("list[Any]", arr.tolist())
-        out = arr.astype(object)
-        out[bad] = None
-        return cast("list[Any]", out.tolist())
-    if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
-        # numpy ints and bools hold no missing values; nullable ones go below.
-        return cast("list[Any]", s.to_numpy().tolist())
-    values = s.to_numpy(dtype=object)
-    missing = pd.isna(values)
-    if missing.any():
-        values = values.copy()  # to_numpy may hand out the frame's own array
-        values[missing] = None
-    if _PLAIN_TYPES.issuperset(map(type, values)):
-        return cast("list[Any]", values.tolist())
-    return [_plain(v) for v in values.tolist()]
-
-
-def _plain(value: Any) -> Any:
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, np.generic):
-        return _plain(value.item())
-    return value
 
 
 def summary_context(analysis: Analysis) -> Summary:
@@ -192,7 +139,7 @@ def build_context(analysis: Analysis) -> ReportContext:
         "summary": summary_context(analysis),
         "roofs": cast("list[DeviceRoofsRecord]", [d.to_dict() for d in analysis.roofs]),
         "theory": _theory(analysis),
-        "launches": records(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
+        "launches": LaunchRecords(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
         "kernels": records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
         "findings": cast("list[FindingRecord]", [f.to_dict() for f in analysis.findings]),
         "advice": advice_records([f.advice or f.kind for f in analysis.findings]),

@@ -13,6 +13,7 @@ Units are SI; a value the export cannot give is ``None``, never 0.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypedDict
 
 __all__ = [
@@ -187,7 +188,8 @@ class _ReportFields(TypedDict):
     summary: Summary
     roofs: list[DeviceRoofsRecord]
     theory: TheorySummary | None
-    launches: list[Record]
+    #: A :class:`~ncu_roofline.report.records.LaunchRecords` in a built context.
+    launches: Sequence[Record]
     kernels: list[Record]
     findings: list[FindingRecord]
     #: The text of every advice id the findings name, once each.

@@ -1,0 +1,250 @@
+"""The JSON report written in pieces: the same bytes as one whole-document encoding.
+
+A report's launches are a :class:`LaunchRecords` (dicts made a block at a
+time) and ``report --format json`` encodes them a chunk at a time into the
+output; these tests hold the pieces to the bytes the whole context encodes
+to with the launches as a plain list of :func:`records`, on real exports
+and at chunk sizes that split them everywhere, and check that a write cut
+short leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+import ncu_roofline
+from ncu_roofline.cli import cli
+from ncu_roofline.core.columns import LAUNCH_FIELDS
+from ncu_roofline.render import json_report, stream_document
+from ncu_roofline.render.json_report import iter_json_report, render_json, render_json_bytes
+from ncu_roofline.render.output import write_output
+from ncu_roofline.report.context import _fields, build_context
+from ncu_roofline.report.records import LaunchRecords, records
+from tests.helpers import SAMPLE, SAMPLES
+
+#: Real exports that load without optional modules (``.ncu-rep`` needs one).
+REAL = sorted(
+    p.name
+    for p in (SAMPLES.iterdir() if SAMPLES.is_dir() else ())
+    if p.suffix in (".csv", ".txt", ".out")
+)
+
+#: 1 and 7 split the launches everywhere (7 leaves a short last chunk); 10**9 is one chunk.
+CHUNKS = (1, 7, 10**9)
+
+_CACHE: dict[Path, tuple[Any, dict[str, Any]]] = {}
+
+
+def _report(path: Path) -> tuple[Any, dict[str, Any]]:
+    """The analysis and report context of one export, built once per test run."""
+    if path not in _CACHE:
+        analysis = ncu_roofline.analyze(ncu_roofline.load([str(path)]))
+        _CACHE[path] = (analysis, dict(build_context(analysis)))
+    return _CACHE[path]
+
+
+def _whole(analysis: Any, context: dict[str, Any]) -> bytes:
+    """The report as it was encoded before pieces: launches as one list, one orjson call."""
+    launches = records(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS))
+    option = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
+    return orjson.dumps({**context, "launches": launches}, option=option)
+
+
+def _sample_path(name: str) -> Path:
+    if name == SAMPLE.name:
+        return SAMPLE
+    if not SAMPLES.is_dir():
+        pytest.skip(f"real ncu samples not found at {SAMPLES}")
+    return SAMPLES / name
+
+
+@pytest.mark.parametrize("chunk", CHUNKS)
+@pytest.mark.parametrize("name", [SAMPLE.name, *REAL])
+def test_pieces_join_to_the_whole_document(name: str, chunk: int) -> None:
+    analysis, context = _report(_sample_path(name))
+    assert isinstance(context["launches"], LaunchRecords)
+    pieces = list(iter_json_report(context, chunk))
+    expected = _whole(analysis, context)
+    assert b"".join(pieces) == expected
+    assert render_json_bytes(context) == expected
+    assert render_json(context).encode("utf-8") == expected
+    n = len(analysis.launches)
+    # A head, one piece per chunk of launches, and the tail.
+    assert len(pieces) == 2 + -(-n // chunk)
+    assert len(json.loads(expected)["launches"]) == n
+
+
+def test_pieces_of_synthetic_contexts() -> None:
+    # Launches first, last, empty, or a plain list: the splice never shifts a byte.
+    option = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
+    rows = [{"id": i, "x": i / 3, "k": 'a\u2028"b'} for i in range(5)]
+    for context in (
+        {"launches": rows},
+        {"launches": rows, "b": 1},
+        {"a": {"launches": []}, "launches": rows},
+        {"a": 1, "launches": [], "b": [2.5e-7]},
+        {"a": 1},
+    ):
+        for chunk in (1, 2, 100):
+            got = b"".join(iter_json_report(context, chunk))
+            assert got == orjson.dumps(context, option=option)
+
+
+@pytest.mark.parametrize("chunk", CHUNKS)
+def test_report_command_writes_the_same_bytes(
+    chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    analysis, context = _report(SAMPLE)
+    monkeypatch.setattr(json_report, "CHUNK_LAUNCHES", chunk)
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["report", str(SAMPLE), "--format", "json", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    expected = _whole(analysis, context)
+    # The generator (its version) and options are the same in this process.
+    assert out.read_bytes() == expected
+    to_stdout = CliRunner().invoke(cli, ["report", str(SAMPLE), "--format", "json", "-o", "-"])
+    assert to_stdout.exit_code == 0
+    assert to_stdout.stdout_bytes == expected
+
+
+def test_stdout_with_a_descriptor_gets_every_piece(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    analysis, context = _report(SAMPLE)
+    target = tmp_path / "stdout"
+    with target.open("w", encoding="utf-8") as fh:
+        monkeypatch.setattr(sys, "stdout", fh)
+        assert write_output(iter_json_report(context, 7), "-") is False
+    assert target.read_bytes() == _whole(analysis, context)
+
+
+def test_pieces_splitting_a_character_reach_a_captured_stdout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    captured = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", captured)
+    write_output(iter([b'{"k":"\xc3', b'\xbc"}', "\n"]), None)
+    assert captured.getvalue() == '{"k":"\u00fc"}\n'
+
+
+def test_other_documents_come_whole() -> None:
+    _, context = _report(SAMPLE)
+    pieces = list(stream_document("report", "md", context))
+    assert len(pieces) == 1 and isinstance(pieces[0], str) and "|" in pieces[0]
+    with pytest.raises(ValueError, match="no 'pdf' renderer"):
+        stream_document("report", "pdf", context)
+
+
+def test_indented_json_reads_the_launches_as_a_list() -> None:
+    analysis, context = _report(SAMPLE)
+    whole = json.loads(_whole(analysis, context))
+    for indent in (2, 4):
+        text = render_json(context, indent=indent)
+        assert json.loads(text) == whole
+        assert text.startswith("{\n" + " " * indent + '"schema_version"')
+
+
+# --- the lazy records ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def lazy() -> tuple[LaunchRecords, list[dict[str, Any]]]:
+    analysis, _ = _report(SAMPLE)
+    fields = _fields(analysis.launches, LAUNCH_FIELDS)
+    return LaunchRecords(analysis.launches, fields), records(analysis.launches, fields)
+
+
+def test_lazy_records_index_like_the_list(lazy: tuple[LaunchRecords, list[Any]]) -> None:
+    seq, plain = lazy
+    assert len(seq) == len(plain) == 44
+    assert seq[0] == plain[0] and seq[0]["id"] == plain[0]["id"]
+    assert seq[-1] == plain[-1] and seq[-44] == plain[0]
+    assert seq[43] == plain[43] != plain[42]
+    for bad in (44, -45):
+        with pytest.raises(IndexError):
+            seq[bad]
+    for part in (slice(3, 10), slice(None, None, -3), slice(50, None), slice(-5, None, 2)):
+        assert seq[part] == plain[part]
+        assert isinstance(seq[part], list)
+    assert list(seq) == plain
+    assert list(reversed(seq)) == plain[::-1]
+    assert seq.index(plain[5]) == 5 and plain[5] in seq
+    assert seq.fields == tuple(plain[0])
+
+
+def test_lazy_records_compare_as_the_list(lazy: tuple[LaunchRecords, list[Any]]) -> None:
+    seq, plain = lazy
+    assert seq == plain and plain == seq
+    assert (seq != plain) is False
+    changed = [dict(r) for r in plain]
+    changed[30]["duration_s"] = -1.0
+    assert seq != changed and changed != seq
+    assert seq != plain[:-1] and seq != [] and seq != "x"
+    assert seq == LaunchRecords(seq._frame, seq.fields)
+    # Reads make fresh dicts: changing one changes nothing held.
+    seq[0]["kernel"] = "changed"
+    assert seq[0]["kernel"] == plain[0]["kernel"] != "changed"
+
+
+def test_lazy_records_blocks_and_columns(lazy: tuple[LaunchRecords, list[Any]]) -> None:
+    seq, plain = lazy
+    blocks = list(seq.blocks(7))
+    assert [len(b) for b in blocks] == [7, 7, 7, 7, 7, 7, 2]
+    assert [r for b in blocks for r in b] == plain
+    with pytest.raises(ValueError, match=">= 1"):
+        next(seq.blocks(0))
+    for field in ("duration_s", "kernel", "id", "dram_bytes_basis"):
+        assert seq.column(field) == [r[field] for r in plain]
+    with pytest.raises(KeyError):
+        seq.column("no such field")
+
+
+# --- a write cut short ----------------------------------------------------------------
+
+
+def _failing_after(pieces: Iterator[bytes], n: int) -> Iterator[bytes]:
+    for i, piece in enumerate(pieces):
+        if i == n:
+            raise RuntimeError("encoder failed mid-stream")
+        yield piece
+
+
+def test_interrupted_write_leaves_no_file(tmp_path: Path) -> None:
+    _, context = _report(SAMPLE)
+    out = tmp_path / "r.json"
+    with pytest.raises(RuntimeError, match="mid-stream"):
+        write_output(_failing_after(iter_json_report(context, 7), 3), str(out))
+    assert list(tmp_path.iterdir()) == []
+    out.write_bytes(b"old report\n")
+    with pytest.raises(RuntimeError, match="mid-stream"):
+        write_output(_failing_after(iter_json_report(context, 7), 3), str(out), force=True)
+    assert out.read_bytes() == b"old report\n"
+    assert list(tmp_path.iterdir()) == [out]
+
+
+def test_report_command_failing_mid_stream_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_blocks = LaunchRecords.blocks
+
+    def one_then_fail(self: LaunchRecords, size: int = 1) -> Iterator[list[dict[str, Any]]]:
+        gen = real_blocks(self, size)
+        yield next(gen)
+        raise MemoryError("out of memory at the second chunk")
+
+    monkeypatch.setattr(LaunchRecords, "blocks", one_then_fail)
+    monkeypatch.setattr(json_report, "CHUNK_LAUNCHES", 7)
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["report", str(SAMPLE), "--format", "json", "-o", str(out)])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, MemoryError)
+    assert list(tmp_path.iterdir()) == []
