@@ -24,8 +24,6 @@ from typing import Any
 
 import orjson
 
-from ncu_roofline.report.records import LaunchRecords
-
 __all__ = ["CHUNK_LAUNCHES", "dumps", "iter_json_report", "render_json", "render_json_bytes"]
 
 #: Launches encoded per piece by :func:`iter_json_report`: about 25 MB of dicts
@@ -92,8 +90,12 @@ def iter_json_report(context: Mapping[str, Any], chunk: int | None = None) -> It
 
 def _blocks(launches: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     """The launches in non-empty blocks of at most ``size``, in order."""
-    if isinstance(launches, LaunchRecords):
-        yield from launches.blocks(size)
+    # A LaunchRecords makes its blocks column-wise; it is recognised by that
+    # method, since importing its module here would load pandas for every
+    # command that merely can write JSON (--help included).
+    blocks = getattr(launches, "blocks", None)
+    if callable(blocks):
+        yield from blocks(size)
         return
     for start in range(0, len(launches), size):
         yield launches[start : start + size]

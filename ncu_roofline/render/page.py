@@ -18,7 +18,6 @@ from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.severity import most_severe_first
-from ncu_roofline.report.records import LaunchRecords
 from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, ReportContext, Summary
 from ncu_roofline.version import __version__
 
@@ -125,8 +124,13 @@ def _limiter_text(k: dict[str, Any]) -> str:
 
 def _field_values(launches: Sequence[dict[str, Any]], field: str) -> list[Any]:
     """One field of every launch; read column-wise from lazy records, never a dict per launch."""
-    if isinstance(launches, LaunchRecords):
-        return launches.column(field) if field in launches.fields else [None] * len(launches)
+    # Lazy records (report.records.LaunchRecords) are known by their column
+    # reader: importing that module here would load pandas for the theory
+    # page, which needs none.
+    column = getattr(launches, "column", None)
+    if callable(column):
+        fields = getattr(launches, "fields", ())
+        return list(column(field)) if field in fields else [None] * len(launches)
     return [rec.get(field) for rec in launches]
 
 
