@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -832,3 +833,34 @@ def test_memory_levels_draw_three_points_per_group() -> None:
     # The axis covers the leftmost level point.
     lo = entry["figure"]["layout"]["xaxis"]["range"][0]
     assert lo <= math.log10(min(x for x in t["x"] if x is not None)) - 0.5 + 1e-9
+
+
+# --- lazy launch records ---------------------------------------------------------------
+
+
+def test_launch_view_reads_lazy_launches_column_wise(
+    samples_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ncu_roofline.report.records import LaunchRecords
+
+    paths = [SAMPLE, samples_dir / "wangzy0327__cuda-roofline__src_output.csv"]
+    context = build_context(analyze(load([str(p) for p in paths], progress=False)))
+    lazy = context["launches"]
+    assert isinstance(lazy, LaunchRecords)
+    eager = dict(context, launches=list(lazy))
+    expected = roofline_figures(eager, max_launch_points=30)
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("a dict was made per launch")
+
+    monkeypatch.setattr(LaunchRecords, "__iter__", refuse)
+    monkeypatch.setattr(LaunchRecords, "__getitem__", refuse)
+    got = roofline_figures(context, max_launch_points=30)
+    assert json.dumps(got, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    # Both devices' launch views were drawn, subsampled to at most 30 points each.
+    launch_traces = [
+        t for f in got for t in f["figure"]["data"] if t.get("legendgroup") == "launches"
+    ]
+    assert len(launch_traces) == 2
+    assert all(0 < len(t["x"]) <= 30 for t in launch_traces)
+    assert sum(f["launches_plotted"] for f in got) == sum(len(t["x"]) for t in launch_traces)

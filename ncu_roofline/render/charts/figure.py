@@ -15,11 +15,11 @@ import numpy as np
 
 from ncu_roofline.render.charts.ceilings import Roofs, ceiling_traces, device_roofs
 from ncu_roofline.render.charts.groups import group_traces, kinds_by_kernel, place_groups
-from ncu_roofline.render.charts.launches import launch_points, launch_trace
+from ncu_roofline.render.charts.launches import LaunchFields, launch_points, launch_trace
 from ncu_roofline.render.charts.layout import axis_ranges, device_layout, device_title, view_menu
 from ncu_roofline.render.charts.levels import level_points, level_trace
 from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
-from ncu_roofline.render.charts.values import column, finite_positive
+from ncu_roofline.render.charts.values import column, field_values, finite_positive
 
 
 class DeviceIndex:
@@ -38,7 +38,11 @@ class DeviceIndex:
         self._cache: dict[tuple[Any, Any, Any], int] = {}
 
     def __call__(self, record: dict[str, Any]) -> int:
-        key = (record.get("source"), record.get("device_name"), record.get("cc"))
+        return self.lookup(record.get("source"), record.get("device_name"), record.get("cc"))
+
+    def lookup(self, source: Any, device_name: Any, cc: Any) -> int:
+        """The index for a record with these three fields; -1 when no device matches."""
+        key = (source, device_name, cc)
         hit = self._cache.get(key)
         if hit is None:
             hit = self._resolve(key)
@@ -160,16 +164,23 @@ def roofline_figures(
         raise ValueError(f"max_launch_points must be >= 0, not {max_launch_points}")
     devices: list[dict[str, Any]] = list(context.get("roofs") or [])
     kernels: list[dict[str, Any]] = list(context.get("kernels") or [])
-    launch_records: list[dict[str, Any]] = list(context.get("launches") or [])
+    # Read field by field: the launches may be lazy records, and a dict per
+    # launch for a 400,000-launch report is gigabytes.
+    launch_records: Sequence[dict[str, Any]] = context.get("launches") or []
     kinds = kinds_by_kernel(context.get("findings") or [])
 
     device_of = DeviceIndex(devices)
     kernel_device = [device_of(k) for k in kernels]
+    sources, names, ccs = (field_values(launch_records, f) for f in ("source", "device_name", "cc"))
+    keys = zip(sources, names, ccs, strict=True)
     launch_device = np.fromiter(
-        (device_of(r) for r in launch_records), dtype=np.intp, count=len(launch_records)
+        (device_of.lookup(*key) for key in keys), dtype=np.intp, count=len(launch_records)
     )
     ai = column(launch_records, "ai_dram")
     rate = column(launch_records, "achieved_flops_per_s")
+    fields = LaunchFields(
+        *(field_values(launch_records, f) for f in ("kernel_short", "kernel", "bound", "id"))
+    )
 
     figures: list[dict[str, Any]] = []
     for index, device in enumerate(devices):
@@ -178,6 +189,6 @@ def roofline_figures(
             continue
         groups = [k for k, d in zip(kernels, kernel_device, strict=True) if d == index]
         rows = np.flatnonzero(launch_device == index)
-        launches = launch_points(launch_records, rows, ai, rate, max_launch_points)
+        launches = launch_points(fields, rows, ai, rate, max_launch_points)
         figures.append(_device_figure(index, device, roofs, groups, launches, kinds))
     return figures

@@ -8,6 +8,7 @@ its strings are formatted once per distinct kernel name and bound class.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,8 +19,18 @@ from ncu_roofline.render.charts.values import FloatArray
 from ncu_roofline.render.format import TEXT
 
 
+@dataclass(frozen=True)
+class LaunchFields:
+    """The launch fields the launch view shows, one list each, in report order."""
+
+    kernel_short: Sequence[Any]
+    kernel: Sequence[Any]
+    bound: Sequence[Any]
+    id: Sequence[Any]
+
+
 def launch_points(
-    launches: Sequence[dict[str, Any]],
+    launches: LaunchFields,
     rows: npt.NDArray[np.intp],
     ai: FloatArray,
     rate: FloatArray,
@@ -42,23 +53,21 @@ def launch_points(
     bounds: dict[str, int] = {}
     name_codes = np.fromiter(
         (
-            names.setdefault(
-                str(launches[i].get("kernel_short") or launches[i].get("kernel") or ""), len(names)
-            )
+            names.setdefault(str(launches.kernel_short[i] or launches.kernel[i] or ""), len(names))
             for i in rows.tolist()
         ),
         dtype=np.intp,
         count=len(rows),
     )
     bound_codes = np.fromiter(
-        (bounds.setdefault(str(launches[i].get("bound")), len(bounds)) for i in rows.tolist()),
+        (bounds.setdefault(str(launches.bound[i]), len(bounds)) for i in rows.tolist()),
         dtype=np.intp,
         count=len(rows),
     )
     escaped_names = np.array([escape_markup(n) for n in names], dtype=object)
     escaped_bounds = np.array([escape_markup(b) for b in bounds], dtype=object)
     colours = np.array([BOUND_COLOURS.get(b, NEUTRAL) for b in bounds], dtype=object)
-    ids = [launches[i].get("id") for i in rows.tolist()]
+    ids = [launches.id[i] for i in rows.tolist()]
     customdata = [
         list(row)
         for row in zip(

@@ -30,9 +30,24 @@ def finite_positive(value: Any) -> bool:
     return v is not None and v > 0
 
 
+def field_values(records: Sequence[dict[str, Any]], name: str) -> list[Any]:
+    """One field of every record, in order; ``None`` where a record lacks it.
+
+    A report's lazy launch records (``report.records.LaunchRecords``, known
+    by their ``column`` method so that this stage need not import pandas)
+    give the field column-wise, without making a dict per launch.
+    """
+    reader = getattr(records, "column", None)
+    if callable(reader):
+        if name in getattr(records, "fields", ()):
+            return list(reader(name))
+        return [None] * len(records)
+    return [r.get(name) for r in records]
+
+
 def column(records: Sequence[dict[str, Any]], name: str) -> FloatArray:
     """A numeric field of every record as float64; ``None`` and non-numbers become NaN."""
-    values = [r.get(name) for r in records]
+    values = field_values(records, name)
     try:
         out: FloatArray = np.array(values, dtype=np.float64)
     except (TypeError, ValueError):
