@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -168,3 +169,27 @@ def test_cli_reads_in_parallel_and_refuses_a_bad_variable(
     assert bad.returncode == 2
     assert "NCU_ROOFLINE_JOBS='lots'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_parallel_reads_keep_the_interpreter_hook_and_repair_each_input(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # A stray non-UTF-8 line inside each table: pyarrow reports it through
+    # sys.unraisablehook, which each parse replaces for its duration.
+    lines = (samples_dir / "Lakoc__Nbody_CUDA__profile_1.out").read_bytes().splitlines(True)
+    paths = []
+    for i in range(4):
+        data = b"".join(lines[:30]) + f"warning: caf\xe9 {i}\n".encode("latin-1")
+        path = tmp_path / f"stray{i}.csv"
+        path.write_bytes(data + b"".join(lines[30:]))
+        paths.append(str(path))
+    paths.insert(2, str(samples_dir / CSV_SAMPLES[0]))
+    hook = sys.unraisablehook
+    for _ in range(3):
+        together = load(paths, progress=False, jobs=4)
+        assert sys.unraisablehook is hook
+    serial = load(paths, progress=False, jobs=1)
+    pd.testing.assert_frame_equal(serial.launches, together.launches)
+    for info in (together.sources[i] for i in (0, 1, 3, 4)):
+        assert any("not UTF-8" in w for w in info.warnings), info.warnings
+    assert [i.warnings for i in together.sources] == [i.warnings for i in serial.sources]

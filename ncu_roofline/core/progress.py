@@ -22,9 +22,14 @@ class ProgressBar:
         self._last = 0.0
         # Inputs read on several threads may share one bar.
         self._lock = threading.Lock()
+        self._closed = False
 
     def __call__(self, n: int) -> None:
         with self._lock:
+            if self._closed:
+                # A read still running after the caller gave up (another
+                # input failed) must not redraw under the error message.
+                return
             self.done += n
             now = time.monotonic()
             if now - self._last >= 0.1 or self.done >= self.total:
@@ -43,7 +48,9 @@ class ProgressBar:
         self.stream.flush()
 
     def close(self) -> None:
-        """Finish the line so later output starts on a fresh one."""
+        """Finish the line so later output starts on a fresh one; later calls draw nothing."""
+        with self._lock:
+            self._closed = True
         self.stream.write("\n")
         self.stream.flush()
 

@@ -13,6 +13,7 @@ import mmap
 import os
 import re
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -207,6 +208,10 @@ def read_table(
         return table, counter
 
 
+#: Held while a parse has its own ``sys.unraisablehook`` installed.
+_HOOK_LOCK = threading.Lock()
+
+
 def _parse(
     buf: Buffer,
     path: str | None,
@@ -238,6 +243,10 @@ def _parse(
     # that are not UTF-8 raise there and only reach sys.unraisablehook (a
     # traceback on stderr), then the parse fails.  Catch that to repair.
     bad_text: list[BaseException] = []
+    # The hook is process-wide: inputs read on several threads take turns
+    # here, so that each parse's decode errors reach its own list and the
+    # hook found before the first is the one put back after the last.
+    _HOOK_LOCK.acquire()
     previous_hook = sys.unraisablehook
 
     def hook(unraisable: Any) -> None:
@@ -246,8 +255,8 @@ def _parse(
         else:
             previous_hook(unraisable)
 
-    sys.unraisablehook = hook
     try:
+        sys.unraisablehook = hook
         if batched:
             from ncu_roofline.readers.stream import compact_table
 
@@ -267,6 +276,7 @@ def _parse(
         raise
     finally:
         sys.unraisablehook = previous_hook
+        _HOOK_LOCK.release()
         if isinstance(source, (io.IOBase, pa.NativeFile)):
             source.close()
 
