@@ -225,6 +225,11 @@ def test_export_compacts_full_days_one_compaction_at_a_time(dataset: Path) -> No
     assert auto_compact(str(dataset), parts=3, today=TODAY) == []
     assert [d.day for d in auto_compact(str(dataset), parts=2, today=TODAY)] == ["2026-11-03"]
     assert _all_rows(dataset) == before
+    # A live compaction on this host keeps its lock however long it runs.
+    lock.write_text(f"{socket.gethostname()} {os.getpid()} token\n")
+    os.utime(lock, (old, old))
+    assert run("compact", str(dataset), "--older-than", "0").returncode == 5
+    assert lock.exists()
 
 
 _KILL = """
@@ -270,3 +275,22 @@ def test_a_killed_compaction_leaves_every_run_readable_once(dataset: Path, event
     assert _all_rows(dataset) == before
     assert all(len(n) == 1 for n in _data_files(dataset).values())
     assert not list(dataset.rglob(".compact-*"))
+
+
+def test_compacted_listings_stay_older_than_a_replacement_listed_meanwhile() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    import pyarrow as pa
+
+    from ncu_roofline.fleet.compact import _restamped
+
+    t0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+    kind = pa.timestamp("us", tz="UTC")
+    runs = pa.table({"listed_at": pa.array([t0, None], type=kind)})
+    before = datetime.now(timezone.utc)
+    stamped = _restamped(runs).to_pylist()
+    # One microsecond after the listing it replaces, so an `export --replace`
+    # of that run listed during the compaction (later than t0 + 1 us) still wins.
+    assert stamped[0] == t0 + timedelta(microseconds=1)
+    # A schema-1 row without a listing time gets the time of the compaction.
+    assert stamped[1] >= before

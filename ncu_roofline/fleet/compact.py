@@ -128,6 +128,21 @@ def _stamp(runs: pa.Table) -> datetime:
     return now
 
 
+def _restamped(runs: pa.Table) -> pa.ChunkedArray:
+    """Each run's listing time for its compacted row: a microsecond after the row it replaces.
+
+    Not "now": an ``export --replace`` listed while the day was being
+    compacted is newer than the row compaction started from, and must keep
+    winning over the compacted copy.  Rows listed before listing times
+    existed (schema 1) get :func:`_stamp`.
+    """
+    kind = runs.schema.field("listed_at").type
+    listed = runs.column("listed_at")
+    later = pc.add(listed, pa.scalar(timedelta(microseconds=1), pa.duration(kind.unit)))
+    now = pa.scalar(_stamp(runs), kind)
+    return pc.if_else(pc.is_null(listed), now, later)
+
+
 def compact_day(root: Path, day: str, where: pa.Table) -> Compacted | None:
     """Merge ``day``'s files (see the module docstring); None when nothing to do.
 
@@ -170,8 +185,9 @@ def compact_day(root: Path, day: str, where: pa.Table) -> Compacted | None:
         runs = runs.set_column(
             runs.schema.get_field_index("data_file"), "data_file", pa.array([name] * n)
         )
-        at = pa.array([_stamp(runs)] * n, type=runs.schema.field("listed_at").type)
-        runs = runs.set_column(runs.schema.get_field_index("listed_at"), "listed_at", at)
+        runs = runs.set_column(
+            runs.schema.get_field_index("listed_at"), "listed_at", _restamped(runs)
+        )
         tmp = _write_hidden(_sorted(runs, "runs"), runs_dir / name)
         # The switch: from this rename on, the day's runs are read from `name`.
         os.replace(tmp, runs_dir / name)
@@ -199,12 +215,16 @@ def _remove_replaced(snapshot: dict[Path, list[Path]], keep: str, listed: set[st
 
 
 def _stale(lock: Path) -> bool:
-    """Whether a lock is left by a killed compaction: its process is gone, or it is old."""
-    if time.time() - lock.stat().st_mtime > _STALE_LOCK_S:
-        return True
-    host, _, pid = lock.read_text(encoding="utf-8", errors="replace").strip().partition(" ")
+    """Whether a lock is left by a killed compaction.
+
+    On this host, its process is gone (a compaction running for hours keeps
+    its lock); a lock from another host, whose process cannot be asked, is
+    stale once it is :data:`_STALE_LOCK_S` old.
+    """
+    host, _, rest = lock.read_text(encoding="utf-8", errors="replace").strip().partition(" ")
+    pid = rest.split(" ", 1)[0]
     if host != socket.gethostname() or not pid.isdigit():
-        return False
+        return time.time() - lock.stat().st_mtime > _STALE_LOCK_S
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
@@ -229,13 +249,17 @@ def _locked(root: Path) -> Iterator[bool]:
             break
         except OSError as e:
             raise OutputError(f"{root}: cannot create {LOCK} ({e.strerror})") from e
+        mine = f"{socket.gethostname()} {os.getpid()} {os.urandom(8).hex()}\n"
         try:
-            os.write(fd, f"{socket.gethostname()} {os.getpid()}\n".encode())
+            os.write(fd, mine.encode())
             os.close(fd)
             yield True
         finally:
+            # Only our own lock: another compaction may have taken over one it
+            # judged stale.
             with contextlib.suppress(OSError):
-                lock.unlink()
+                if lock.read_text(encoding="utf-8", errors="replace") == mine:
+                    lock.unlink()
         return
     yield False
 
