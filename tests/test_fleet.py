@@ -306,6 +306,15 @@ def test_a_killed_export_leaves_the_earlier_runs_readable(tmp_path: Path) -> Non
     assert read_table(str(dataset), "runs").num_rows == 2
 
 
+@pytest.mark.parametrize(("option", "value"), [("--noise", "nan"), ("--min-step", "inf")])
+def test_history_refuses_a_rule_that_is_not_a_finite_number(
+    history_dataset: Path, option: str, value: str
+) -> None:
+    proc = run("history", str(history_dataset), option, value)
+    assert proc.returncode == 2, proc.stderr
+    assert "not a finite number" in proc.stderr and "internal error" not in proc.stderr
+
+
 def test_export_refuses_stdin_and_a_foreign_directory(tmp_path: Path) -> None:
     foreign = tmp_path / "notes"
     foreign.mkdir()

@@ -18,6 +18,7 @@ from ncu_roofline.cli.options import (
     plotly_option,
     top_option,
 )
+from ncu_roofline.cli.types import FiniteFloatRange
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render.output import refuse_existing, write_output
 
@@ -52,14 +53,14 @@ _RULE_OPTIONS: tuple[Callable[[F], F], ...] = (
     ),
     click.option(
         "--noise",
-        type=click.FloatRange(min=0),
+        type=FiniteFloatRange(min=0.0),
         default=ChangeRule.noise,
         show_default=True,
         help="A step must exceed this many noise deviations (scaled MAD of the baseline).",
     ),
     click.option(
         "--min-step",
-        type=click.FloatRange(min=0),
+        type=FiniteFloatRange(min=0.0),
         default=ChangeRule.min_step,
         show_default=True,
         help="... and this share of the baseline (0.05 = 5%).",
