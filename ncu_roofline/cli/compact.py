@@ -26,10 +26,11 @@ def compact(dataset: str, older_than: int) -> None:
     this writes one compacted file per table and GPU partition (sorted by
     kernel), then one `runs` file naming it, then removes the files it
     replaced.  Readers count a run's rows only from the file its newest
-    `runs` row names, so a query during compaction, or after a crash at any
-    point of it, sees every run exactly once; running it again finishes
-    the job.  Leave the days still being exported to alone (the default
-    skips today).
+    `runs` row names, so after a crash at any point every run is read
+    exactly once, and running it again finishes the job; a query running
+    while a day switches never counts a run twice but may miss that day or
+    fail on a removed file.  Compact when nothing reads (e.g. nightly), and
+    leave the days still being exported to alone (the default skips today).
 
     \b
     Exit codes: 0 success, 1 internal error, 2 usage error, 4 not a dataset,

@@ -9,12 +9,12 @@ come ready to embed.  The template only lays this out; it computes nothing.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from typing import Any
 
 from ncu_roofline.analysis.catalogue import advice
 from ncu_roofline.analysis.limiter_units import UNIT_LABELS
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
+from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.severity import most_severe_first
@@ -122,18 +122,6 @@ def _limiter_text(k: dict[str, Any]) -> str:
     return f"limiter: {label}{busy}"
 
 
-def _field_values(launches: Sequence[dict[str, Any]], field: str) -> list[Any]:
-    """One field of every launch; read column-wise from lazy records, never a dict per launch."""
-    # Lazy records (report.records.LaunchRecords) are known by their column
-    # reader: importing that module here would load pandas for the theory
-    # page, which needs none.
-    column = getattr(launches, "column", None)
-    if callable(column):
-        fields = getattr(launches, "fields", ())
-        return list(column(field)) if field in fields else [None] * len(launches)
-    return [rec.get(field) for rec in launches]
-
-
 def _methodology(context: ReportContext) -> list[dict[str, Any]]:
     """Which metric family each quantity came from, with launch counts."""
     launches = context["launches"]
@@ -145,7 +133,7 @@ def _methodology(context: ReportContext) -> list[dict[str, Any]]:
         ("l2_bytes_basis", "L2 bytes"),
         ("l1_bytes_basis", "L1 bytes"),
     ):
-        values = _field_values(launches, field)
+        values = field_values(launches, field)
         counts = Counter(str(v) for v in values if v)
         missing = sum(1 for v in values if not v)
         items = [f"{name} ({TABLE.count(n)} launches)" for name, n in counts.most_common()]
