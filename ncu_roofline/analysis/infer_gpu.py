@@ -70,7 +70,8 @@ def implied_dram_peak(rate: FloatArray, pct: FloatArray) -> FloatArray:
     NaN where the percentage is under :data:`MIN_RELIABLE_PCT` or either
     value is missing.
     """
-    with np.errstate(invalid="ignore", divide="ignore"):
+    # An overflow is an infinite implied peak, refused below like a zero.
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         implied = rate / (pct / 100.0)
     ok = np.isfinite(implied) & (implied > 0) & (pct >= MIN_RELIABLE_PCT)
     return np.where(ok, implied, np.nan)
