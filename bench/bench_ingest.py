@@ -126,7 +126,7 @@ def raw_columns(header: list[str]) -> list[str]:
     imports nothing but pyarrow.
     """
     from ncu_roofline.core.metrics import canonical_metric, is_relevant
-    from ncu_roofline.readers.csv_pages import IDENTITY_HEADERS
+    from ncu_roofline.readers.identity import IDENTITY_HEADERS
     from ncu_roofline.readers.nvtx import NVTX_PUSHPOP, NVTX_STARTEND
 
     ident = [c for c in IDENTITY_HEADERS if c in header]

@@ -23,7 +23,7 @@ from helpers import DATA, SAMPLE
 from ncu_roofline.core.columns import COLUMNS, LAUNCH_MODEL_COLUMNS, PROFILE_COLUMNS, Column
 from ncu_roofline.core.model import IDENTITY_COLUMNS, empty_launches, finalize_launches
 from ncu_roofline.readers import read_source
-from ncu_roofline.readers.csv_pages import IDENTITY_HEADERS
+from ncu_roofline.readers.identity import IDENTITY_HEADERS
 from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
 from ncu_roofline.readers.ncurep import read_ncu_rep
 
@@ -193,7 +193,8 @@ def test_ncu_rep_reader_fills_registry_columns_with_their_types(
 ) -> None:
     monkeypatch.setitem(sys.modules, "ncu_report", _stand_in())
     raw = RawInput(name="stand-in.ncu-rep", buf=NCU_REP_MAGIC + b"\0" * 16, path="unused")
-    frame, _ = read_ncu_rep(raw)
+    columns, _ = read_ncu_rep(raw)
+    frame = columns.to_frame()
     _check_frame(frame)
     filled = [c for c in REGISTRY if frame[c].notna().all()]
     # What the report carries, plus what finalize_launches derives for every reader.

@@ -652,7 +652,8 @@ def test_ncu_rep_wrong_unit_and_infinite_values_are_missing(
     module.load_report = lambda _path: _Context()
     monkeypatch.setitem(sys.modules, "ncu_report", module)
     raw = RawInput(name="stand-in.ncu-rep", buf=NCU_REP_MAGIC + b"\0" * 16, path="unused")
-    frame, info = read_ncu_rep(raw)
+    columns, info = read_ncu_rep(raw)
+    frame = columns.to_frame()
     for metric in ("lts__t_bytes.sum", "l1tex__t_bytes.sum"):
         assert math.isnan(frame[metric].iat[0]), metric
     assert "dram__bytes.sum" not in frame or math.isnan(frame["dram__bytes.sum"].iat[0])

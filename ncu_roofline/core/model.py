@@ -18,20 +18,38 @@ Everywhere else ``invocations`` is 1.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.frame import floats
-from ncu_roofline.core.names import unique_short_names
+from ncu_roofline.core.launches import (
+    GPU_TIME_METRICS,
+    LaunchColumns,
+    coded,
+    durations,
+    finalize_columns,
+    short_name_column,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Identity columns, in order, with their meaning (from the column registry).
 IDENTITY_COLUMNS: dict[str, str] = {c.name: c.doc for c in LAUNCH_MODEL_COLUMNS}
 
-_INT_COLUMNS = tuple(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "int")
-_STR_COLUMNS = tuple(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "str")
+__all__ = [
+    "GPU_TIME_METRICS",
+    "IDENTITY_COLUMNS",
+    "LaunchColumns",
+    "Profile",
+    "SourceInfo",
+    "empty_launches",
+    "fill_duration",
+    "finalize_launches",
+    "short_names",
+]
 
 
 @dataclass
@@ -85,16 +103,40 @@ class SourceInfo:
         }
 
 
-@dataclass
 class Profile:
-    """Launches read from one or more ncu exports, plus per-source provenance."""
+    """Launches read from one or more ncu exports, plus per-source provenance.
 
-    launches: pd.DataFrame
-    sources: list[SourceInfo]
+    ``launches`` may be given as :class:`~ncu_roofline.core.launches.LaunchColumns`:
+    the pandas frame is then built the first time it is asked for, so that
+    what needs only the sources and the metrics present never builds it.
+    """
+
+    def __init__(self, launches: pd.DataFrame | LaunchColumns, sources: list[SourceInfo]) -> None:
+        self._columns = launches if isinstance(launches, LaunchColumns) else None
+        self._frame = None if isinstance(launches, LaunchColumns) else launches
+        self.sources = sources
+
+    def __repr__(self) -> str:
+        n = len(self._columns) if self._columns is not None else len(self.launches)
+        return f"Profile({n} rows, {len(self.sources)} source(s))"
+
+    @property
+    def launches(self) -> pd.DataFrame:
+        """The launch frame: one row per launch (or per summary row)."""
+        if self._frame is None:
+            assert self._columns is not None
+            self._frame = self._columns.to_frame()
+        return self._frame
+
+    @launches.setter
+    def launches(self, frame: pd.DataFrame) -> None:
+        self._frame, self._columns = frame, None
 
     @property
     def metric_columns(self) -> list[str]:
         """The metric-id columns (everything after the identity columns)."""
+        if self._frame is None and self._columns is not None:
+            return self._columns.metric_names()
         return [c for c in self.launches.columns if c not in IDENTITY_COLUMNS]
 
     def metric_units(self) -> dict[str, str]:
@@ -107,6 +149,12 @@ class Profile:
 
     def present_metrics(self, source: str | None = None) -> set[str]:
         """Metric ids with at least one value (optionally in one source)."""
+        if self._frame is None and self._columns is not None:
+            # Columns hold one input's launches.
+            mine = [s.path for s in self.sources]
+            if source is not None and source not in mine:
+                return set()
+            return self._columns.present_metrics()
         df = self.launches
         if source is not None:
             df = df[df["source"] == source]
@@ -117,149 +165,41 @@ class Profile:
         return {c for c, ok in has.items() if ok}
 
 
-def _dims_product(text: object) -> float:
-    """``"(384, 1, 1)"`` -> 384.0; NaN when not a dimension tuple."""
-    if not isinstance(text, str):
-        return float("nan")
-    parts = text.strip().strip("()").replace(",", " ").split()
-    try:
-        nums = [int(p) for p in parts]
-    except ValueError:
-        return float("nan")
-    if not nums:
-        return float("nan")
-    return float(np.prod(nums))
-
-
-def _map_codes(series: pd.Series, values: list[Any], codes: np.ndarray, dtype: Any) -> pd.Series:
-    """``values[i]`` wherever ``series`` holds its ``i``-th distinct value; missing stays missing.
-
-    Taking from the distinct values by their codes avoids ``Series.map``'s
-    hash lookup of every row (100,000 Arrow strings: 0.1-0.4 s).  With
-    ``dtype`` None the type is inferred as ``map`` infers it (strings: str).
-    """
-    table = np.empty(len(values) + 1, dtype=object)
-    table[: len(values)] = values
-    table[len(values)] = None
-    out: pd.Series = pd.Series(table[codes], index=series.index, dtype=dtype)
-    return out
-
-
-def _map_unique(series: pd.Series, func: Any, dtype: Any = None) -> pd.Series:
-    """Apply ``func`` once per distinct value (names repeat across launches)."""
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    return _map_codes(series, [func(u) for u in uniques], codes, dtype)
-
-
 def short_names(kernels: pd.Series) -> pd.Series:
     """Unique short names of a profile's kernels, computed once per distinct name.
 
     Distinct kernels never share a short name within the frame (see
     :func:`~ncu_roofline.core.names.unique_short_names`).
     """
-    codes, uniques = pd.factorize(kernels, use_na_sentinel=True)
-    names = [str(u) for u in uniques]
-    mapping = unique_short_names(names)
-    return _map_codes(kernels, [mapping[n] for n in names], codes, None)
+    import pandas as pd
+
+    names = short_name_column(coded(kernels.to_numpy(dtype=object), len(kernels)))
+    out: pd.Series = pd.Series(names.texts(), index=kernels.index)
+    return out
 
 
 def finalize_launches(identity: dict[str, Any], metrics: dict[str, Any], n: int) -> pd.DataFrame:
-    """Assemble the canonical launch frame from identity and metric arrays.
+    """The canonical launch frame from identity and metric arrays.
 
-    Missing identity columns are filled with nulls; derived identity columns
-    (short name, grid/block products, duration) are computed here so every
-    reader agrees on them.  An identity name the column registry lacks is a
-    programming error (``ValueError``): a reader fills registry columns only.
+    The frame of :func:`~ncu_roofline.core.launches.finalize_columns`: missing
+    identity columns are missing throughout, derived ones (short name,
+    grid/block products, duration) computed there so every reader agrees.
     """
-    unknown = [c for c in identity if c not in IDENTITY_COLUMNS]
-    if unknown:
-        raise ValueError(f"not launch-model columns: {', '.join(unknown)}")
-    data: dict[str, Any] = {}
-    for col in IDENTITY_COLUMNS:
-        if col in identity:
-            data[col] = identity[col]
-        else:
-            data[col] = [None] * n
-    df: pd.DataFrame = pd.DataFrame(data, index=pd.RangeIndex(n))
-    for col in _INT_COLUMNS:
-        df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
-    for col in _STR_COLUMNS:
-        values = df[col].astype(object)
-        df[col] = values.where(values.notna() & (values != ""), None)
-    df["kernel"] = df["kernel"].fillna("")
-    # Decimal-comma locales print the compute capability as "8,6".
-    df["cc"] = _map_unique(df["cc"], lambda c: c.replace(",", ".") if isinstance(c, str) else c)
-    df["kernel_short"] = short_names(df["kernel"])
-    if df["grid_blocks"].isna().all():
-        df["grid_blocks"] = (
-            _map_unique(df["grid"], _dims_product, float).astype("Float64").astype("Int64")
-        )
-    if df["block_threads"].isna().all():
-        df["block_threads"] = (
-            _map_unique(df["block"], _dims_product, float).astype("Float64").astype("Int64")
-        )
-    # Old exports have no grid/block columns but may carry the launch metrics.
-    for col, metric in (
-        ("grid_blocks", "launch__grid_size"),
-        ("block_threads", "launch__block_size"),
-    ):
-        if metric in metrics:
-            fill = pd.array(
-                np.round(np.asarray(metrics[metric], dtype=np.float64)), dtype="Float64"
-            )
-            df[col] = df[col].fillna(pd.Series(fill, index=df.index).astype("Int64"))
-    if df["invocations"].isna().all():
-        df["invocations"] = pd.array(np.ones(n, dtype=np.int64), dtype="Int64")
-    metric_frame = pd.DataFrame(metrics, index=df.index) if metrics else None
-    if metric_frame is not None:
-        if "device__attribute_display_name" in metric_frame:
-            names = metric_frame.pop("device__attribute_display_name")
-            df["device_name"] = df["device_name"].where(df["device_name"].notna(), names)
-        df = pd.concat([df, metric_frame], axis=1)
-    fill_duration(df)
-    return df
-
-
-#: The duration metrics, in order of preference, with the ``duration_basis`` each gives.
-GPU_TIME_METRICS: tuple[tuple[str, str], ...] = tuple(
-    (f"{base}{rollup}", base)
-    for base in ("gpu__time_duration", "gpu__time_active")
-    for rollup in (".sum", ".avg", ".max")
-)
+    return finalize_columns(identity, metrics, n).to_frame()
 
 
 def fill_duration(df: pd.DataFrame) -> None:
     """Set ``duration_s`` and ``duration_basis`` from a launch frame's metrics (in place).
 
-    ``gpu__time_duration.sum``, else ``gpu__time_active.sum``, else elapsed cycles over their clock.
-
-    The cycle form is NERSC's definition; it covers only the SM execution
-    window and so reads slightly shorter than ncu's duration.
+    The rule is :func:`~ncu_roofline.core.launches.durations`.
     """
-    n = len(df)
-    duration = np.full(n, np.nan)
-    basis = np.full(n, None, dtype=object)
-    # ncu's duration first; gpu__time_active (the time the GPU was busy with
-    # the launch) where an export has only that.  A gpu__ counter has one
-    # instance per GPU, so its .avg and .max are its .sum.
-    for metric, name in GPU_TIME_METRICS:
-        if metric in df:
-            d = floats(df[metric])
-            ok = np.isnan(duration) & ~np.isnan(d)
-            duration[ok] = d[ok]
-            basis[ok] = name
-    for unit in ("sm", "smsp", "gpc"):
-        cyc, rate = f"{unit}__cycles_elapsed.avg", f"{unit}__cycles_elapsed.avg.per_second"
-        if unit == "gpc":
-            cyc = "gpc__cycles_elapsed.max"
-        if cyc in df and rate in df:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                d = floats(df[cyc]) / df[rate].to_numpy(dtype=np.float64, na_value=np.nan)
-            ok = np.isnan(duration) & np.isfinite(d) & (d > 0)
-            duration[ok] = d[ok]
-            basis[ok] = "cycles/clock"
+
+    def get(metric: str) -> np.ndarray | None:
+        return floats(df[metric]) if metric in df else None
+
+    duration, basis = durations(get, len(df))
     df["duration_s"] = duration
-    df["duration_basis"] = basis
+    df["duration_basis"] = basis.texts()
 
 
 def empty_launches() -> pd.DataFrame:

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -341,6 +340,9 @@ def cleaned_to_float_pandas(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     Arrow's cast rejects a whole array on the first bad value; pandas'
     ``to_numeric`` coerces per element, which is what missing-not-zero needs.
     """
+    # Only odd spellings come here: pandas is loaded for them alone.
+    import pandas as pd
+
     series = pd.Series(arr.to_numpy(zero_copy_only=False), dtype=object)
     out: np.ndarray = pd.to_numeric(series, errors="coerce").to_numpy(
         dtype=np.float64, na_value=np.nan

@@ -8,10 +8,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable
 from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from ncu_roofline.core.launches import LaunchColumns
 from ncu_roofline.core.model import Profile, SourceInfo, empty_launches, short_names
 from ncu_roofline.core.progress import ProgressBar, make_progress
 from ncu_roofline.errors import InputFormatError
@@ -31,8 +30,10 @@ from ncu_roofline.readers.locate import (
 )
 from ncu_roofline.readers.ncurep import read_ncu_rep
 from ncu_roofline.readers.parallel import auto_jobs, parallel_safe, read_all, total_size
-from ncu_roofline.readers.passes import merge_passes, pass_groups, pass_hint
 from ncu_roofline.readers.table import InvalidUtf8, MoreTables, give_back_memory
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["load", "read_source"]
 
@@ -46,9 +47,17 @@ def read_source(
     one for large inputs when stderr is a terminal.  ``bar``: a bar shared
     with other inputs, advanced instead of one of this input's own.
     """
+    columns, info = _read_columns(path, progress, bar)
+    return columns.to_frame(), info
+
+
+def _read_columns(
+    path: str, progress: bool | None = None, bar: ProgressBar | None = None
+) -> tuple[LaunchColumns, SourceInfo]:
+    """:func:`read_source`, the launches as columns (no pandas frame built yet)."""
     raw = open_input(path)
     try:
-        frame, info = _read(raw, progress, bar)
+        columns, info = _read(raw, progress, bar)
     except InputFormatError as exc:
         if str(exc).startswith(f"{raw.name}:"):
             raise
@@ -58,18 +67,17 @@ def read_source(
         with contextlib.suppress(BufferError):
             raw.close()
     give_back_memory()
-    info.rows = len(frame)
+    info.rows = len(columns)
     # A summary row stands for `invocations` launches.
-    info.launches = int(frame["invocations"].fillna(1).sum())
-    info.kernels = int(frame["kernel"].nunique())
-    devices = _device_labels(frame)
-    info.devices = devices
-    return frame, info
+    info.launches = columns.launch_count()
+    info.kernels = columns.kernel_count()
+    info.devices = columns.device_labels()
+    return columns, info
 
 
 def _read(
     raw: RawInput, progress: bool | None, bar: ProgressBar | None
-) -> tuple[pd.DataFrame, SourceInfo]:
+) -> tuple[LaunchColumns, SourceInfo]:
     if is_ncu_rep(raw):
         frame, info = read_ncu_rep(raw)
     else:
@@ -90,7 +98,7 @@ def _read(
 
 def _read_csv(
     raw: RawInput, progress: bool | None, bar: ProgressBar | None
-) -> tuple[pd.DataFrame, SourceInfo]:
+) -> tuple[LaunchColumns, SourceInfo]:
     """The input's table; its tables, each with its own header, when the first holds a header line."""
     try:
         return _read_tables(raw, [locate_table(raw)], progress, bar)
@@ -108,10 +116,10 @@ def _read_csv(
 
 def _read_tables(
     raw: RawInput, tables: list[Located], progress: bool | None, shared: ProgressBar | None
-) -> tuple[pd.DataFrame, SourceInfo]:
+) -> tuple[LaunchColumns, SourceInfo]:
     """Each located table read with its own header; several are merged into one source."""
     bar = shared or make_progress(raw.name, sum(t.end - t.start for t in tables), progress)
-    parts: list[tuple[pd.DataFrame, SourceInfo]] = []
+    parts: list[tuple[LaunchColumns, SourceInfo]] = []
     lines: list[int] = []
     failed: list[str] = []
     try:
@@ -143,21 +151,6 @@ def _read_tables(
     return frame, info
 
 
-def _device_labels(frame: pd.DataFrame) -> list[str]:
-    labels: list[str] = []
-    sub = frame[["device", "device_name", "cc"]].drop_duplicates()
-    for dev, name, cc in sub.itertuples(index=False, name=None):
-        parts = [str(name) if name is not None and not pd.isna(name) else None]
-        if parts[0] is None:
-            parts[0] = f"device {dev}" if dev is not None and not pd.isna(dev) else "unknown device"
-        if cc is not None and not pd.isna(cc):
-            parts.append(f"CC {cc}")
-        label = " ".join(p for p in parts if p)
-        if label not in labels:
-            labels.append(label)
-    return labels
-
-
 def load(
     paths: str | PathLike[str] | Iterable[str | PathLike[str]],
     progress: bool | None = None,
@@ -182,34 +175,37 @@ def load(
     else:
         items = list(paths)
     names = [str(p) for p in items]
-    frames: list[pd.DataFrame] = []
-    infos: list[SourceInfo] = []
-    for frame, info in _read_sources(names, progress, jobs):
-        frames.append(frame)
-        infos.append(info)
-    if not frames:
+    read = _read_sources(names, progress, jobs)
+    if not read:
         return Profile(empty_launches(), [])
-    if len(frames) > 1:
-        frames, infos = _passes(frames, infos, merge)
-    launches = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True, sort=False)
-    if len(frames) > 1:
-        # Names unique per input can meet their sibling from another input.
-        launches["kernel_short"] = short_names(launches["kernel"])
+    if len(read) == 1:
+        # One input: its columns stand as they are; the frame is built when asked for.
+        return Profile(read[0][0], [read[0][1]])
+    import pandas as pd
+
+    frames = [columns.to_frame() for columns, _ in read]
+    infos = [info for _, info in read]
+    frames, infos = _passes(frames, infos, merge)
+    if len(frames) == 1:
+        return Profile(frames[0], infos)
+    launches = pd.concat(frames, ignore_index=True, sort=False)
+    # Names unique per input can meet their sibling from another input.
+    launches["kernel_short"] = short_names(launches["kernel"])
     return Profile(launches, infos)
 
 
 def _read_sources(
     names: list[str], progress: bool | None, jobs: int | None
-) -> list[tuple[pd.DataFrame, SourceInfo]]:
+) -> list[tuple[LaunchColumns, SourceInfo]]:
     """Every input read, several at once where :func:`auto_jobs` (or ``jobs``) allows."""
     jobs = auto_jobs(names) if jobs is None else max(1, jobs)
     if jobs < 2 or len(names) < 2:
-        return [read_source(name, progress=progress) for name in names]
+        return [_read_columns(name, progress=progress) for name in names]
     # One bar over every input: several bars redrawn from threads would mix.
     together = sum(parallel_safe(n) for n in names)
     bar = make_progress(f"{together} inputs", total_size(names), progress)
     try:
-        return read_all(names, lambda name: read_source(name, progress, bar), jobs)
+        return read_all(names, lambda name: _read_columns(name, progress, bar), jobs)
     finally:
         if bar is not None:
             bar.close()
@@ -219,6 +215,8 @@ def _passes(
     frames: list[pd.DataFrame], infos: list[SourceInfo], merge: bool
 ) -> tuple[list[pd.DataFrame], list[SourceInfo]]:
     """The inputs with each group of passes joined (``merge``) or warned about."""
+    from ncu_roofline.readers.passes import merge_passes, pass_groups, pass_hint
+
     groups = pass_groups(frames, infos)
     if not groups:
         return frames, infos

@@ -14,11 +14,10 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
+from ncu_roofline.core.launches import Coded, finalize_columns
 from ncu_roofline.core.metrics import (
     KHZ_METRICS,
     STRING_METRICS,
@@ -28,10 +27,12 @@ from ncu_roofline.core.metrics import (
     metric_for_label,
     unit_for,
 )
-from ncu_roofline.core.model import SourceInfo, finalize_launches
+from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.units import Unit, parse_unit
 from ncu_roofline.errors import InputFormatError
+from ncu_roofline.readers.arrays import flags, indices
 from ncu_roofline.readers.header import auto_units, decimal_for, dedupe, infer_ncu_version
+from ncu_roofline.readers.identity import IDENTITY_HEADERS, encode_identity, identity_columns
 from ncu_roofline.readers.integrity import (
     append_partial_raw,
     check_details,
@@ -46,7 +47,6 @@ from ncu_roofline.readers.locate import (
 )
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
-from ncu_roofline.readers.nvtx import parse_nvtx_cell
 from ncu_roofline.readers.table import dict_codes, distinct_codes, read_table
 from ncu_roofline.readers.values import (
     RowKeys,
@@ -58,25 +58,6 @@ from ncu_roofline.readers.values import (
     unit_factors,
     warn_not_collected,
 )
-
-#: Identity columns the launch frame holds as integers.
-_INT_IDENTITY = frozenset(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "int")
-
-#: ncu header -> canonical identity column.
-IDENTITY_HEADERS: dict[str, str] = {
-    "ID": "id",
-    "Process ID": "process_id",
-    "Process Name": "process_name",
-    "Host Name": "host",
-    "Kernel Name": "kernel",
-    "Kernel Time": "kernel_time",
-    "Context": "context",
-    "Stream": "stream",
-    "Block Size": "block",
-    "Grid Size": "grid",
-    "Device": "device",
-    "CC": "cc",
-}
 
 
 class _Builder:
@@ -164,44 +145,6 @@ def _launch_keys(
     return launch_of_row, first_rows
 
 
-def _identity(table: pa.Table, first_rows: np.ndarray, header: list[str]) -> dict[str, Any]:
-    """Identity columns over launches, from each column's codes at the launches' first rows.
-
-    Integer columns are converted once per distinct value present (the same
-    values, so the same conversion, as over all launches); text columns are
-    object Series, which the launch frame keeps as they are.
-    """
-    ident: dict[str, Any] = {}
-    for col_name, canon in IDENTITY_HEADERS.items():
-        col = _column(table, col_name)
-        if col is None:
-            continue
-        codes, dictionary = dict_codes(col)
-        if not dictionary:
-            ident[canon] = []
-            continue
-        at = codes[first_rows]
-        if canon in _INT_IDENTITY:
-            present, inverse = np.unique(at, return_inverse=True)
-            texts = pd.Series(np.asarray(dictionary, dtype=object)[present], dtype=object)
-            numbers = pd.to_numeric(texts, errors="coerce").to_numpy()
-            ident[canon] = pd.Series(numbers[inverse.reshape(-1)])
-        else:
-            ident[canon] = pd.Series(np.asarray(dictionary, dtype=object)[at], dtype=object)
-    for prefix in (_NVTX_PUSHPOP, _NVTX_STARTEND):
-        cols = [h for h in header if h.startswith(prefix)]
-        if not cols or cols[0] not in table.column_names:
-            continue
-        codes, dictionary = dict_codes(table.column(cols[0]))
-        parsed = [parse_nvtx_cell(d) for d in dictionary]
-        values = [parsed[c] for c in codes[first_rows]]
-        if "nvtx" in ident:
-            ident["nvtx"] = [a if a else b for a, b in zip(ident["nvtx"], values, strict=True)]
-        else:
-            ident["nvtx"] = values
-    return ident
-
-
 def _texts_at(table: pa.Table, column: str, rows: np.ndarray) -> list[str]:
     """A dictionary column's texts at ``rows``, as printed."""
     codes, dictionary = dict_codes(table.column(column))
@@ -228,7 +171,7 @@ def _valid_ids(table: pa.Table, column: str, numbers: bool = False) -> np.ndarra
     # The plain spellings are judged in Arrow (a raw page has one ID per row,
     # so as many distinct values as launches); Python judges the rest.
     plain = pc.match_substring_regex(col.chunks[0].dictionary, r"^[+,\-]*[0-9][0-9,]*$")
-    ok = np.asarray(pc.fill_null(plain, False).to_numpy(zero_copy_only=False), dtype=bool)
+    ok = flags(plain)
     for i in np.flatnonzero(~ok).tolist():
         text = dictionary[i].strip()
         ok[i] = text.replace(",", "").lstrip("+-").isdigit() or (
@@ -308,15 +251,15 @@ def read_long(
     del numbers
     _record_units(sel_units, unit_dict, sel_metric, b)
 
-    ident = _identity(table, first_rows, header)
+    ident = identity_columns(table, first_rows, header)
     if summary:
         _summary_identity(table, first_rows, ident, info)
     else:
         ids = _texts_at(table, "ID", first_rows)
         checked = (first_rows, run, loc, b.metric_index, row_metric, metrics, ids, info)
         check_details(table, launch_of_row, *checked, problems.rejected_by_metric())
-    ident["source"] = pd.Series(np.full(n_launch, raw.name, dtype=object), dtype=object)
-    frame = finalize_launches(ident, metrics, n_launch)
+    ident["source"] = Coded(np.zeros(n_launch, dtype=np.int64), [raw.name])
+    frame = finalize_columns(ident, metrics, n_launch)
     problems.warn(info, launch_label(frame, summary))
 
     units_seen = [unit_dict[u] for u in np.unique(sel_units).tolist()] if sel.size else []
@@ -510,7 +453,7 @@ def read_raw(
         split=not loc.part,
     )
     table, lacking = append_partial_raw(table, loc, header, include, ident_cols)
-    table = _encode_identity(table, ident_cols + nvtx_cols)
+    table = encode_identity(table, ident_cols + nvtx_cols)
     b = _Builder(raw, loc, "raw")
     info = b.info
     valid = _valid_ids(table, "ID")
@@ -521,7 +464,7 @@ def read_raw(
     metrics: dict[str, Any] = {}
     unknown: list[str] = []
     problems = ValueProblems()
-    launch_rows = table.select(metric_cols).take(pa.array(first_rows))
+    launch_rows = table.select(metric_cols).take(indices(first_rows))
     # Decide every column first, then parse all numeric ones in one pass;
     # ``order`` replays the assignments as they come, so that a metric
     # spelled by two columns keeps the later one.
@@ -553,9 +496,9 @@ def read_raw(
         info.warn("unknown unit(s): left out " + ", ".join(unknown[:6]) + " rather than misread")
     rejected = problems.rejected_by_metric()
     check_raw(lacking, launch_of_row, run, table, first_rows, metrics, info, rejected)
-    ident = _identity(table, first_rows, loc.header)
-    ident["source"] = pd.Series(np.full(n_launch, raw.name, dtype=object), dtype=object)
-    frame = finalize_launches(ident, metrics, n_launch)
+    ident = identity_columns(table, first_rows, loc.header)
+    ident["source"] = Coded(np.zeros(n_launch, dtype=np.int64), [raw.name])
+    frame = finalize_columns(ident, metrics, n_launch)
     problems.warn(info, launch_label(frame, summary=False))
     used_units = [units.get(c, "") for c in metric_cols]
     info.units = "auto" if auto_units(used_units) else "base"
@@ -567,20 +510,3 @@ def read_raw(
     if n_launch == 0:
         raise InputFormatError(f"{raw.name}: the raw table holds no launches")
     return frame, info
-
-
-def _encode_identity(table: pa.Table, columns: list[str]) -> pa.Table:
-    """``table`` with ``columns`` dictionary-encoded after the parse, one dictionary each.
-
-    A raw page has one row per launch, so its identity columns are parsed as
-    plain strings: Arrow's CSV reader builds a dictionary per block (to be
-    unified afterwards), which costs more than the parse of such a column;
-    encoding the whole column once gives the same codes (in order of first
-    appearance) at a fraction of that.
-    """
-    for name in columns:
-        i = table.schema.get_field_index(name)
-        col = table.column(i)
-        if not pa.types.is_dictionary(col.type):
-            table = table.set_column(i, name, pc.dictionary_encode(col.combine_chunks()))
-    return table.unify_dictionaries()

@@ -20,12 +20,12 @@ launches or tables, never over launches.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
+from ncu_roofline.core.launches import LaunchColumns
 from ncu_roofline.core.metrics import (
     canonical_metric,
     looks_like_metric_id,
@@ -35,6 +35,9 @@ from ncu_roofline.core.metrics import (
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.readers.locate import Located, parse_partial
 from ncu_roofline.readers.table import dict_codes
+
+if TYPE_CHECKING:
+    pass
 
 
 def _codes(table: pa.Table, name: str) -> np.ndarray:
@@ -216,6 +219,8 @@ def _gapped(
     first_of_kernel = order[np.concatenate([[True], kernels[order][1:] != kernels[order][:-1]])]
     best = dict(zip(kernels[first_of_kernel].tolist(), first_of_kernel.tolist(), strict=True))
     rows = np.nonzero(metric_rows)[0]
+    import pandas as pd
+
     by_launch = pd.Series(row_metric[rows]).groupby(launch_of_row[rows])
     wanted = set(short.tolist()) | {best[int(kernels[i])] for i in short}
     metric_sets = {int(k): set(v.tolist()) for k, v in by_launch if int(k) in wanted}
@@ -412,10 +417,12 @@ def append_partial_raw(
 
 
 def merge_tables(
-    parts: list[tuple[pd.DataFrame, SourceInfo]], lines: list[int], name: str
-) -> tuple[pd.DataFrame, SourceInfo]:
+    parts: list[tuple[LaunchColumns, SourceInfo]], lines: list[int], name: str
+) -> tuple[LaunchColumns, SourceInfo]:
     """The launches of several tables of one input, and their provenance in one record."""
-    frames = [f for f, _ in parts]
+    import pandas as pd
+
+    frames = [f.to_frame() for f, _ in parts]
     infos = [i for _, i in parts]
     layouts = list(dict.fromkeys(i.layout for i in infos))
     info = SourceInfo(path=name, layout="+".join(layouts))
@@ -430,7 +437,7 @@ def merge_tables(
     info.ncu_version = next((i.ncu_version for i in infos if i.ncu_version), None)
     frame = pd.concat(frames, ignore_index=True, sort=False)
     # A summary's IDs are only row numbers: they say nothing about runs.
-    launches = [f for f, i in parts if not i.aggregated]
+    launches = [f.to_frame() for f, i in parts if not i.aggregated]
     keys = pd.concat([f[["process_id", "id"]] for f in launches]) if launches else frame[:0]
     repeated = int(keys[["process_id", "id"]].astype(object).fillna(-1).duplicated().sum())
     if repeated:
@@ -438,7 +445,7 @@ def merge_tables(
             f"{repeated} launch ID(s) appear in more than one table (runs appended?): "
             "all are kept as separate launches"
         )
-    return frame, info
+    return LaunchColumns.of_frame(frame), info
 
 
 def check_details(

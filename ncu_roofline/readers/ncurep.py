@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from ncu_roofline.core.dimensions import unit_fits
+from ncu_roofline.core.launches import finalize_columns
 from ncu_roofline.core.metrics import STRING_METRICS, canonical_metric, is_relevant, unit_for
-from ncu_roofline.core.model import SourceInfo, finalize_launches
+from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.units import parse_unit
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
 from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
@@ -188,12 +189,12 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
         launches = np.array([launch for launch, _ in seen])
         problems.add(mid, f"unit {unit_text}", launches, seen[0][1])
     _check_values(metrics, problems)
-    # The identity columns are the keys _identity fills; finalize_launches
+    # The identity columns are the keys _identity fills; finalize_columns
     # holds them to the column registry.
     ident: dict[str, Any] = {c: [row[c] for row in ident_rows] for c in ident_rows[0]}
     ident["source"] = [raw.name] * n
     info.ncu_version = _version_hint(raw)
-    frame = finalize_launches(ident, metrics, n)
+    frame = finalize_columns(ident, metrics, n)
     problems.warn(info, launch_label(frame, summary=False))
     return frame, info
 

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ncu_roofline.errors import InputFormatError
+from ncu_roofline.readers.arrays import numbers
 from ncu_roofline.readers.locate import Buffer, ProgressCallback
 
 _BLOCK_SIZE = 16 << 20
@@ -288,7 +289,9 @@ def _header_as_row(table: pa.Table) -> bool:
             continue
         for chunk in table.column(name).chunks:
             values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
-            if pc.index(values, name).as_py() >= 0:
+            # A pattern, not a scalar to compare with: pyarrow's scalars load
+            # pandas, which a command that only counts never needs.
+            if pc.any(pc.match_substring_regex(values, f"^{name}$")).as_py():
                 return True
     return False
 
@@ -318,9 +321,7 @@ def dict_codes(column: pa.ChunkedArray) -> tuple[Any, list[str]]:
     chunks = column.chunks
     if not chunks:
         return np.zeros(0, dtype=np.int32), []
-    indices = np.concatenate(
-        [c.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False) for c in chunks]
-    )
+    indices = np.concatenate([numbers(c.indices, missing=-1).astype(np.int32) for c in chunks])
     dictionary = chunks[0].dictionary.to_pylist()
     return indices, [str(v) for v in dictionary]
 

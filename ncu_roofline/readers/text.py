@@ -21,7 +21,8 @@ from typing import Any
 
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.errors import InputFormatError
-from ncu_roofline.readers.csv_pages import IDENTITY_HEADERS, read_long
+from ncu_roofline.readers.csv_pages import read_long
+from ncu_roofline.readers.identity import IDENTITY_HEADERS
 from ncu_roofline.readers.locate import RawInput, locate_table
 
 #: A kernel block's header; the launch shape is matched from the right, so

@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ncu_roofline.core.dimensions import metric_dimension, unit_fits
+from ncu_roofline.core.launches import Coded
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import Unit, parse_numbers_checked, parse_unit
@@ -112,8 +112,9 @@ class ValueProblems:
             return {}
         launches = np.concatenate([r[0] for r in self.rejected])
         metrics = np.concatenate([r[1] for r in self.rejected])
-        frame = pd.Series(launches).groupby(pd.Series(metrics, dtype=object))
-        return {str(m): np.unique(v.to_numpy()) for m, v in frame}
+        names, which = np.unique(metrics.astype(str), return_inverse=True)
+        which = which.reshape(-1)
+        return {str(m): np.unique(launches[which == i]) for i, m in enumerate(names.tolist())}
 
     def warn(self, info: SourceInfo, where: Callable[[int], str]) -> None:
         """One warning per metric and problem; ``where`` names a launch by its index."""
@@ -351,8 +352,8 @@ def launch_label(frame: Any, summary: bool) -> Callable[[int], str]:
     """How a value warning names the launch it points at: its ID and kernel (a summary's kernel)."""
 
     def label(i: int) -> str:
-        kernel = frame["kernel_short"].iat[i]
-        return f"kernel {kernel}" if summary else f"launch ID {frame['id'].iat[i]} ({kernel})"
+        kernel = frame.value("kernel_short", i)
+        return f"kernel {kernel}" if summary else f"launch ID {frame.value('id', i)} ({kernel})"
 
     return label
 
@@ -387,12 +388,18 @@ def invocation_counts(
     counts as one launch; a warning says how many rows and the first one.
     """
     counts = [_invocations(t) for t in texts]
-    values = pd.array([counts[c] for c in codes.tolist()], dtype="Int64")
-    bad = np.flatnonzero(np.asarray(pd.isna(values), dtype=bool))
+    table = np.array([np.nan if c is None else float(c) for c in counts], dtype=np.float64)
+    values = table[codes]
+    bad = np.flatnonzero(np.isnan(values))
     if bad.size:
         first = str(texts[int(codes[bad[0]])]).strip()
         kernels = ident.get("kernel")
-        kernel = short_name(str(kernels[bad[0]])) if kernels is not None else "?"
+        kernel = "?"
+        if isinstance(kernels, Coded):
+            code = int(kernels.codes[bad[0]])
+            kernel = short_name(str(kernels.values[code] if code >= 0 else None))
+        elif kernels is not None:
+            kernel = short_name(str(kernels[bad[0]]))
         info.warn(
             f"Invocations: {bad.size} row(s) with a count that is not 1 to {MAX_INVOCATIONS:,} "
             f"launches (first {first[:40]!r}, kernel {kernel}): "

@@ -1,0 +1,427 @@
+"""The launch model held as columns, built without pandas.
+
+:func:`finalize_columns` turns a reader's identity and metric arrays into
+:class:`LaunchColumns`: every identity column of the registry
+(:mod:`ncu_roofline.core.columns`) with its derived columns filled in, and
+the metric columns in SI units.  The pandas frame that the analysis reads
+(:func:`~ncu_roofline.core.model.finalize_launches`) is made from it on
+demand by :meth:`LaunchColumns.to_frame`, so a command that only counts
+(``inspect``) never imports pandas, whose import alone costs about as much
+as parsing a 300 MB export.
+
+Texts are kept as codes into their distinct values (:class:`Coded`): the
+derived columns (short names, grid products, the decimal-comma fix of the
+compute capability) are computed once per distinct value, never per launch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
+from ncu_roofline.core.names import unique_short_names
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_NAMES = tuple(c.name for c in LAUNCH_MODEL_COLUMNS)
+_INT_COLUMNS = tuple(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "int")
+_STR_COLUMNS = tuple(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "str")
+#: Text columns whose frame dtype pandas infers (``str`` where every value is
+#: text), as it always has for these derived columns; the others stay object.
+_INFERRED = frozenset({"kernel_short", "cc", "duration_basis"})
+
+#: The duration metrics, in order of preference, with the ``duration_basis`` each gives.
+GPU_TIME_METRICS: tuple[tuple[str, str], ...] = tuple(
+    (f"{base}{rollup}", base)
+    for base in ("gpu__time_duration", "gpu__time_active")
+    for rollup in (".sum", ".avg", ".max")
+)
+
+
+@dataclass(frozen=True)
+class Coded:
+    """A text column as codes into its distinct values; code -1 is missing."""
+
+    codes: np.ndarray
+    values: list[Any]
+
+    def texts(self) -> np.ndarray:
+        """One object per row: the value, or None where missing."""
+        table = np.empty(len(self.values) + 1, dtype=object)
+        table[: len(self.values)] = self.values
+        table[len(self.values)] = None
+        out: np.ndarray = table[self.codes]
+        return out
+
+    def present(self) -> np.ndarray:
+        """The codes that occur, in order of first appearance."""
+        found, first = np.unique(self.codes, return_index=True)
+        keep = found >= 0
+        order = np.argsort(first[keep], kind="stable")
+        out: np.ndarray = found[keep][order]
+        return out
+
+    def mapped(self, func: Callable[[Any], Any]) -> Coded:
+        """``func`` applied once per distinct value; a result of None or ``""`` is missing."""
+        return _normal(self.codes, [func(v) for v in self.values])
+
+
+def _normal(codes: np.ndarray, values: list[Any]) -> Coded:
+    """``codes`` with each value that is None, NaN or ``""`` read as missing."""
+    blank = [v is None or v == "" or (isinstance(v, float) and v != v) for v in values]
+    if any(blank) and codes.size:
+        remap = np.arange(len(values) + 1, dtype=np.int64)
+        remap[np.flatnonzero(blank)] = -1
+        remap[len(values)] = -1
+        codes = remap[codes]
+    return Coded(codes.astype(np.int64, copy=False), values)
+
+
+def coded(values: Any, n: int) -> Coded:
+    """Any column of texts (a list, an array, a Series, a :class:`Coded`) as codes.
+
+    None, NaN and the empty text are missing.  Text goes through Arrow's
+    dictionary encoding; a column that also holds other objects is
+    factorised by pandas (a reader's rare odd column, never a hot path).
+    """
+    if values is None:
+        return Coded(np.full(n, -1, dtype=np.int64), [])
+    if isinstance(values, Coded):
+        return _normal(values.codes, values.values)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = np.asarray(values, dtype=object)
+    try:
+        encoded = pa.array(arr, type=pa.string(), from_pandas=True).dictionary_encode()
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        import pandas as pd
+
+        codes, uniques = pd.factorize(pd.Series(arr, dtype=object), use_na_sentinel=True)
+        return _normal(np.asarray(codes, dtype=np.int64), list(uniques))
+    idx = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    return _normal(np.asarray(idx, dtype=np.int64), encoded.dictionary.to_pylist())
+
+
+def nones(values: np.ndarray) -> np.ndarray:
+    """True where an object array holds None."""
+    out: np.ndarray = np.equal(values, None)  # type: ignore[call-overload]
+    return out
+
+
+def _factorised(texts: np.ndarray) -> Coded:
+    """An object array of texts and None as codes (numpy's sort, no Arrow array built)."""
+    missing = nones(texts)
+    values, inverse = np.unique(np.where(missing, "", texts).astype(str), return_inverse=True)
+    return _normal(inverse.reshape(-1).astype(np.int64), values.tolist())
+
+
+def integers(values: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """An integer column as (int64 values, True where missing).
+
+    Numbers are taken as they are; a value that is not a whole number is
+    missing.  Text is converted as ``pandas.to_numeric`` would convert it
+    (a reader's odd column only; the CSV readers pass numbers).
+    """
+    if values is None:
+        return np.zeros(n, dtype=np.int64), np.ones(n, dtype=bool)
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iub":
+        return arr.astype(np.int64), np.zeros(arr.size, dtype=bool)
+    if arr.dtype.kind != "f":
+        import pandas as pd
+
+        series = pd.Series(np.asarray(values, dtype=object), dtype=object)
+        arr = np.asarray(pd.to_numeric(series, errors="coerce"), dtype=np.float64)
+    floats = arr.astype(np.float64, copy=False)
+    with np.errstate(invalid="ignore"):
+        missing = ~np.isfinite(floats) | (floats != np.round(floats)) | (np.abs(floats) >= 2.0**63)
+    return np.where(missing, 0, floats).astype(np.int64), missing
+
+
+def _dims_product(text: object) -> float | None:
+    """``"(384, 1, 1)"`` -> 384.0; None when not a dimension tuple."""
+    if not isinstance(text, str):
+        return None
+    parts = text.strip().strip("()").replace(",", " ").split()
+    try:
+        nums = [int(p) for p in parts]
+    except ValueError:
+        return None
+    if not nums:
+        return None
+    return float(np.prod(nums))
+
+
+def _products(column: Coded) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's product of its dimension tuple, as an integer column."""
+    per_value = [_dims_product(v) for v in column.values] + [None]
+    table = np.array([np.nan if p is None else p for p in per_value], dtype=np.float64)
+    return integers(table[column.codes], column.codes.size)
+
+
+def short_name_column(kernels: Coded) -> Coded:
+    """Unique short names of the kernels present, one per distinct full name.
+
+    Only the names that occur take part: a name in a left-out row must not
+    change how its siblings are told apart.
+    """
+    present = kernels.present()
+    names = [str(kernels.values[c]) for c in present.tolist()]
+    mapping = unique_short_names(names)
+    shorts: list[Any] = [None] * len(kernels.values)
+    for c, name in zip(present.tolist(), names, strict=True):
+        shorts[c] = mapping[name]
+    return Coded(kernels.codes, shorts)
+
+
+def durations(get: Callable[[str], np.ndarray | None], n: int) -> tuple[np.ndarray, Coded]:
+    """Each launch's duration and the basis it rests on, from its metrics.
+
+    ``get`` gives a metric's float64 values (None where the launches lack
+    it).  ``gpu__time_duration.sum``, else ``gpu__time_active.sum``, else
+    elapsed cycles over their clock.  The cycle form is NERSC's definition;
+    it covers only the SM execution window and so reads slightly shorter
+    than ncu's duration.
+    """
+    duration = np.full(n, np.nan)
+    bases = [name for _, name in GPU_TIME_METRICS] + ["cycles/clock"]
+    basis = np.full(n, -1, dtype=np.int64)
+    # ncu's duration first; gpu__time_active (the time the GPU was busy with
+    # the launch) where an export has only that.  A gpu__ counter has one
+    # instance per GPU, so its .avg and .max are its .sum.
+    for metric, name in GPU_TIME_METRICS:
+        d = get(metric)
+        if d is not None:
+            ok = np.isnan(duration) & ~np.isnan(d)
+            duration[ok] = d[ok]
+            basis[ok] = bases.index(name)
+    for unit in ("sm", "smsp", "gpc"):
+        cyc, rate = f"{unit}__cycles_elapsed.avg", f"{unit}__cycles_elapsed.avg.per_second"
+        if unit == "gpc":
+            cyc = "gpc__cycles_elapsed.max"
+        c, r = get(cyc), get(rate)
+        if c is not None and r is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                d = c / r
+            ok = np.isnan(duration) & np.isfinite(d) & (d > 0)
+            duration[ok] = d[ok]
+            basis[ok] = len(bases) - 1
+    return duration, Coded(basis, bases)
+
+
+class LaunchColumns:
+    """One input's launches as columns: the launch model before its pandas frame.
+
+    Built by :func:`finalize_columns` (no pandas), or around a frame a
+    reader already has (:meth:`of_frame`).  :meth:`to_frame` gives the frame
+    (built once); the counts a summary of the input needs are read from the
+    columns.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        texts: dict[str, Coded],
+        ints: dict[str, tuple[np.ndarray, np.ndarray]],
+        floats: dict[str, np.ndarray],
+        metrics: dict[str, np.ndarray],
+    ) -> None:
+        self.n = n
+        self._texts = texts
+        self._ints = ints
+        self._floats = floats
+        self.metrics = metrics
+        self._frame: pd.DataFrame | None = None
+
+    @classmethod
+    def of_frame(cls, frame: pd.DataFrame) -> LaunchColumns:
+        """Columns read from an existing launch frame (kept as :meth:`to_frame`)."""
+        out = cls(len(frame), {}, {}, {}, {})
+        out._frame = frame
+        return out
+
+    def __len__(self) -> int:
+        return self.n
+
+    def to_frame(self) -> pd.DataFrame:
+        """The launch frame (identity columns in registry order, then the metrics)."""
+        if self._frame is None:
+            self._frame = self._build_frame()
+        return self._frame
+
+    def _build_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        data: dict[str, Any] = {}
+        for name in _NAMES:
+            if name in self._ints:
+                values, missing = self._ints[name]
+                data[name] = pd.arrays.IntegerArray(values, missing.copy())
+            elif name in self._texts:
+                texts = self._texts[name].texts()
+                data[name] = (
+                    pd.Series(texts) if name in _INFERRED else pd.Series(texts, dtype=object)
+                )
+            else:
+                data[name] = self._floats[name]
+        frame = pd.DataFrame(data, index=pd.RangeIndex(self.n))
+        if self.metrics:
+            metrics = pd.DataFrame(self.metrics, index=frame.index)
+            frame = pd.concat([frame, metrics], axis=1)
+        out: pd.DataFrame = frame
+        return out
+
+    def text(self, name: str) -> Coded:
+        """A text identity column as codes."""
+        if name in self._texts:
+            return self._texts[name]
+        return coded(self.to_frame()[name].to_numpy(dtype=object), self.n)
+
+    def integer(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """An integer identity column as (values, True where missing)."""
+        if name in self._ints:
+            return self._ints[name]
+        return integers(self.to_frame()[name].to_numpy(dtype=np.float64, na_value=np.nan), self.n)
+
+    def value(self, name: str, i: int) -> Any:
+        """Launch ``i``'s identity value ``name`` (None when missing)."""
+        if name in self._ints:
+            values, missing = self._ints[name]
+            return None if missing[i] else int(values[i])
+        if name in self._texts:
+            column = self._texts[name]
+            code = int(column.codes[i])
+            return None if code < 0 else column.values[code]
+        return self.to_frame()[name].iat[i]
+
+    def metric_names(self) -> list[str]:
+        """The metric columns, in order."""
+        if self._frame is not None and not self.metrics:
+            return [c for c in self._frame.columns if c not in _NAMES]
+        return list(self.metrics)
+
+    def present_metrics(self) -> set[str]:
+        """Metric ids with at least one value."""
+        if self._frame is not None and not self.metrics:
+            cols = self.metric_names()
+            if self._frame.empty or not cols:
+                return set()
+            has = self._frame[cols].notna().any(axis=0)
+            return {c for c, ok in has.items() if ok}
+        out: set[str] = set()
+        for name, values in self.metrics.items():
+            if values.dtype == object:
+                found = not bool(nones(values).all())
+            else:
+                found = bool((~np.isnan(values)).any())
+            if found:
+                out.add(name)
+        return out
+
+    def launch_count(self) -> int:
+        """Launches the rows stand for (a summary row stands for ``invocations``)."""
+        values, missing = self.integer("invocations")
+        return int(np.where(missing, 1, values).sum())
+
+    def kernel_count(self) -> int:
+        """Distinct kernel names."""
+        return int(self.text("kernel").present().size)
+
+    def device_labels(self) -> list[str]:
+        """One label per distinct device, name and compute capability, in order of appearance."""
+        dev, dev_missing = self.integer("device")
+        names, ccs = self.text("device_name"), self.text("cc")
+        if self.n == 0:
+            return []
+        _, dev_codes = np.unique(
+            np.where(dev_missing, np.iinfo(np.int64).min, dev), return_inverse=True
+        )
+        key = np.stack([dev_codes.reshape(-1), names.codes, ccs.codes], axis=1)
+        _, first = np.unique(key, axis=0, return_index=True)
+        labels: list[str] = []
+        for i in np.sort(first).tolist():
+            name, cc = self.value("device_name", i), self.value("cc", i)
+            device = self.value("device", i)
+            label = str(name) if name is not None else None
+            if label is None:
+                label = f"device {device}" if device is not None else "unknown device"
+            if cc is not None:
+                label = f"{label} CC {cc}"
+            if label not in labels:
+                labels.append(label)
+        return labels
+
+
+def finalize_columns(identity: dict[str, Any], metrics: dict[str, Any], n: int) -> LaunchColumns:
+    """Assemble the launch model's columns from a reader's identity and metric arrays.
+
+    Missing identity columns are missing throughout; derived identity
+    columns (short name, grid/block products, duration) are computed here
+    so every reader agrees on them.  An identity name the column registry
+    lacks is a programming error (``ValueError``): a reader fills registry
+    columns only.
+    """
+    unknown = [c for c in identity if c not in _NAMES]
+    if unknown:
+        raise ValueError(f"not launch-model columns: {', '.join(unknown)}")
+    texts = {c: coded(identity.get(c), n) for c in _STR_COLUMNS}
+    ints = {c: integers(identity.get(c), n) for c in _INT_COLUMNS}
+    kernel = texts["kernel"]
+    if (kernel.codes < 0).any():
+        values = [*kernel.values, ""]
+        texts["kernel"] = Coded(np.where(kernel.codes < 0, len(values) - 1, kernel.codes), values)
+    # Decimal-comma locales print the compute capability as "8,6".
+    texts["cc"] = texts["cc"].mapped(lambda c: c.replace(",", ".") if isinstance(c, str) else c)
+    texts["kernel_short"] = short_name_column(texts["kernel"])
+    for col, dims in (("grid_blocks", "grid"), ("block_threads", "block")):
+        if ints[col][1].all():
+            ints[col] = _products(texts[dims])
+    # Old exports have no grid/block columns but may carry the launch metrics.
+    for col, metric in (
+        ("grid_blocks", "launch__grid_size"),
+        ("block_threads", "launch__block_size"),
+    ):
+        if metric in metrics:
+            own, missing = ints[col]
+            fill, fill_missing = integers(
+                np.round(np.asarray(metrics[metric], dtype=np.float64)), n
+            )
+            ints[col] = (np.where(missing, fill, own), missing & fill_missing)
+    if ints["invocations"][1].all():
+        ints["invocations"] = (np.ones(n, dtype=np.int64), np.zeros(n, dtype=bool))
+    kept = {k: _metric_array(v) for k, v in metrics.items()}
+    names = kept.pop("device__attribute_display_name", None)
+    if names is not None:
+        own = texts["device_name"].texts()
+        texts["device_name"] = _factorised(np.where(nones(own), names, own))
+    duration, texts["duration_basis"] = durations(lambda m: _float_metric(kept, m), n)
+    return LaunchColumns(n, texts, ints, {"duration_s": duration}, kept)
+
+
+def _metric_array(values: Any) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype == object or arr.dtype.kind in "fiu":
+        return arr.astype(np.float64) if arr.dtype.kind in "iu" else arr
+    return arr.astype(object)
+
+
+def _float_metric(metrics: dict[str, np.ndarray], name: str) -> np.ndarray | None:
+    values = metrics.get(name)
+    if values is None:
+        return None
+    if values.dtype == object:
+        import pandas as pd
+
+        return np.asarray(pd.to_numeric(pd.Series(values), errors="coerce"), dtype=np.float64)
+    return values.astype(np.float64, copy=False)
+
+
+def frames_of(parts: Sequence[LaunchColumns]) -> list[pd.DataFrame]:
+    """The launch frames of several inputs' columns."""
+    return [p.to_frame() for p in parts]

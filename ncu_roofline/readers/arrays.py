@@ -1,0 +1,94 @@
+"""Arrow arrays read as numpy without pyarrow's bridge to pandas.
+
+pyarrow's own conversions (``Array.to_numpy``, ``pa.array``, ``pa.scalar``,
+a Python value handed to a compute function) import pandas the first time
+one runs, where pandas is installed: the shim behind them loads it to learn
+its version.  That import takes about as long as parsing a 300 MB export.
+The readers' hot paths read the arrays' buffers here instead, so that a
+command that only counts launches (``inspect``) never loads pandas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["flags", "indices", "numbers"]
+
+_DTYPES: dict[pa.DataType, type[np.generic]] = {
+    pa.int8(): np.int8,
+    pa.int16(): np.int16,
+    pa.int32(): np.int32,
+    pa.int64(): np.int64,
+    pa.uint8(): np.uint8,
+    pa.uint16(): np.uint16,
+    pa.uint32(): np.uint32,
+    pa.uint64(): np.uint64,
+    pa.float32(): np.float32,
+    pa.float64(): np.float64,
+}
+
+
+def _chunks(arr: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
+    return list(arr.chunks) if isinstance(arr, pa.ChunkedArray) else [arr]
+
+
+def _bits(buf: pa.Buffer | None, offset: int, length: int) -> np.ndarray | None:
+    """A bit-packed buffer (validity, booleans) as bools; None for an absent buffer."""
+    if buf is None:
+        return None
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    out: np.ndarray = np.unpackbits(raw, bitorder="little")[offset : offset + length].astype(bool)
+    return out
+
+
+def numbers(arr: pa.Array | pa.ChunkedArray, missing: float = np.nan) -> np.ndarray:
+    """An integer or float array's values; a null reads as ``missing`` (float64 out if NaN).
+
+    A dictionary array gives its indices.  Other types are refused
+    (``TypeError``): this is for the readers' own numeric columns.
+    """
+    parts: list[np.ndarray] = []
+    for chunk in _chunks(arr):
+        if pa.types.is_dictionary(chunk.type):
+            chunk = chunk.indices
+        dtype = _DTYPES.get(chunk.type)
+        if dtype is None:
+            raise TypeError(f"not a numeric array: {chunk.type}")
+        n, offset = len(chunk), chunk.offset
+        validity, data = chunk.buffers()[:2]
+        if data is None:
+            values = np.zeros(n, dtype=dtype)
+        else:
+            values = np.frombuffer(data, dtype=dtype, count=offset + n)[offset:]
+        valid = _bits(validity, offset, n) if chunk.null_count else None
+        if valid is not None:
+            values = np.where(valid, values, missing)
+        elif np.isnan(missing) and values.dtype.kind != "f":
+            values = values.astype(np.float64)
+        parts.append(values)
+    if not parts:
+        return np.zeros(0, dtype=np.float64 if np.isnan(missing) else np.int64)
+    out: np.ndarray = np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
+    return out
+
+
+def flags(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A boolean array as numpy bools; a null reads as False."""
+    parts: list[np.ndarray] = []
+    for chunk in _chunks(arr):
+        if not pa.types.is_boolean(chunk.type):
+            raise TypeError(f"not a boolean array: {chunk.type}")
+        n, offset = len(chunk), chunk.offset
+        validity, data = chunk.buffers()[:2]
+        values = _bits(data, offset, n)
+        out = np.zeros(n, dtype=bool) if values is None else values
+        valid = _bits(validity, offset, n) if chunk.null_count else None
+        parts.append(out & valid if valid is not None else out)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
+def indices(values: np.ndarray) -> pa.Array:
+    """Row numbers as an Arrow int64 array (for ``take``), built from their buffer."""
+    data = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), data.size, [None, pa.py_buffer(data)])

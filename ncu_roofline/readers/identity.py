@@ -1,0 +1,122 @@
+"""A CSV table's identity columns (ID, process, kernel, launch shape...) over its launches.
+
+The readers keep each text identity column as codes into its dictionary
+(:class:`~ncu_roofline.core.launches.Coded`) and convert the integer ones
+once per distinct value, so that no step here runs per launch in Python.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
+from ncu_roofline.core.launches import Coded
+from ncu_roofline.readers.arrays import indices
+from ncu_roofline.readers.arrays import numbers as arrow_numbers
+from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
+from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
+from ncu_roofline.readers.nvtx import parse_nvtx_cell
+from ncu_roofline.readers.table import dict_codes
+
+__all__ = ["IDENTITY_HEADERS", "encode_identity", "identity_columns"]
+
+#: Identity columns the launch frame holds as integers.
+_INT_IDENTITY = frozenset(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "int")
+
+#: ncu header -> canonical identity column.
+IDENTITY_HEADERS: dict[str, str] = {
+    "ID": "id",
+    "Process ID": "process_id",
+    "Process Name": "process_name",
+    "Host Name": "host",
+    "Kernel Name": "kernel",
+    "Kernel Time": "kernel_time",
+    "Context": "context",
+    "Stream": "stream",
+    "Block Size": "block",
+    "Grid Size": "grid",
+    "Device": "device",
+    "CC": "cc",
+}
+
+
+def identity_columns(table: pa.Table, first_rows: np.ndarray, header: list[str]) -> dict[str, Any]:
+    """Identity columns over launches, from each column's codes at the launches' first rows.
+
+    Integer columns are converted once per distinct value present (the same
+    values, so the same conversion, as over all launches); text columns stay
+    codes into their dictionary (:class:`~ncu_roofline.core.launches.Coded`).
+    """
+    ident: dict[str, Any] = {}
+    for col_name, canon in IDENTITY_HEADERS.items():
+        if col_name not in table.column_names:
+            continue
+        col = table.column(col_name)
+        codes, dictionary = dict_codes(col)
+        if not dictionary:
+            ident[canon] = []
+            continue
+        at = codes[first_rows]
+        if canon in _INT_IDENTITY:
+            present, inverse = np.unique(at, return_inverse=True)
+            texts = col.chunks[0].dictionary.take(indices(present))
+            ident[canon] = _whole_numbers(texts)[inverse.reshape(-1)]
+        else:
+            ident[canon] = Coded(at.astype(np.int64), list(dictionary))
+    for prefix in (_NVTX_PUSHPOP, _NVTX_STARTEND):
+        cols = [h for h in header if h.startswith(prefix)]
+        if not cols or cols[0] not in table.column_names:
+            continue
+        codes, dictionary = dict_codes(table.column(cols[0]))
+        parsed = Coded(codes[first_rows].astype(np.int64), [parse_nvtx_cell(d) for d in dictionary])
+        ident["nvtx"] = _first_set(ident["nvtx"], parsed) if "nvtx" in ident else parsed
+    return ident
+
+
+def _first_set(first: Coded, second: Coded) -> Coded:
+    """Per launch, ``first``'s value where it has one (not None or empty), else ``second``'s."""
+    # Pairs of codes, decided once per distinct pair.
+    width = len(second.values) + 1
+    pairs, inverse = np.unique((first.codes + 1) * width + second.codes + 1, return_inverse=True)
+    values: list[Any] = []
+    for pair in pairs.tolist():
+        a, b = divmod(pair, width)
+        va = first.values[a - 1] if a > 0 else None
+        values.append(va if va else (second.values[b - 1] if b > 0 else None))
+    return Coded(inverse.reshape(-1).astype(np.int64), values)
+
+
+def _whole_numbers(texts: pa.Array) -> np.ndarray:
+    """Identity numbers (IDs, devices, streams) from their texts; NaN where not a number.
+
+    Arrow casts the plain spellings; any other goes through
+    ``pandas.to_numeric`` with coercion, which has always decided them.
+    """
+    try:
+        return arrow_numbers(pc.cast(texts, pa.float64()))
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        import pandas as pd
+
+        coerced = pd.to_numeric(pd.Series(texts.to_pylist(), dtype=object), errors="coerce")
+        return np.asarray(coerced.to_numpy(dtype=np.float64, na_value=np.nan))
+
+
+def encode_identity(table: pa.Table, columns: list[str]) -> pa.Table:
+    """``table`` with ``columns`` dictionary-encoded after the parse, one dictionary each.
+
+    A raw page has one row per launch, so its identity columns are parsed as
+    plain strings: Arrow's CSV reader builds a dictionary per block (to be
+    unified afterwards), which costs more than the parse of such a column;
+    encoding the whole column once gives the same codes (in order of first
+    appearance) at a fraction of that.
+    """
+    for name in columns:
+        i = table.schema.get_field_index(name)
+        col = table.column(i)
+        if not pa.types.is_dictionary(col.type):
+            table = table.set_column(i, name, pc.dictionary_encode(col.combine_chunks()))
+    return table.unify_dictionaries()

@@ -1,0 +1,191 @@
+"""The launch model as columns: the counts read from them agree with the frame.
+
+:class:`~ncu_roofline.core.launches.LaunchColumns` answers ``inspect``'s
+questions (launches, kernels, devices, metrics present) without building the
+pandas frame.  Each answer is checked here against the same question asked of
+the frame with pandas (the way the readers asked it before), on every real
+export and on generated columns; the Arrow-buffer readers of
+:mod:`~ncu_roofline.readers.arrays` against pyarrow's own conversion.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ncu_roofline.core.launches import (
+    Coded,
+    LaunchColumns,
+    coded,
+    finalize_columns,
+    integers,
+)
+from ncu_roofline.errors import NcuRooflineError
+from ncu_roofline.readers import _read_columns, load
+from ncu_roofline.readers.arrays import flags, indices, numbers
+
+SUFFIXES = (".csv", ".ncu-rep", ".txt")
+
+
+def _exports(samples_dir: Path) -> list[Path]:
+    return sorted(p for p in samples_dir.rglob("*") if p.suffix in SUFFIXES)
+
+
+def _frame_labels(frame: pd.DataFrame) -> list[str]:
+    """Device labels the way the frame gave them: distinct (device, name, CC) rows."""
+    labels: list[str] = []
+    sub = frame[["device", "device_name", "cc"]].drop_duplicates()
+    for dev, name, cc in sub.itertuples(index=False, name=None):
+        label = str(name) if not pd.isna(name) else None
+        if label is None:
+            label = f"device {dev}" if not pd.isna(dev) else "unknown device"
+        if not pd.isna(cc):
+            label = f"{label} CC {cc}"
+        if label not in labels:
+            labels.append(label)
+    return labels
+
+
+def _frame_present(frame: pd.DataFrame, columns: LaunchColumns) -> set[str]:
+    cols = columns.metric_names()
+    has = frame[cols].notna().any(axis=0)
+    return {c for c, ok in has.items() if ok}
+
+
+def _check_counts(columns: LaunchColumns) -> None:
+    frame = columns.to_frame()
+    assert columns.launch_count() == int(frame["invocations"].fillna(1).sum())
+    assert columns.kernel_count() == int(frame["kernel"].nunique())
+    assert columns.device_labels() == _frame_labels(frame)
+    assert columns.present_metrics() == _frame_present(frame, columns)
+
+
+def test_counts_agree_with_the_frame_on_every_real_export(samples_dir: Path) -> None:
+    checked = 0
+    for path in _exports(samples_dir):
+        try:
+            columns, _ = _read_columns(str(path))
+        except NcuRooflineError:
+            continue
+        # Fresh columns each time: the counts are read before the frame exists.
+        _check_counts(columns)
+        checked += 1
+    assert checked >= 10
+
+
+RAW = "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode__gqa_bf16_b128_ctx2k_p64.ncu.csv"
+
+
+def test_raw_export_counts_worked_by_hand(samples_dir: Path) -> None:
+    # 64 launch rows of one kernel on one B200 (CC 10.0), read from the file.
+    profile = load(str(samples_dir / RAW))
+    info = profile.sources[0]
+    assert (info.launches, info.rows, info.kernels) == (64, 64, 1)
+    assert info.devices == ["NVIDIA B200 CC 10.0"]
+    # The single input's frame is not built until it is asked for.
+    assert profile._frame is None
+    before = profile.present_metrics(info.path)
+    assert profile.present_metrics("another.csv") == set()
+    frame = profile.launches
+    assert profile.present_metrics(info.path) == before
+    assert len(frame) == 64
+    assert frame["duration_s"].notna().all()
+
+
+def test_profile_of_two_inputs_is_one_frame(samples_dir: Path) -> None:
+    path = str(samples_dir / RAW)
+    profile = load([path, path], jobs=1)
+    assert len(profile.launches) == 128
+    assert profile.present_metrics(path) == load(path).present_metrics(path)
+
+
+texts = st.one_of(st.none(), st.sampled_from(["", "a", "b", "8,6", "(2, 3, 1)", "x"]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(texts, texts, st.one_of(st.none(), st.integers(0, 3))), max_size=30))
+def test_finalize_columns_matches_its_frame(
+    rows: list[tuple[str | None, str | None, int | None]],
+) -> None:
+    n = len(rows)
+    ident = {
+        "kernel": [r[0] for r in rows],
+        "cc": [r[1] for r in rows],
+        "grid": [r[1] for r in rows],
+        "device": np.array([np.nan if r[2] is None else r[2] for r in rows], dtype=np.float64),
+        "source": Coded(np.zeros(n, dtype=np.int64), ["in.csv"]),
+    }
+    metrics = {"gpu__time_duration.sum": np.array([float(r[2] or 0) or np.nan for r in rows])}
+    columns = finalize_columns(ident, metrics, n)
+    _check_counts(columns)
+    frame = columns.to_frame()
+    for i, (kernel, cc, dev) in enumerate(rows):
+        assert frame["kernel"].iat[i] == (kernel or "")
+        expected_cc = cc.replace(",", ".") if cc else None
+        assert (None if pd.isna(frame["cc"].iat[i]) else frame["cc"].iat[i]) == expected_cc
+        assert columns.value("device", i) == dev
+        grid = frame["grid_blocks"].iat[i]
+        # "(2, 3, 1)" is 2 x 3 x 1 blocks, and "8,6" reads as the pair 8 x 6.
+        assert (None if pd.isna(grid) else int(grid)) == {"(2, 3, 1)": 6, "8,6": 48}.get(cc or "")
+
+
+def test_integers_leave_what_is_not_whole_missing() -> None:
+    values, missing = integers(np.array([1.0, 2.5, np.inf, np.nan, -3.0, 2.0**70]), 6)
+    assert missing.tolist() == [False, True, True, True, False, True]
+    assert values[[0, 4]].tolist() == [1, -3]
+    values, missing = integers(["7", "x", None, "1,024"], 4)
+    assert values[0] == 7
+    assert missing.tolist() == [False, True, True, True]
+
+
+def test_coded_reads_blank_as_missing_and_keeps_other_objects() -> None:
+    column = coded(["a", "", None, float("nan"), "a"], 5)
+    assert column.texts().tolist() == ["a", None, None, None, "a"]
+    mixed = coded(["a", 5, None], 3)
+    assert mixed.texts().tolist() == ["a", 5, None]
+
+
+def _arrays() -> st.SearchStrategy[tuple[list[float | None], int, int]]:
+    values = st.lists(st.one_of(st.none(), st.floats(allow_nan=False, width=64)), max_size=40)
+    return values.flatmap(
+        lambda v: st.tuples(st.just(v), st.integers(0, len(v)), st.integers(0, len(v)))
+    )
+
+
+@settings(max_examples=80, deadline=None)
+@given(_arrays(), st.sampled_from([pa.float64(), pa.int32(), pa.int64()]))
+def test_buffer_numbers_match_pyarrow(
+    case: tuple[list[float | None], int, int], kind: pa.DataType
+) -> None:
+    values, start, length = case
+    if kind != pa.float64():
+        values = [None if v is None else int(max(-1e9, min(1e9, v))) for v in values]
+    arr = pa.array(values, type=kind).slice(start, length)
+    chunked = pa.chunked_array([arr, arr], type=kind)
+    expected = np.asarray(chunked.to_numpy(zero_copy_only=False), dtype=np.float64)
+    got = numbers(chunked)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.booleans()), max_size=40), st.integers(0, 5))
+def test_buffer_flags_match_pyarrow(values: list[bool | None], start: int) -> None:
+    arr = pa.array(values, type=pa.bool_()).slice(min(start, len(values)))
+    expected = [bool(v) for v in arr.to_pylist()]
+    assert flags(arr).tolist() == expected
+
+
+def test_indices_take_rows() -> None:
+    arr = pa.array(["a", "b", "c", "d"])
+    assert arr.take(indices(np.array([3, 0, 2], dtype=np.int32))).to_pylist() == ["d", "a", "c"]
+    with pytest.raises(TypeError):
+        numbers(pa.array(["1"]))
+    assert math.isnan(numbers(pa.array([None], type=pa.int64()))[0])
