@@ -292,7 +292,7 @@ def parse_numbers_checked(
 #: value, but for pandas' occasional last-bit error: Arrow rounds correctly,
 #: as Python's ``float()`` does.  Anything else (stray text, odd spellings)
 #: goes to pandas, whose per-element rules the reader has always applied.
-_PLAIN_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
+PLAIN_NUMBER = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
 
 
 def cleaned_to_float(
@@ -304,7 +304,7 @@ def cleaned_to_float(
     pandas.  When every value casts (the common case: numbers and missing
     tokens), one cast does it all; Arrow then reads only plain decimals and
     the ``inf``/``nan`` spellings, as pandas does.  Otherwise only the values
-    outside :data:`_PLAIN_NUMBER` take the pandas path
+    outside :data:`PLAIN_NUMBER` take the pandas path
     (:func:`cleaned_to_float_pandas`), so each value reads as it always has.
     ``missing`` (True for missing tokens such as ``"n/a"``, which pandas
     reads as NaN too) keeps those values out of both.
@@ -320,7 +320,7 @@ def cleaned_to_float(
         return whole
     except pa.ArrowInvalid:
         pass
-    plain = pc.fill_null(pc.match_substring_regex(arr, _PLAIN_NUMBER), False)
+    plain = pc.fill_null(pc.match_substring_regex(arr, PLAIN_NUMBER), False)
     out = np.full(len(arr), np.nan)
     if pc.any(plain).as_py():
         mask = np.asarray(plain.to_numpy(zero_copy_only=False), dtype=bool)

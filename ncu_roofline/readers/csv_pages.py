@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ from ncu_roofline.readers.locate import (
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
 from ncu_roofline.readers.table import dict_codes, distinct_codes, read_table
+from ncu_roofline.readers.typed import read_typed, typed_columns
 from ncu_roofline.readers.values import (
     RowKeys,
     ValueProblems,
@@ -58,6 +60,10 @@ from ncu_roofline.readers.values import (
     unit_factors,
     warn_not_collected,
 )
+
+#: Whether raw pages parse plain-number columns as float64 (the text path
+#: gives the same launches and warnings; tests compare the two).
+TYPED_RAW = True
 
 
 class _Builder:
@@ -439,19 +445,13 @@ def read_raw(
         if c not in IDENTITY_HEADERS and c not in nvtx_cols and is_relevant(canonical_metric(c))
     ]
     include = ident_cols + nvtx_cols + metric_cols
-    table, skipped = read_table(
-        raw.buf,
-        raw.path,
-        loc.start,
-        loc.end,
-        header,
-        include,
-        set(),
-        2,
-        None,
-        progress,
-        split=not loc.part,
-    )
+    decimal = decimal_for(samples[1:], header, metric_cols[:50])
+    # Plain-number columns parse as float64 (readers/typed.py); a cut-off
+    # last row, appended as text, keeps every column text.
+    typed_ok = TYPED_RAW and loc.partial is None
+    floats = typed_columns(samples[1:], header, metric_cols, units, decimal) if typed_ok else {}
+    read = partial(read_table, raw.buf, raw.path, loc.start, loc.end, header, include, set(), 2)
+    table, skipped, typed = read_typed(partial(read, None, progress, split=not loc.part), floats)
     table, lacking = append_partial_raw(table, loc, header, include, ident_cols)
     table = encode_identity(table, ident_cols + nvtx_cols)
     b = _Builder(raw, loc, "raw")
@@ -460,11 +460,14 @@ def read_raw(
     run = split_runs(table, valid, one_row_per_launch=True)
     launch_of_row, first_rows = _launch_keys(table, ["Process ID", "ID"], valid, run)
     n_launch = first_rows.size
-    decimal = decimal_for(samples[1:], header, metric_cols[:50])
     metrics: dict[str, Any] = {}
     unknown: list[str] = []
     problems = ValueProblems()
-    launch_rows = table.select(metric_cols).take(indices(first_rows))
+    text_cols = [c for c in metric_cols if c not in typed]
+    every_row = n_launch == table.num_rows and bool((first_rows == np.arange(n_launch)).all())
+    launch_rows = table.select(text_cols)
+    if not every_row:
+        launch_rows = launch_rows.take(indices(first_rows))
     # Decide every column first, then parse all numeric ones in one pass;
     # ``order`` replays the assignments as they come, so that a metric
     # spelled by two columns keeps the later one.
@@ -472,6 +475,9 @@ def read_raw(
     order: list[tuple[str, Any]] = []
     for c in metric_cols:
         mid = canonical_metric(c)
+        if c in typed:
+            order.append((mid, (typed[c] if every_row else typed[c][first_rows], floats[c].si)))
+            continue
         col = launch_rows.column(c)
         if mid in STRING_METRICS:
             values = np.asarray(col.to_pylist(), dtype=object)
@@ -490,6 +496,8 @@ def read_raw(
         if isinstance(value, int):
             metrics[mid] = converted[value]
             info.metric_units[mid] = numeric[value][3].si
+        elif isinstance(value, tuple):
+            metrics[mid], info.metric_units[mid] = value
         else:
             metrics[mid] = value
     if unknown:

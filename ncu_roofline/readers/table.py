@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ncu_roofline.core.units import MISSING_TOKENS
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.arrays import numbers
 from ncu_roofline.readers.locate import Buffer, ProgressCallback
@@ -149,11 +151,15 @@ def read_table(
     rule_width: int | None,
     progress: ProgressCallback | None,
     split: bool = False,
+    floats: Collection[str] = (),
 ) -> tuple[pa.Table, SkipCounter]:
     """Read ``buf[start:end]`` as CSV with the given column names.
 
-    ``include`` lists the columns to convert (all as strings; those in
-    ``dictionary`` dictionary-encoded, which keeps repeated kernel names cheap).
+    ``include`` lists the columns to convert (as strings; those in
+    ``dictionary`` dictionary-encoded, which keeps repeated kernel names cheap;
+    those in ``floats`` as float64, missing tokens null).  When a value of a
+    ``floats`` column is not a number Arrow reads, the table is read again
+    with every column as a string (:mod:`~ncu_roofline.readers.typed`).
     A table with dictionary columns larger than :func:`stream_threshold` is
     read in batches of :data:`BATCH_BYTES` into a compact table with the same
     rows and values (:mod:`~ncu_roofline.readers.stream`); every dictionary
@@ -167,19 +173,10 @@ def read_table(
     :class:`InvalidUtf8` for bytes that are not UTF-8 and, with ``split``,
     :class:`MoreTables` when a header line lies inside the range.
     """
-    types: dict[str, pa.DataType] = {
-        c: (pa.dictionary(pa.int32(), pa.string()) if c in dictionary else pa.string())
-        for c in include
-    }
-    convert_opts = pacsv.ConvertOptions(
-        include_columns=include,
-        column_types=types,
-        strings_can_be_null=False,
-        quoted_strings_can_be_null=False,
-    )
     batched = bool(dictionary) and end - start > stream_threshold()
     block = BATCH_BYTES if batched else _BLOCK_SIZE
     while True:
+        convert_opts = _convert_options(include, dictionary, floats)
         counter = SkipCounter(rule_width=rule_width)
         read_opts = pacsv.ReadOptions(
             column_names=column_names,
@@ -193,6 +190,9 @@ def read_table(
             table = _parse(buf, path, start, end, progress, options, batched)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             message = str(exc)
+            if floats and _FLOAT_REFUSED.match(message):
+                floats = ()
+                continue
             if any(t in message for t in _TOO_LONG) and block < min(_MAX_BLOCK, end - start):
                 block = min(_MAX_BLOCK, block * 8)
                 continue
@@ -207,6 +207,45 @@ def read_table(
         # Arrow's pool keeps freed parse buffers; hand them back before pivoting.
         pa.default_memory_pool().release_unused()
         return table, counter
+
+
+#: How Arrow refuses a value of a float64 column (and nothing else: a parse
+#: error quoting such a row starts "CSV parse error").
+_FLOAT_REFUSED = re.compile(r"In CSV column #\d+: (?:Row #\d+: )?CSV conversion error to double")
+
+
+def _convert_options(
+    include: list[str], dictionary: set[str], floats: Collection[str]
+) -> pacsv.ConvertOptions:
+    """Every column of ``include`` as a string, a dictionary or (``floats``) a float64.
+
+    Strings are never null; float64 values that are missing tokens exactly as
+    written, quoted or not, are.
+    """
+    types: dict[str, pa.DataType] = {
+        c: (
+            pa.dictionary(pa.int32(), pa.string())
+            if c in dictionary
+            else pa.float64()
+            if c in floats
+            else pa.string()
+        )
+        for c in include
+    }
+    if not floats:
+        return pacsv.ConvertOptions(
+            include_columns=include,
+            column_types=types,
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        )
+    return pacsv.ConvertOptions(
+        include_columns=include,
+        column_types=types,
+        null_values=sorted(MISSING_TOKENS),
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=True,
+    )
 
 
 #: Held while a parse has its own ``sys.unraisablehook`` installed.
