@@ -5,7 +5,7 @@ questions (launches, kernels, devices, metrics present) without building the
 pandas frame.  Each answer is checked here against the same question asked of
 the frame with pandas (the way the readers asked it before), on every real
 export and on generated columns; the Arrow-buffer readers of
-:mod:`~ncu_roofline.readers.arrays` against pyarrow's own conversion.
+:mod:`~ncu_roofline.core.arrays` against pyarrow's own conversion.
 """
 
 from __future__ import annotations
@@ -20,6 +20,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ncu_roofline.core.arrays import (
+    false_where_null,
+    flags,
+    indices,
+    integer_array,
+    null_text,
+    numbers,
+    strings,
+)
+from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.launches import (
     Coded,
     LaunchColumns,
@@ -29,9 +39,9 @@ from ncu_roofline.core.launches import (
 )
 from ncu_roofline.errors import NcuRooflineError
 from ncu_roofline.readers import _read_columns, load
-from ncu_roofline.readers.arrays import flags, indices, numbers
 
 SUFFIXES = (".csv", ".ncu-rep", ".txt")
+REGISTRY = {c.name for c in LAUNCH_MODEL_COLUMNS}
 
 
 def _exports(samples_dir: Path) -> list[Path]:
@@ -53,18 +63,30 @@ def _frame_labels(frame: pd.DataFrame) -> list[str]:
     return labels
 
 
-def _frame_present(frame: pd.DataFrame, columns: LaunchColumns) -> set[str]:
-    cols = columns.metric_names()
-    has = frame[cols].notna().any(axis=0)
-    return {c for c, ok in has.items() if ok}
+def _counts(columns: LaunchColumns) -> tuple[int, int, list[str], set[str]]:
+    return (
+        columns.launch_count(),
+        columns.kernel_count(),
+        columns.device_labels(),
+        columns.present_metrics(),
+    )
 
 
 def _check_counts(columns: LaunchColumns) -> None:
+    # First from the columns; then, once the frame exists, from the frame
+    # (the arrays are dropped when it is built).
+    from_columns = _counts(columns)
     frame = columns.to_frame()
-    assert columns.launch_count() == int(frame["invocations"].fillna(1).sum())
-    assert columns.kernel_count() == int(frame["kernel"].nunique())
-    assert columns.device_labels() == _frame_labels(frame)
-    assert columns.present_metrics() == _frame_present(frame, columns)
+    metric_cols = [c for c in frame.columns if c not in REGISTRY]
+    has = frame[metric_cols].notna().any(axis=0)
+    expected = (
+        int(frame["invocations"].fillna(1).sum()),
+        int(frame["kernel"].nunique()),
+        _frame_labels(frame),
+        {c for c, ok in has.items() if ok},
+    )
+    assert from_columns == expected
+    assert _counts(columns) == expected
 
 
 def test_counts_agree_with_the_frame_on_every_real_export(samples_dir: Path) -> None:
@@ -189,3 +211,38 @@ def test_indices_take_rows() -> None:
     with pytest.raises(TypeError):
         numbers(pa.array(["1"]))
     assert math.isnan(numbers(pa.array([None], type=pa.int64()))[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=6), max_size=20))
+def test_strings_built_from_buffers_hold_the_texts(values: list[str]) -> None:
+    arr = strings(values)
+    assert arr.type == pa.string()
+    assert arr.to_pylist() == values
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.integers(-(2**31), 2**31 - 1), max_size=20),
+    st.sampled_from([np.int32, np.int64]),
+)
+def test_integer_array_keeps_values_and_type(values: list[int], dtype: type) -> None:
+    arr = integer_array(np.array(values, dtype=dtype))
+    assert arr.type == (pa.int32() if dtype is np.int32 else pa.int64())
+    assert arr.to_pylist() == values
+
+
+def test_mask_helpers_read_null_as_false() -> None:
+    mask = pa.array([True, None, False, True])
+    assert false_where_null(mask).to_pylist() == [True, False, False, True]
+    texts = pa.array(["a", "b", "c", "d"])
+    import pyarrow.compute as pc
+
+    assert pc.if_else(false_where_null(mask), null_text(), texts).to_pylist() == [
+        None,
+        "b",
+        "c",
+        None,
+    ]
+    with pytest.raises(TypeError):
+        integer_array(np.array([1.5]))

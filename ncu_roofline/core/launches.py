@@ -71,28 +71,37 @@ class Coded:
         return _normal(self.codes, [func(v) for v in self.values])
 
 
-def _normal(codes: np.ndarray, values: list[Any]) -> Coded:
-    """``codes`` with each value that is None, NaN or ``""`` read as missing."""
-    blank = [v is None or v == "" or (isinstance(v, float) and v != v) for v in values]
-    if any(blank) and codes.size:
+def _missing(value: Any, blank: bool) -> bool:
+    """None, NaN, pandas' NA, and with ``blank`` the empty text."""
+    if value is None or (isinstance(value, float) and value != value):
+        return True
+    if isinstance(value, str):
+        return blank and value == ""
+    return type(value).__name__ == "NAType"
+
+
+def _normal(codes: np.ndarray, values: list[Any], blank: bool = True) -> Coded:
+    """``codes`` with each value that is missing (:func:`_missing`) read as missing."""
+    gone = [_missing(v, blank) for v in values]
+    if any(gone) and codes.size:
         remap = np.arange(len(values) + 1, dtype=np.int64)
-        remap[np.flatnonzero(blank)] = -1
+        remap[np.flatnonzero(gone)] = -1
         remap[len(values)] = -1
         codes = remap[codes]
     return Coded(codes.astype(np.int64, copy=False), values)
 
 
-def coded(values: Any, n: int) -> Coded:
+def coded(values: Any, n: int, blank: bool = True) -> Coded:
     """Any column of texts (a list, an array, a Series, a :class:`Coded`) as codes.
 
-    None, NaN and the empty text are missing.  Text goes through Arrow's
+    None, NaN and (with ``blank``) the empty text are missing.  Text goes through Arrow's
     dictionary encoding; a column that also holds other objects is
     factorised by pandas (a reader's rare odd column, never a hot path).
     """
     if values is None:
         return Coded(np.full(n, -1, dtype=np.int64), [])
     if isinstance(values, Coded):
-        return _normal(values.codes, values.values)
+        return _normal(values.codes, values.values, blank)
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -103,9 +112,9 @@ def coded(values: Any, n: int) -> Coded:
         import pandas as pd
 
         codes, uniques = pd.factorize(pd.Series(arr, dtype=object), use_na_sentinel=True)
-        return _normal(np.asarray(codes, dtype=np.int64), list(uniques))
+        return _normal(np.asarray(codes, dtype=np.int64), list(uniques), blank)
     idx = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
-    return _normal(np.asarray(idx, dtype=np.int64), encoded.dictionary.to_pylist())
+    return _normal(np.asarray(idx, dtype=np.int64), encoded.dictionary.to_pylist(), blank)
 
 
 def nones(values: np.ndarray) -> np.ndarray:
@@ -253,6 +262,8 @@ class LaunchColumns:
         """The launch frame (identity columns in registry order, then the metrics)."""
         if self._frame is None:
             self._frame = self._build_frame()
+            # The frame holds copies: the arrays go, and the columns read from it.
+            self._texts, self._ints, self._floats, self.metrics = {}, {}, {}, {}
         return self._frame
 
     def _build_frame(self) -> pd.DataFrame:
@@ -281,7 +292,8 @@ class LaunchColumns:
         """A text identity column as codes."""
         if name in self._texts:
             return self._texts[name]
-        return coded(self.to_frame()[name].to_numpy(dtype=object), self.n)
+        # As the frame holds it: an empty kernel name is a name there.
+        return coded(self.to_frame()[name].to_numpy(dtype=object), self.n, blank=False)
 
     def integer(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """An integer identity column as (values, True where missing)."""
@@ -291,14 +303,15 @@ class LaunchColumns:
 
     def value(self, name: str, i: int) -> Any:
         """Launch ``i``'s identity value ``name`` (None when missing)."""
-        if name in self._ints:
-            values, missing = self._ints[name]
+        if name in _INT_COLUMNS:
+            values, missing = self.integer(name)
             return None if missing[i] else int(values[i])
-        if name in self._texts:
-            column = self._texts[name]
+        if name in _STR_COLUMNS:
+            column = self.text(name)
             code = int(column.codes[i])
             return None if code < 0 else column.values[code]
-        return self.to_frame()[name].iat[i]
+        value = self.to_frame()[name].iat[i]
+        return None if _missing(value, blank=False) else value
 
     def metric_names(self) -> list[str]:
         """The metric columns, in order."""

@@ -28,6 +28,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ncu_roofline.core.arrays import false_where_null, flags, null_text, numbers, strings
+
 _PREFIX: dict[str, float] = {
     "K": 1e3,
     "k": 1e3,
@@ -267,10 +269,8 @@ def parse_numbers_checked(
     if pc.any(pc.match_substring(arr, ";")).as_py():
         arr = pc.replace_substring_regex(arr, pattern=r";.*$", replacement="")
     arr = pc.utf8_trim_whitespace(arr)
-    tokens = pc.is_in(arr, value_set=pa.array(sorted(MISSING_TOKENS)))
-    missing = np.asarray(
-        pc.or_kleene(pc.is_null(arr), tokens).to_numpy(zero_copy_only=False), dtype=bool
-    )
+    tokens = pc.is_in(arr, value_set=strings(sorted(MISSING_TOKENS)))
+    missing = flags(pc.or_kleene(pc.is_null(arr), tokens))
     group, shape = _GROUPING["," if decimal == "," else "."]
     if pc.any(pc.match_substring(arr, group)).as_py():
         # A separator that does not group thousands makes the value null
@@ -278,7 +278,7 @@ def parse_numbers_checked(
         bad = pc.and_(
             pc.match_substring(arr, group), pc.invert(pc.match_substring_regex(arr, shape))
         )
-        arr = pc.if_else(pc.fill_null(bad, False), pa.scalar(None, pa.string()), arr)
+        arr = pc.if_else(false_where_null(bad), null_text(), arr)
         arr = pc.replace_substring(arr, pattern=group, replacement="")
     if decimal == ",":
         arr = pc.replace_substring(arr, pattern=",", replacement=".")
@@ -310,27 +310,22 @@ def cleaned_to_float(
     reads as NaN too) keeps those values out of both.
     """
     if missing is not None:
-        missing = pc.fill_null(missing, False)
+        missing = false_where_null(missing)
         if pc.any(missing).as_py():
-            arr = pc.if_else(missing, pa.scalar(None, pa.string()), arr)
+            arr = pc.if_else(missing, null_text(), arr)
     try:
-        whole: np.ndarray = np.asarray(
-            pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64
-        )
-        return whole
+        return numbers(pc.cast(arr, pa.float64()))
     except pa.ArrowInvalid:
         pass
-    plain = pc.fill_null(pc.match_substring_regex(arr, PLAIN_NUMBER), False)
+    plain = false_where_null(pc.match_substring_regex(arr, PLAIN_NUMBER))
     out = np.full(len(arr), np.nan)
     if pc.any(plain).as_py():
-        mask = np.asarray(plain.to_numpy(zero_copy_only=False), dtype=bool)
-        out[mask] = pc.cast(pc.filter(arr, plain), pa.float64()).to_numpy(zero_copy_only=False)
+        out[flags(plain)] = numbers(pc.cast(pc.filter(arr, plain), pa.float64()))
     # Nulls are missing (already NaN); the other values are few in a real
     # export (malformed text, odd spellings).
     rest = pc.and_(pc.invert(plain), pc.is_valid(arr))
     if pc.any(rest).as_py():
-        rest_mask = np.asarray(rest.to_numpy(zero_copy_only=False), dtype=bool)
-        out[rest_mask] = cleaned_to_float_pandas(pc.filter(arr, rest))
+        out[flags(rest)] = cleaned_to_float_pandas(pc.filter(arr, rest))
     return out
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ncu_roofline.core.arrays import flags, indices
 from ncu_roofline.core.launches import Coded, finalize_columns
 from ncu_roofline.core.metrics import (
     KHZ_METRICS,
@@ -31,7 +32,6 @@ from ncu_roofline.core.metrics import (
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.units import Unit, parse_unit
 from ncu_roofline.errors import InputFormatError
-from ncu_roofline.readers.arrays import flags, indices
 from ncu_roofline.readers.header import auto_units, decimal_for, dedupe, infer_ncu_version
 from ncu_roofline.readers.identity import IDENTITY_HEADERS, encode_identity, identity_columns
 from ncu_roofline.readers.integrity import (
@@ -240,7 +240,7 @@ def read_long(
 
     sel = np.nonzero(valid & (row_metric >= 0))[0]
     unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
-    texts = values_col.take(pa.array(sel))
+    texts = values_col.take(indices(sel))
     # Only the selected texts are read from here on: free the column's.
     table = table.drop_columns([value_col])
     del values_col
@@ -389,7 +389,7 @@ def _metric_columns(
         if j in string_metric_idx:
             rows = np.nonzero(mi == j)[0][::-1]
             col = np.full(n_launch, None, dtype=object)
-            col[li[rows]] = np.asarray(texts.take(pa.array(rows)).to_pylist(), dtype=object)
+            col[li[rows]] = np.asarray(texts.take(indices(rows)).to_pylist(), dtype=object)
             metrics[mid] = col
         else:
             metrics[mid] = matrix[:, j]

@@ -13,10 +13,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ncu_roofline.core.arrays import indices
+from ncu_roofline.core.arrays import numbers as arrow_numbers
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.launches import Coded
-from ncu_roofline.readers.arrays import indices
-from ncu_roofline.readers.arrays import numbers as arrow_numbers
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
 from ncu_roofline.readers.nvtx import parse_nvtx_cell

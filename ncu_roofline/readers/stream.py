@@ -22,6 +22,8 @@ from collections.abc import Iterable
 import numpy as np
 import pyarrow as pa
 
+from ncu_roofline.core.arrays import integer_array, numbers, strings
+
 
 class _Dictionary:
     """One column's dictionary over all batches, in order of first appearance."""
@@ -69,7 +71,7 @@ def compact_table(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> pa.Ta
         for i, shared in dictionaries.items():
             column = batch.column(i)
             lookup = shared.recode(column.dictionary)
-            indices = column.indices.to_numpy(zero_copy_only=False)
+            indices = numbers(column.indices, missing=-1)
             # Narrow now: the final dictionary is at least as large as this one.
             narrow, _ = _index_type(len(shared.values))
             codes[i].append(lookup.astype(narrow)[indices] if lookup.size else indices)
@@ -82,11 +84,11 @@ def compact_table(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> pa.Ta
             columns.append(pa.chunked_array(plain[i], type=schema.field(i).type))
             fields.append(schema.field(i))
             continue
-        values = pa.array(dictionaries[i].values, type=pa.string())
+        values = strings(dictionaries[i].values)
         np_type, arrow_type = _index_type(len(values))
         dict_type = pa.dictionary(arrow_type, pa.string())
         chunks = [
-            pa.DictionaryArray.from_arrays(pa.array(c.astype(np_type, copy=False)), values)
+            pa.DictionaryArray.from_arrays(integer_array(c.astype(np_type, copy=False)), values)
             for c in codes[i]
         ]
         codes[i] = []  # each batch's codes are in its chunk now: free them as we go

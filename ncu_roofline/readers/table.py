@@ -23,9 +23,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ncu_roofline.core.arrays import numbers
 from ncu_roofline.core.units import MISSING_TOKENS
 from ncu_roofline.errors import InputFormatError
-from ncu_roofline.readers.arrays import numbers
 from ncu_roofline.readers.locate import Buffer, ProgressCallback
 
 _BLOCK_SIZE = 16 << 20

@@ -48,10 +48,10 @@ from typing import TypeVar
 import numpy as np
 import pyarrow as pa
 
+from ncu_roofline.core.arrays import numbers as arrow_numbers
 from ncu_roofline.core.dimensions import unit_fits
 from ncu_roofline.core.metrics import STRING_METRICS, canonical_metric, unit_for
 from ncu_roofline.core.units import MISSING_TOKENS, PLAIN_NUMBER, Unit, parse_unit
-from ncu_roofline.readers.arrays import numbers as arrow_numbers
 
 #: The plain decimal spelling without a minus sign (a negative value needs
 #: the text path's warning), ASCII digits only (Arrow reads no others).

@@ -35,6 +35,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ncu_roofline.core.arrays import flags, strings
 from ncu_roofline.core.dimensions import metric_dimension, unit_fits
 from ncu_roofline.core.launches import Coded
 from ncu_roofline.core.model import SourceInfo
@@ -413,11 +414,9 @@ def warn_not_collected(
 ) -> None:
     """Metrics ncu could not collect print as n/a: say which, once."""
     # Chunk by chunk: a trimmed copy of the whole column would be as large as its texts.
+    na = strings(["n/a"])
     na_parts = [
-        np.asarray(
-            pc.equal(pc.utf8_trim_whitespace(c), "n/a").to_numpy(zero_copy_only=False), dtype=bool
-        )
-        for c in values_col.chunks
+        flags(pc.is_in(pc.utf8_trim_whitespace(c), value_set=na)) for c in values_col.chunks
     ]
     na_mask = np.concatenate(na_parts) if na_parts else np.zeros(0, dtype=bool)
     if not na_mask.any():

@@ -12,8 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-__all__ = ["flags", "indices", "numbers"]
+__all__ = [
+    "false_where_null",
+    "flags",
+    "indices",
+    "integer_array",
+    "null_text",
+    "numbers",
+    "strings",
+]
 
 _DTYPES: dict[pa.DataType, type[np.generic]] = {
     pa.int8(): np.int8,
@@ -90,5 +99,32 @@ def flags(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def indices(values: np.ndarray) -> pa.Array:
     """Row numbers as an Arrow int64 array (for ``take``), built from their buffer."""
-    data = np.ascontiguousarray(values, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), data.size, [None, pa.py_buffer(data)])
+    return integer_array(np.asarray(values, dtype=np.int64))
+
+
+def integer_array(values: np.ndarray) -> pa.Array:
+    """A numpy integer array as the Arrow array of the same type, built from its buffer."""
+    data = np.ascontiguousarray(values)
+    kind = next((t for t, d in _DTYPES.items() if d == data.dtype.type), None)
+    if kind is None or data.dtype.kind not in "iu":
+        raise TypeError(f"not an integer array: {data.dtype}")
+    return pa.Array.from_buffers(kind, data.size, [None, pa.py_buffer(data)])
+
+
+def strings(values: list[str]) -> pa.Array:
+    """Texts as an Arrow string array, built from its buffers."""
+    encoded = [v.encode("utf-8") for v in values]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    return pa.Array.from_buffers(pa.string(), len(encoded), buffers)
+
+
+def null_text() -> pa.Scalar:
+    """A null string scalar (for ``if_else``), made without ``pa.scalar``."""
+    return pa.nulls(1, pa.string())[0]
+
+
+def false_where_null(mask: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """``fill_null(mask, False)`` without a Python scalar: null and false are false."""
+    return pc.and_kleene(mask, pc.is_valid(mask))
