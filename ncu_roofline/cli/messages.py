@@ -12,7 +12,6 @@ from typing import Any
 import click
 
 from ncu_roofline.analysis.catalogue import CATALOGUE, SEVERITIES
-from ncu_roofline.core.hardware import resolve_gpu
 from ncu_roofline.errors import GATE_TRIPPED
 from ncu_roofline.render.output import Document, write_output
 from ncu_roofline.render.safe_text import terminal_safe
@@ -49,6 +48,9 @@ def note_gpu_alias(*names: str | None) -> None:
 
     Unknown names raise the lookup's UsageError (with its "did you mean").
     """
+    # The GPU table (TOML) is loaded for the commands that name a GPU only.
+    from ncu_roofline.core.hardware import resolve_gpu
+
     for name in dict.fromkeys(n for n in names if n):
         said = resolve_gpu(name).describe(name)
         if said:

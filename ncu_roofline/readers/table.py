@@ -361,8 +361,11 @@ def dict_codes(column: pa.ChunkedArray) -> tuple[Any, list[str]]:
     if not chunks:
         return np.zeros(0, dtype=np.int32), []
     indices = np.concatenate([numbers(c.indices, missing=-1).astype(np.int32) for c in chunks])
-    dictionary = chunks[0].dictionary.to_pylist()
-    return indices, [str(v) for v in dictionary]
+    dictionary = chunks[0].dictionary
+    values = dictionary.to_pylist()
+    if pa.types.is_string(dictionary.type) and dictionary.null_count == 0:
+        return indices, values
+    return indices, [str(v) for v in values]
 
 
 def distinct_codes(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
