@@ -130,6 +130,19 @@ def _factorised(texts: np.ndarray) -> Coded:
     return _normal(inverse.reshape(-1).astype(np.int64), values.tolist())
 
 
+def first_set(first: Coded, second: Coded) -> Coded:
+    """Per launch, ``first``'s value where it has one (not None or empty), else ``second``'s."""
+    # Pairs of codes, decided once per distinct pair.
+    width = len(second.values) + 1
+    pairs, inverse = np.unique((first.codes + 1) * width + second.codes + 1, return_inverse=True)
+    values: list[Any] = []
+    for pair in pairs.tolist():
+        a, b = divmod(pair, width)
+        va = first.values[a - 1] if a > 0 else None
+        values.append(va if va else (second.values[b - 1] if b > 0 else None))
+    return _normal(inverse.reshape(-1).astype(np.int64), values)
+
+
 def integers(values: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     """An integer column as (int64 values, True where missing).
 
@@ -408,9 +421,13 @@ def finalize_columns(identity: dict[str, Any], metrics: dict[str, Any], n: int) 
             ints[col] = (np.where(missing, fill, own), missing & fill_missing)
     if ints["invocations"][1].all():
         ints["invocations"] = (np.ones(n, dtype=np.int64), np.zeros(n, dtype=bool))
-    kept = {k: _metric_array(v) for k, v in metrics.items()}
-    names = kept.pop("device__attribute_display_name", None)
-    if names is not None:
+    names = metrics.get("device__attribute_display_name")
+    kept = {
+        k: _metric_array(v) for k, v in metrics.items() if k != "device__attribute_display_name"
+    }
+    if isinstance(names, Coded):
+        texts["device_name"] = first_set(texts["device_name"], names)
+    elif names is not None:
         own = texts["device_name"].texts()
         texts["device_name"] = _factorised(np.where(nones(own), names, own))
     duration, texts["duration_basis"] = durations(lambda m: _float_metric(kept, m), n)

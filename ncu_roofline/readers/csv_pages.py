@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ncu_roofline.core.arrays import flags, indices
-from ncu_roofline.core.launches import Coded, finalize_columns
+from ncu_roofline.core.arrays import numbers as arrow_numbers
+from ncu_roofline.core.launches import Coded, coded, finalize_columns
 from ncu_roofline.core.metrics import (
     KHZ_METRICS,
     STRING_METRICS,
@@ -480,9 +481,10 @@ def read_raw(
             continue
         col = launch_rows.column(c)
         if mid in STRING_METRICS:
-            values = np.asarray(col.to_pylist(), dtype=object)
-            values[values == ""] = None
-            order.append((mid, values))
+            # Names repeat across launches: codes into the distinct ones.
+            encoded = pc.dictionary_encode(col.combine_chunks())
+            codes = arrow_numbers(encoded.indices, missing=-1).astype(np.int64)
+            order.append((mid, coded(Coded(codes, encoded.dictionary.to_pylist()), len(codes))))
             continue
         unit = unit_for(mid, units.get(c, ""))
         parsed = parse_unit(unit)

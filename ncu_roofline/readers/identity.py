@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from ncu_roofline.core.arrays import indices
 from ncu_roofline.core.arrays import numbers as arrow_numbers
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
-from ncu_roofline.core.launches import Coded
+from ncu_roofline.core.launches import Coded, first_set
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
 from ncu_roofline.readers.nvtx import parse_nvtx_cell
@@ -73,21 +73,8 @@ def identity_columns(table: pa.Table, first_rows: np.ndarray, header: list[str])
             continue
         codes, dictionary = dict_codes(table.column(cols[0]))
         parsed = Coded(codes[first_rows].astype(np.int64), [parse_nvtx_cell(d) for d in dictionary])
-        ident["nvtx"] = _first_set(ident["nvtx"], parsed) if "nvtx" in ident else parsed
+        ident["nvtx"] = first_set(ident["nvtx"], parsed) if "nvtx" in ident else parsed
     return ident
-
-
-def _first_set(first: Coded, second: Coded) -> Coded:
-    """Per launch, ``first``'s value where it has one (not None or empty), else ``second``'s."""
-    # Pairs of codes, decided once per distinct pair.
-    width = len(second.values) + 1
-    pairs, inverse = np.unique((first.codes + 1) * width + second.codes + 1, return_inverse=True)
-    values: list[Any] = []
-    for pair in pairs.tolist():
-        a, b = divmod(pair, width)
-        va = first.values[a - 1] if a > 0 else None
-        values.append(va if va else (second.values[b - 1] if b > 0 else None))
-    return Coded(inverse.reshape(-1).astype(np.int64), values)
 
 
 def _whole_numbers(texts: pa.Array) -> np.ndarray:
