@@ -246,3 +246,31 @@ def test_mask_helpers_read_null_as_false() -> None:
     ]
     with pytest.raises(TypeError):
         integer_array(np.array([1.5]))
+
+
+def test_display_names_fill_devices_and_a_gap_stays_missing() -> None:
+    # A NaN or None display name is a missing name, never the text "nan".
+    names = [np.nan, "A", None]
+    columns = finalize_columns({"device": [0, 0, 1]}, {"device__attribute_display_name": names}, 3)
+    assert [columns.value("device_name", i) for i in range(3)] == [None, "A", None]
+    assert columns.device_labels() == ["device 0", "A", "device 1"]
+    coded_names = Coded(np.array([-1, 0, 1]), ["A", "B"])
+    columns = finalize_columns(
+        {"device_name": ["own", None, None]},
+        {"device__attribute_display_name": coded_names},
+        3,
+    )
+    assert columns.to_frame()["device_name"].tolist() == ["own", "A", "B"]
+
+
+def test_number_lists_with_gaps_are_floats() -> None:
+    frame = finalize_columns({}, {"dram__bytes.sum": [1, None, 3]}, 3).to_frame()
+    assert frame["dram__bytes.sum"].dtype == np.float64
+    assert np.isnan(frame["dram__bytes.sum"].iat[1])
+
+
+def test_integer_edges_and_byte_order() -> None:
+    values, missing = integers(np.array([-(2.0**63), 2.0**63]), 2)
+    assert missing.tolist() == [False, True]
+    assert values[0] == np.iinfo(np.int64).min
+    assert integer_array(np.arange(3, dtype=">i8")).to_pylist() == [0, 1, 2]

@@ -105,6 +105,7 @@ def indices(values: np.ndarray) -> pa.Array:
 def integer_array(values: np.ndarray) -> pa.Array:
     """A numpy integer array as the Arrow array of the same type, built from its buffer."""
     data = np.ascontiguousarray(values)
+    data = data.astype(data.dtype.newbyteorder("="), copy=False)
     kind = next((t for t, d in _DTYPES.items() if d == data.dtype.type), None)
     if kind is None or data.dtype.kind not in "iu":
         raise TypeError(f"not an integer array: {data.dtype}")
@@ -114,10 +115,14 @@ def integer_array(values: np.ndarray) -> pa.Array:
 def strings(values: list[str]) -> pa.Array:
     """Texts as an Arrow string array, built from its buffers."""
     encoded = [v.encode("utf-8") for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    sizes = [len(e) for e in encoded]
+    # 32-bit offsets hold up to 2 GiB of text; beyond that, large_string.
+    large = sum(sizes) >= 2**31 - 1
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64 if large else np.int32)
+    np.cumsum(sizes, out=offsets[1:])
     buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
-    return pa.Array.from_buffers(pa.string(), len(encoded), buffers)
+    kind = pa.large_string() if large else pa.string()
+    return pa.Array.from_buffers(kind, len(encoded), buffers)
 
 
 def null_text() -> pa.Scalar:

@@ -123,13 +123,6 @@ def nones(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _factorised(texts: np.ndarray) -> Coded:
-    """An object array of texts and None as codes (numpy's sort, no Arrow array built)."""
-    missing = nones(texts)
-    values, inverse = np.unique(np.where(missing, "", texts).astype(str), return_inverse=True)
-    return _normal(inverse.reshape(-1).astype(np.int64), values.tolist())
-
-
 def first_set(first: Coded, second: Coded) -> Coded:
     """Per launch, ``first``'s value where it has one (not None or empty), else ``second``'s."""
     # Pairs of codes, decided once per distinct pair.
@@ -162,7 +155,12 @@ def integers(values: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
         arr = np.asarray(pd.to_numeric(series, errors="coerce"), dtype=np.float64)
     floats = arr.astype(np.float64, copy=False)
     with np.errstate(invalid="ignore"):
-        missing = ~np.isfinite(floats) | (floats != np.round(floats)) | (np.abs(floats) >= 2.0**63)
+        missing = (
+            ~np.isfinite(floats)
+            | (floats != np.round(floats))
+            | (floats < -(2.0**63))
+            | (floats >= 2.0**63)
+        )
     return np.where(missing, 0, floats).astype(np.int64), missing
 
 
@@ -429,16 +427,22 @@ def finalize_columns(identity: dict[str, Any], metrics: dict[str, Any], n: int) 
         texts["device_name"] = first_set(texts["device_name"], names)
     elif names is not None:
         own = texts["device_name"].texts()
-        texts["device_name"] = _factorised(np.where(nones(own), names, own))
+        texts["device_name"] = coded(np.where(nones(own), np.asarray(names, dtype=object), own), n)
     duration, texts["duration_basis"] = durations(lambda m: _float_metric(kept, m), n)
     return LaunchColumns(n, texts, ints, {"duration_s": duration}, kept)
 
 
 def _metric_array(values: Any) -> np.ndarray:
+    """A metric's values as an array: numbers (None missing) as float64, texts as objects."""
     arr = np.asarray(values)
-    if arr.dtype == object or arr.dtype.kind in "fiu":
-        return arr.astype(np.float64) if arr.dtype.kind in "iu" else arr
-    return arr.astype(object)
+    if arr.dtype.kind in "US":
+        return arr.astype(object)
+    if arr.dtype == object and all(
+        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in arr.tolist()
+    ):
+        # A list of numbers with gaps, as pandas has always read it.
+        return np.array([np.nan if v is None else v for v in arr.tolist()], dtype=np.float64)
+    return arr
 
 
 def _float_metric(metrics: dict[str, np.ndarray], name: str) -> np.ndarray | None:
