@@ -235,6 +235,14 @@ def durations(get: Callable[[str], np.ndarray | None], n: int) -> tuple[np.ndarr
     return duration, Coded(basis, bases)
 
 
+def present_in_frame(frame: pd.DataFrame, metrics: list[str]) -> set[str]:
+    """The ``metrics`` of a launch frame with at least one value."""
+    if frame.empty or not metrics:
+        return set()
+    has = frame[metrics].notna().any(axis=0)
+    return {c for c, ok in has.items() if ok}
+
+
 class LaunchColumns:
     """One input's launches as columns: the launch model before its pandas frame.
 
@@ -301,16 +309,18 @@ class LaunchColumns:
 
     def text(self, name: str) -> Coded:
         """A text identity column as codes."""
-        if name in self._texts:
-            return self._texts[name]
-        # As the frame holds it: an empty kernel name is a name there.
-        return coded(self.to_frame()[name].to_numpy(dtype=object), self.n, blank=False)
+        if name not in self._texts:
+            # As the frame holds it: an empty kernel name is a name there.
+            texts = self.to_frame()[name].to_numpy(dtype=object)
+            self._texts[name] = coded(texts, self.n, blank=False)
+        return self._texts[name]
 
     def integer(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """An integer identity column as (values, True where missing)."""
-        if name in self._ints:
-            return self._ints[name]
-        return integers(self.to_frame()[name].to_numpy(dtype=np.float64, na_value=np.nan), self.n)
+        if name not in self._ints:
+            values = self.to_frame()[name].to_numpy(dtype=np.float64, na_value=np.nan)
+            self._ints[name] = integers(values, self.n)
+        return self._ints[name]
 
     def value(self, name: str, i: int) -> Any:
         """Launch ``i``'s identity value ``name`` (None when missing)."""
@@ -333,11 +343,7 @@ class LaunchColumns:
     def present_metrics(self) -> set[str]:
         """Metric ids with at least one value."""
         if self._frame is not None and not self.metrics:
-            cols = self.metric_names()
-            if self._frame.empty or not cols:
-                return set()
-            has = self._frame[cols].notna().any(axis=0)
-            return {c for c, ok in has.items() if ok}
+            return present_in_frame(self._frame, self.metric_names())
         out: set[str] = set()
         for name, values in self.metrics.items():
             if values.dtype == object:

@@ -30,6 +30,7 @@ from ncu_roofline.core.launches import (
     coded,
     durations,
     finalize_columns,
+    present_in_frame,
     short_name_column,
 )
 
@@ -158,11 +159,7 @@ class Profile:
         df = self.launches
         if source is not None:
             df = df[df["source"] == source]
-        cols = self.metric_columns
-        if df.empty or not cols:
-            return set()
-        has = df[cols].notna().any(axis=0)
-        return {c for c, ok in has.items() if ok}
+        return present_in_frame(df, self.metric_columns)
 
 
 def short_names(kernels: pd.Series) -> pd.Series:

@@ -17,6 +17,7 @@ from ncu_roofline.core.arrays import indices
 from ncu_roofline.core.arrays import numbers as arrow_numbers
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.launches import Coded, first_set
+from ncu_roofline.core.units import cleaned_to_float_pandas
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
 from ncu_roofline.readers.nvtx import parse_nvtx_cell
@@ -86,10 +87,7 @@ def _whole_numbers(texts: pa.Array) -> np.ndarray:
     try:
         return arrow_numbers(pc.cast(texts, pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
-        import pandas as pd
-
-        coerced = pd.to_numeric(pd.Series(texts.to_pylist(), dtype=object), errors="coerce")
-        return np.asarray(coerced.to_numpy(dtype=np.float64, na_value=np.nan))
+        return cleaned_to_float_pandas(texts)
 
 
 def encode_identity(table: pa.Table, columns: list[str]) -> pa.Table:
