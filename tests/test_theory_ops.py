@@ -559,3 +559,16 @@ def test_causal_attention_never_exceeds_full(
 def test_parse_op_spec_matches_estimate(m: int, n: int, k: int, dtype: str) -> None:
     text = f"gemm:M={m},N={n},K={k},dtype={dtype.upper()}"
     assert parse_op_spec(text) == estimate("gemm", M=m, N=n, K=k, dtype=dtype)
+
+
+def test_theory_package_names_resolve_to_their_homes() -> None:
+    import importlib
+
+    import ncu_roofline.theory as theory
+
+    assert sorted(theory.__all__) == sorted(theory._HOMES)
+    for name, home in theory._HOMES.items():
+        assert getattr(theory, name) is getattr(importlib.import_module(home), name)
+    assert set(theory.__all__) <= set(dir(theory))
+    with pytest.raises(AttributeError):
+        _ = theory.no_such_name

@@ -7,22 +7,23 @@ logs; stdout carries only documents, never these lines.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ncu_roofline.analysis.catalogue import CATALOGUE, SEVERITIES
 from ncu_roofline.errors import GATE_TRIPPED
 from ncu_roofline.render.output import Document, write_output
 from ncu_roofline.render.safe_text import terminal_safe
-from ncu_roofline.report.gates import Gate, theory_gates_without_theory
-from ncu_roofline.report.schema import FindingRecord, InputRecord, ReportContext
 from ncu_roofline.version import NAME
 
-PROG = NAME
+if TYPE_CHECKING:
+    from ncu_roofline.report.gates import Gate
+    from ncu_roofline.report.schema import FindingRecord, InputRecord, ReportContext
 
-#: Severities of the findings repeated on stderr (where their kind allows): warning and worse.
-_STDERR_SEVERITIES = SEVERITIES[: SEVERITIES.index("warning") + 1]
+# The findings catalogue and the gates are imported where used: every
+# command imports this module, most never print a finding.
+
+PROG = NAME
 
 #: Tripped gates listed one per line; the rest are counted (the output has them all).
 _MAX_TRIPPED_LINES = 20
@@ -63,17 +64,25 @@ def print_warnings(context: ReportContext) -> None:
 
 
 def print_input_warnings(inputs: Sequence[InputRecord], findings: Sequence[FindingRecord]) -> None:
-    """Each input's warnings, then the findings whose kind is shown on stderr."""
+    """Each input's warnings, then the findings whose kind is shown on stderr.
+
+    Those are the findings of severity warning and worse whose kind allows it.
+    """
+    from ncu_roofline.analysis.catalogue import CATALOGUE, SEVERITIES
+
+    shown = SEVERITIES[: SEVERITIES.index("warning") + 1]
     for item in inputs:
         for w in item["warnings"]:
             warn(f"{item['path']}: {w}")
     for finding in findings:
-        if finding["severity"] in _STDERR_SEVERITIES and CATALOGUE[finding["kind"]].on_stderr:
+        if finding["severity"] in shown and CATALOGUE[finding["kind"]].on_stderr:
             warn(finding["message"])
 
 
 def warn_gates_without_theory(gates: list[Gate], has_theory: bool) -> None:
     """Warn about gates that need theory when none was given: they can never trip."""
+    from ncu_roofline.report.gates import theory_gates_without_theory
+
     for rule in theory_gates_without_theory(gates, has_theory):
         warn(f"--fail-on {rule} can never trip without --theory or --model")
 

@@ -20,7 +20,7 @@ import functools
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -30,12 +30,12 @@ from ncu_roofline.cli.messages import warn
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render import FORMATS, RenderOptions
 from ncu_roofline.render.output import is_stdout
-from ncu_roofline.report.gates import Gate, parse_gates
 from ncu_roofline.theory.config import TheoryConfig
-from ncu_roofline.theory.estimates import load_theory_file
-from ncu_roofline.theory.models import find_model, load_model_config
 from ncu_roofline.theory.phases import PHASES
 from ncu_roofline.version import NAME
+
+if TYPE_CHECKING:
+    from ncu_roofline.report.gates import Gate
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -347,6 +347,11 @@ class TheoryOptions(Options):
             raise UsageError("give either --model or --model-config, not both")
         if self.theory_file is None and self.model is None and self.model_config is None:
             return None
+        # Here, not at the top: the op library and model table cost ~20 ms
+        # to import, and most runs give no theory.
+        from ncu_roofline.theory.estimates import load_theory_file
+        from ncu_roofline.theory.models import find_model, load_model_config
+
         cfg = None
         if self.model:
             cfg = find_model(self.model)
@@ -431,6 +436,8 @@ class GateOptions(Options):
         A configuration shared with ``compare`` may list comparison-only rules;
         they are skipped with a warning (a command-line rule of that kind is an error).
         """
+        from ncu_roofline.report.gates import parse_gates
+
         if self.fail_on:
             return parse_gates(list(self.fail_on), comparison=False)
         gates = parse_gates(settings.get("fail_on", []), comparison=True)
@@ -441,6 +448,8 @@ class GateOptions(Options):
 
     def comparison_gates(self, settings: Mapping[str, Any]) -> list[Gate]:
         """Gates for ``compare``: the command line's, else the configured ones."""
+        from ncu_roofline.report.gates import parse_gates
+
         return parse_gates(list(self.fail_on) or settings.get("fail_on", []), comparison=True)
 
 

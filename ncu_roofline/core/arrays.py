@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
+
+from ncu_roofline.core import compute as ac
 
 __all__ = [
     "false_where_null",
@@ -132,4 +133,4 @@ def null_text() -> pa.Scalar:
 
 def false_where_null(mask: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """``fill_null(mask, False)`` without a Python scalar: null and false are false."""
-    return pc.and_kleene(mask, pc.is_valid(mask))
+    return ac.and_kleene(mask, ac.is_valid(mask))

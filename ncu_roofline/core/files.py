@@ -13,7 +13,6 @@ import os
 import stat
 import sys
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +70,10 @@ def parse_toml(text: str, label: str) -> dict[str, Any]:
 def load_builtin_toml(package: str, name: str) -> tuple[dict[str, Any], str]:
     """A TOML table shipped in ``package``'s ``data/`` folder, and its label."""
     label = f"{name} (built-in)"
+    # Here, not at the top: importlib.resources costs ~5 ms at start, and
+    # only the commands that read a packaged table need it.
+    from importlib import resources
+
     resource = resources.files(package) / "data" / name
     return parse_toml(resource.read_text(encoding="utf-8"), label), label
 

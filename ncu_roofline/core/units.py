@@ -26,8 +26,8 @@ from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import false_where_null, flags, null_text, numbers, strings
 
 _PREFIX: dict[str, float] = {
@@ -265,23 +265,23 @@ def parse_numbers_checked(
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(pa.string())
     if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
-        arr = pc.cast(arr, pa.string())
-    if pc.any(pc.match_substring(arr, ";")).as_py():
-        arr = pc.replace_substring_regex(arr, pattern=r";.*$", replacement="")
-    arr = pc.utf8_trim_whitespace(arr)
-    tokens = pc.is_in(arr, value_set=strings(sorted(MISSING_TOKENS)))
-    missing = flags(pc.or_kleene(pc.is_null(arr), tokens))
+        arr = ac.cast(arr, pa.string())
+    if ac.any_true(ac.match_substring(arr, ";")):
+        arr = ac.replace_substring_regex(arr, pattern=r";.*$", replacement="")
+    arr = ac.utf8_trim_whitespace(arr)
+    tokens = ac.is_in(arr, value_set=strings(sorted(MISSING_TOKENS)))
+    missing = flags(ac.or_kleene(ac.is_null(arr), tokens))
     group, shape = _GROUPING["," if decimal == "," else "."]
-    if pc.any(pc.match_substring(arr, group)).as_py():
+    if ac.any_true(ac.match_substring(arr, group)):
         # A separator that does not group thousands makes the value null
         # (malformed) before the separators are deleted.
-        bad = pc.and_(
-            pc.match_substring(arr, group), pc.invert(pc.match_substring_regex(arr, shape))
+        bad = ac.and_(
+            ac.match_substring(arr, group), ac.invert(ac.match_substring_regex(arr, shape))
         )
-        arr = pc.if_else(false_where_null(bad), null_text(), arr)
-        arr = pc.replace_substring(arr, pattern=group, replacement="")
+        arr = ac.if_else(false_where_null(bad), null_text(), arr)
+        arr = ac.replace_substring(arr, pattern=group, replacement="")
     if decimal == ",":
-        arr = pc.replace_substring(arr, pattern=",", replacement=".")
+        arr = ac.replace_substring(arr, pattern=",", replacement=".")
     out = cleaned_to_float(arr, tokens)
     malformed: np.ndarray = np.isnan(out) & ~missing
     return out, malformed
@@ -311,21 +311,21 @@ def cleaned_to_float(
     """
     if missing is not None:
         missing = false_where_null(missing)
-        if pc.any(missing).as_py():
-            arr = pc.if_else(missing, null_text(), arr)
+        if ac.any_true(missing):
+            arr = ac.if_else(missing, null_text(), arr)
     try:
-        return numbers(pc.cast(arr, pa.float64()))
+        return numbers(ac.cast(arr, pa.float64()))
     except pa.ArrowInvalid:
         pass
-    plain = false_where_null(pc.match_substring_regex(arr, PLAIN_NUMBER))
+    plain = false_where_null(ac.match_substring_regex(arr, PLAIN_NUMBER))
     out = np.full(len(arr), np.nan)
-    if pc.any(plain).as_py():
-        out[flags(plain)] = numbers(pc.cast(pc.filter(arr, plain), pa.float64()))
+    if ac.any_true(plain):
+        out[flags(plain)] = numbers(ac.cast(ac.filter_(arr, plain), pa.float64()))
     # Nulls are missing (already NaN); the other values are few in a real
     # export (malformed text, odd spellings).
-    rest = pc.and_(pc.invert(plain), pc.is_valid(arr))
-    if pc.any(rest).as_py():
-        out[flags(rest)] = cleaned_to_float_pandas(pc.filter(arr, rest))
+    rest = ac.and_(ac.invert(plain), ac.is_valid(arr))
+    if ac.any_true(rest):
+        out[flags(rest)] = cleaned_to_float_pandas(ac.filter_(arr, rest))
     return out
 
 

@@ -28,7 +28,6 @@ from ncu_roofline.readers.locate import (
     open_input,
     repaired_utf8,
 )
-from ncu_roofline.readers.ncurep import read_ncu_rep
 from ncu_roofline.readers.parallel import auto_jobs, parallel_safe, read_all, total_size
 from ncu_roofline.readers.table import InvalidUtf8, MoreTables, give_back_memory
 
@@ -79,6 +78,8 @@ def _read(
     raw: RawInput, progress: bool | None, bar: ProgressBar | None
 ) -> tuple[LaunchColumns, SourceInfo]:
     if is_ncu_rep(raw):
+        from ncu_roofline.readers.ncurep import read_ncu_rep
+
         frame, info = read_ncu_rep(raw)
     else:
         try:

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import flags, indices
 from ncu_roofline.core.arrays import numbers as arrow_numbers
 from ncu_roofline.core.launches import Coded, coded, finalize_columns
@@ -49,7 +49,13 @@ from ncu_roofline.readers.locate import (
 )
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
-from ncu_roofline.readers.table import dict_codes, distinct_codes, read_table
+from ncu_roofline.readers.table import (
+    codes_of,
+    dict_codes,
+    dictionary_size,
+    distinct_codes,
+    read_table,
+)
 from ncu_roofline.readers.typed import read_typed, typed_columns
 from ncu_roofline.readers.values import (
     RowKeys,
@@ -117,8 +123,8 @@ def _launch_keys(
         col = _column(table, name)
         if col is None:
             continue
-        codes, dictionary = dict_codes(col)
-        radix = len(dictionary) + 1
+        codes = codes_of(col)
+        radix = dictionary_size(col) + 1
         if bound * radix >= 1 << 62:
             # Re-densify so that products of many columns cannot overflow int64.
             _, combined = np.unique(combined, return_inverse=True)
@@ -171,16 +177,17 @@ def _valid_ids(table: pa.Table, column: str, numbers: bool = False) -> np.ndarra
     col = _column(table, column)
     if col is None:
         return np.ones(table.num_rows, dtype=bool)
-    codes, dictionary = dict_codes(col)
-    if not dictionary:
+    if not dictionary_size(col):
         return np.zeros(0, dtype=bool)
+    codes = codes_of(col)
+    dictionary = col.chunks[0].dictionary
     # A sign is kept: a negative count is a bad value of a real row, not noise.
     # The plain spellings are judged in Arrow (a raw page has one ID per row,
     # so as many distinct values as launches); Python judges the rest.
-    plain = pc.match_substring_regex(col.chunks[0].dictionary, r"^[+,\-]*[0-9][0-9,]*$")
+    plain = ac.match_substring_regex(dictionary, r"^[+,\-]*[0-9][0-9,]*$")
     ok = flags(plain)
     for i in np.flatnonzero(~ok).tolist():
-        text = dictionary[i].strip()
+        text = str(dictionary[i].as_py()).strip()
         ok[i] = text.replace(",", "").lstrip("+-").isdigit() or (
             numbers and _NUMBER_TEXT.fullmatch(text) is not None
         )
@@ -241,7 +248,7 @@ def read_long(
 
     sel = np.nonzero(valid & (row_metric >= 0))[0]
     unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
-    texts = values_col.take(indices(sel))
+    texts = ac.take(values_col, indices(sel))
     # Only the selected texts are read from here on: free the column's.
     table = table.drop_columns([value_col])
     del values_col
@@ -468,7 +475,7 @@ def read_raw(
     every_row = n_launch == table.num_rows and bool((first_rows == np.arange(n_launch)).all())
     launch_rows = table.select(text_cols)
     if not every_row:
-        launch_rows = launch_rows.take(indices(first_rows))
+        launch_rows = ac.take(launch_rows, indices(first_rows))
     # Decide every column first, then parse all numeric ones in one pass;
     # ``order`` replays the assignments as they come, so that a metric
     # spelled by two columns keeps the later one.
@@ -482,7 +489,7 @@ def read_raw(
         col = launch_rows.column(c)
         if mid in STRING_METRICS:
             # Names repeat across launches: codes into the distinct ones.
-            encoded = pc.dictionary_encode(col.combine_chunks())
+            encoded = ac.dictionary_encode(col.combine_chunks())
             codes = arrow_numbers(encoded.indices, missing=-1).astype(np.int64)
             order.append((mid, coded(Coded(codes, encoded.dictionary.to_pylist()), len(codes))))
             continue

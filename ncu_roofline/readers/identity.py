@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import indices
 from ncu_roofline.core.arrays import numbers as arrow_numbers
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
@@ -21,7 +21,7 @@ from ncu_roofline.core.units import cleaned_to_float_pandas
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
 from ncu_roofline.readers.nvtx import parse_nvtx_cell
-from ncu_roofline.readers.table import dict_codes
+from ncu_roofline.readers.table import codes_of, dict_codes, dictionary_size, distinct_codes
 
 __all__ = ["IDENTITY_HEADERS", "encode_identity", "identity_columns"]
 
@@ -57,17 +57,21 @@ def identity_columns(table: pa.Table, first_rows: np.ndarray, header: list[str])
         if col_name not in table.column_names:
             continue
         col = table.column(col_name)
-        codes, dictionary = dict_codes(col)
-        if not dictionary:
+        if not dictionary_size(col):
             ident[canon] = []
             continue
-        at = codes[first_rows]
         if canon in _INT_IDENTITY:
-            present, inverse = np.unique(at, return_inverse=True)
-            texts = col.chunks[0].dictionary.take(indices(present))
+            # Only the texts present are converted: no Python string per launch.
+            at = codes_of(col)[first_rows]
+            if at.size and at.min() >= 0:
+                present, inverse = distinct_codes(at, dictionary_size(col))
+            else:  # a null (code -1) has no slot in distinct_codes' table
+                present, inverse = np.unique(at, return_inverse=True)
+            texts = ac.take(col.chunks[0].dictionary, indices(present))
             ident[canon] = _whole_numbers(texts)[inverse.reshape(-1)]
         else:
-            ident[canon] = Coded(at.astype(np.int64), list(dictionary))
+            codes, dictionary = dict_codes(col)
+            ident[canon] = Coded(codes[first_rows].astype(np.int64), list(dictionary))
     for prefix in (_NVTX_PUSHPOP, _NVTX_STARTEND):
         cols = [h for h in header if h.startswith(prefix)]
         if not cols or cols[0] not in table.column_names:
@@ -85,7 +89,7 @@ def _whole_numbers(texts: pa.Array) -> np.ndarray:
     ``pandas.to_numeric`` with coercion, which has always decided them.
     """
     try:
-        return arrow_numbers(pc.cast(texts, pa.float64()))
+        return arrow_numbers(ac.cast(texts, pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return cleaned_to_float_pandas(texts)
 
@@ -103,5 +107,5 @@ def encode_identity(table: pa.Table, columns: list[str]) -> pa.Table:
         i = table.schema.get_field_index(name)
         col = table.column(i)
         if not pa.types.is_dictionary(col.type):
-            table = table.set_column(i, name, pc.dictionary_encode(col.combine_chunks()))
+            table = table.set_column(i, name, ac.dictionary_encode(col.combine_chunks()))
     return table.unify_dictionaries()

@@ -34,15 +34,14 @@ from ncu_roofline.core.metrics import (
 )
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.readers.locate import Located, parse_partial
-from ncu_roofline.readers.table import dict_codes
+from ncu_roofline.readers.table import codes_of, dict_codes
 
 if TYPE_CHECKING:
     pass
 
 
 def _codes(table: pa.Table, name: str) -> np.ndarray:
-    codes: np.ndarray = dict_codes(table.column(name))[0]
-    return codes
+    return codes_of(table.column(name))
 
 
 def _combos(table: pa.Table, rows: Any) -> np.ndarray:

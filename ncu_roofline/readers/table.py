@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import numbers
 from ncu_roofline.core.units import MISSING_TOKENS
 from ncu_roofline.errors import InputFormatError
@@ -330,7 +330,7 @@ def _header_as_row(table: pa.Table) -> bool:
             values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
             # A pattern, not a scalar to compare with: pyarrow's scalars load
             # pandas, which a command that only counts never needs.
-            if pc.any(pc.match_substring_regex(values, f"^{name}$")).as_py():
+            if ac.any_true(ac.match_substring_regex(values, f"^{name}$")):
                 return True
     return False
 
@@ -355,12 +355,31 @@ def _in_our_words(message: str, block: int) -> str:
     return "the ncu table is not well-formed CSV: the file is damaged or not an ncu export"
 
 
+def codes_of(column: pa.ChunkedArray) -> np.ndarray:
+    """Indices (int32 numpy; -1 for a null) of a unified dictionary column.
+
+    For callers that need no texts: a raw page's ID dictionary holds one
+    text per launch, and turning it into Python strings costs more than
+    reading the codes.
+    """
+    parts = [numbers(c.indices, missing=-1) for c in column.chunks]
+    if not parts:
+        return np.zeros(0, dtype=np.int32)
+    out: np.ndarray = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    return out.astype(np.int32, copy=False)
+
+
+def dictionary_size(column: pa.ChunkedArray) -> int:
+    """How many values a unified dictionary column's dictionary holds."""
+    return len(column.chunks[0].dictionary) if column.num_chunks else 0
+
+
 def dict_codes(column: pa.ChunkedArray) -> tuple[Any, list[str]]:
     """Indices (int32 numpy) and dictionary values of a unified dictionary column."""
     chunks = column.chunks
     if not chunks:
         return np.zeros(0, dtype=np.int32), []
-    indices = np.concatenate([numbers(c.indices, missing=-1).astype(np.int32) for c in chunks])
+    indices = codes_of(column)
     dictionary = chunks[0].dictionary
     values = dictionary.to_pylist()
     if pa.types.is_string(dictionary.type) and dictionary.null_count == 0:

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import flags, strings
 from ncu_roofline.core.dimensions import metric_dimension, unit_fits
 from ncu_roofline.core.launches import Coded
@@ -416,7 +416,7 @@ def warn_not_collected(
     # Chunk by chunk: a trimmed copy of the whole column would be as large as its texts.
     na = strings(["n/a"])
     na_parts = [
-        flags(pc.is_in(pc.utf8_trim_whitespace(c), value_set=na)) for c in values_col.chunks
+        flags(ac.is_in(ac.utf8_trim_whitespace(c), value_set=na)) for c in values_col.chunks
     ]
     na_mask = np.concatenate(na_parts) if na_parts else np.zeros(0, dtype=bool)
     if not na_mask.any():

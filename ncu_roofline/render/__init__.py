@@ -28,18 +28,23 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ncu_roofline.render.json_report import iter_json_report, render_json, render_json_bytes
-from ncu_roofline.report.schema import (
-    ComparisonDocument,
-    GpusDocument,
-    HistoryContext,
-    InspectDocument,
-    ReportContext,
-    TheoryTable,
-)
 from ncu_roofline.version import NAME, __version__
+
+if TYPE_CHECKING:
+    from ncu_roofline.render.json_report import render_json, render_json_bytes
+    from ncu_roofline.report.schema import (
+        ComparisonDocument,
+        GpusDocument,
+        HistoryContext,
+        InspectDocument,
+        ReportContext,
+        TheoryTable,
+    )
+
+# The report's JSON encoder (orjson) and the schema's types are imported where
+# used: the command line imports this module for FORMATS and RenderOptions.
 
 #: Output formats of written reports and the file suffixes that imply them.
 FORMATS: dict[str, tuple[str, ...]] = {
@@ -75,6 +80,8 @@ Renderer = Callable[[Any, RenderOptions], str | bytes]
 
 
 def _json(context: Mapping[str, Any], options: RenderOptions) -> bytes:
+    from ncu_roofline.render.json_report import render_json_bytes
+
     return render_json_bytes(context)
 
 
@@ -129,6 +136,8 @@ def _comparison_junit(doc: ComparisonDocument, options: RenderOptions) -> bytes:
 
 
 def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:
+    from ncu_roofline.render.json_report import render_json
+
     return render_json(doc["comparison"])
 
 
@@ -234,6 +243,8 @@ def stream_document(
     docstring); an unknown kind or format is refused before any piece.
     """
     if (kind, fmt) == ("report", "json"):
+        from ncu_roofline.render.json_report import iter_json_report
+
         return iter_json_report(context)
     return iter((render_document(kind, fmt, context, options),))
 
@@ -249,3 +260,14 @@ __all__ = [
     "render_json_bytes",
     "stream_document",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """The JSON writers, imported from :mod:`.json_report` on first use (PEP 562)."""
+    if name not in ("render_json", "render_json_bytes"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ncu_roofline.render import json_report
+
+    value = getattr(json_report, name)
+    globals()[name] = value
+    return value

@@ -44,7 +44,6 @@ import codecs
 import contextlib
 import errno
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Iterable, Iterator
@@ -385,7 +384,7 @@ def _create_temp(target: Path) -> tuple[int, Path]:
     """A new hidden file beside ``target``, mode 0o666 less the umask (``mkstemp`` makes 0o600)."""
     stem = target.name[:200]  # room for the suffix within a 255-byte name
     for _ in range(100):
-        tmp = target.parent / f".{stem}.{secrets.token_hex(4)}.tmp"
+        tmp = target.parent / f".{stem}.{os.urandom(4).hex()}.tmp"
         try:
             return os.open(tmp, _EXCLUSIVE, 0o666), tmp
         except FileExistsError:

@@ -3,26 +3,66 @@
 :mod:`~ncu_roofline.theory.ops` is the op library (GEMM, attention, norms,
 ...); :mod:`~ncu_roofline.theory.models` expands a transformer config into
 the ops of one forward pass.
+
+Design: the names below are imported from their modules on first use
+(PEP 562).  The command line reads option defaults from the package's light
+modules (:mod:`.config`, :mod:`.phases`), and importing one of them runs this
+file: building the op library and the model table here would cost every
+command that reads a profile about 20 ms at start.
 """
 
-from ncu_roofline.theory.models import (
-    ModelConfig,
-    ModelOp,
-    builtin_models,
-    expand_model,
-    find_model,
-    load_model_config,
-)
-from ncu_roofline.theory.ops import (
-    DTYPE_BYTES,
-    OPS,
-    OpEstimate,
-    OpSpec,
-    ParamSpec,
-    TheoryError,
-    estimate,
-    parse_op_spec,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ncu_roofline.theory.models import (
+        ModelConfig,
+        ModelOp,
+        builtin_models,
+        expand_model,
+        find_model,
+        load_model_config,
+    )
+    from ncu_roofline.theory.ops import (
+        DTYPE_BYTES,
+        OPS,
+        OpEstimate,
+        OpSpec,
+        ParamSpec,
+        TheoryError,
+        estimate,
+        parse_op_spec,
+    )
+
+#: Public name -> the module that defines it.
+_HOMES = {
+    **dict.fromkeys(
+        (
+            "ModelConfig",
+            "ModelOp",
+            "builtin_models",
+            "expand_model",
+            "find_model",
+            "load_model_config",
+        ),
+        "ncu_roofline.theory.models",
+    ),
+    **dict.fromkeys(
+        (
+            "DTYPE_BYTES",
+            "OPS",
+            "OpEstimate",
+            "OpSpec",
+            "ParamSpec",
+            "TheoryError",
+            "estimate",
+            "parse_op_spec",
+        ),
+        "ncu_roofline.theory.ops",
+    ),
+}
 
 __all__ = [
     "DTYPE_BYTES",
@@ -40,3 +80,18 @@ __all__ = [
     "load_model_config",
     "parse_op_spec",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name's module on first use and keep the name."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the lazy ones included."""
+    return sorted({*globals(), *_HOMES})

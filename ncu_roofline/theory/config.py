@@ -2,16 +2,18 @@
 
 Design: kept apart from :mod:`ncu_roofline.theory.assign` (which joins theory
 to launches with pandas) so that the command line can build its options from
-these defaults without importing pandas.
+these defaults without importing pandas (nor the op library: the
+estimates file and model modules are imported where they are used).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ncu_roofline.theory.estimates import TheoryFile
-from ncu_roofline.theory.models import ModelConfig, ModelOp, expand_model
+if TYPE_CHECKING:
+    from ncu_roofline.theory.estimates import TheoryFile
+    from ncu_roofline.theory.models import ModelConfig, ModelOp
 
 
 @dataclass
@@ -37,6 +39,10 @@ class TheoryConfig:
         if self.model is None:
             return []
         if self._ops is None:
+            # Here, not at the top: the command line reads this class's
+            # defaults, and the model table is only needed with a model.
+            from ncu_roofline.theory.models import expand_model
+
             self._ops = expand_model(
                 self.model,
                 phase=self.phase,
