@@ -274,3 +274,40 @@ def test_integer_edges_and_byte_order() -> None:
     assert missing.tolist() == [False, True]
     assert values[0] == np.iinfo(np.int64).min
     assert integer_array(np.arange(3, dtype=">i8")).to_pylist() == [0, 1, 2]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.integers(0, 3)),
+            st.sampled_from([None, "A", "B"]),
+            st.sampled_from([None, "8.0", "9.0"]),
+        ),
+        max_size=25,
+    )
+)
+def test_device_labels_follow_first_appearance(
+    rows: list[tuple[int | None, str | None, str | None]],
+) -> None:
+    """One label per distinct (device, name, CC), in order of first appearance."""
+    n = len(rows)
+    columns = finalize_columns(
+        {
+            "device": [np.nan if d is None else d for d, _, _ in rows],
+            "device_name": [name for _, name, _ in rows],
+            "cc": [cc for _, _, cc in rows],
+        },
+        {},
+        n,
+    )
+    expected: list[str] = []
+    for device, name, cc in rows:
+        label = (
+            name
+            if name is not None
+            else (f"device {device}" if device is not None else "unknown device")
+        )
+        label = f"{label} CC {cc}" if cc is not None else label
+        if label not in expected:
+            expected.append(label)
+    assert columns.device_labels() == expected

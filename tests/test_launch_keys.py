@@ -4,7 +4,8 @@
 through a table indexed by key when the keys are few (always, in a real
 export) and by sorting otherwise.  Both must agree with the sort-based
 grouping on random tables: which rows share a launch, launch order by first
-row, invalid rows left out, runs kept apart.
+row, invalid rows left out, runs kept apart.  A raw page's IDs that only go
+up skip the hashing and must give the codes it would.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import itertools
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ncu_roofline.readers import csv_pages
+from ncu_roofline.readers.identity import _counted_up, _whole_numbers, encode_identity
 from ncu_roofline.readers.table import dict_codes
 
 
@@ -90,3 +93,33 @@ def test_sort_path_for_many_keys_groups_the_same() -> None:
     np.testing.assert_array_equal(got[1], want[1])
     # 400 rows over ~90,000 possible (pid, id) pairs: most rows are launches of their own.
     assert got[1].size > 300
+
+
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=0, max_size=30), st.booleans())
+def test_raw_ids_that_count_up_encode_as_hashing_them_would(ids: list[int], ordered: bool) -> None:
+    """IDs that only go up are their own dictionary; either way the codes are the hash's."""
+    seq = sorted(set(ids)) if ordered else ids
+    texts = pa.array([str(i) for i in seq], pa.string())
+    table = encode_identity(pa.table({"ID": texts, "Kernel Name": texts}), ["ID", "Kernel Name"])
+    expected = pc.dictionary_encode(texts)
+    for name in ("ID", "Kernel Name"):
+        got = table.column(name).combine_chunks()
+        assert got.indices.to_pylist() == expected.indices.to_pylist()
+        assert got.dictionary.to_pylist() == expected.dictionary.to_pylist()
+    counted = _counted_up(texts)
+    goes_up = len(seq) > 1 and all(a < b for a, b in itertools.pairwise(seq))
+    assert (counted is not None) == goes_up
+
+
+def test_ids_that_are_not_plain_integers_are_hashed() -> None:
+    for ids in (["0", "1", "1.5"], ["0", " 1"], ["2", "1"], ["0", None], ["7"]):
+        assert _counted_up(pa.array(ids, pa.string())) is None
+
+
+def test_whole_numbers_keep_large_integers_exact() -> None:
+    exact = _whole_numbers(pa.array(["9007199254740993", "-4"]))
+    assert exact.dtype == np.int64 and exact.tolist() == [2**53 + 1, -4]
+    floats = _whole_numbers(pa.array(["1.0", "2"]))
+    assert floats.dtype == np.float64 and floats.tolist() == [1.0, 2.0]
+    odd = _whole_numbers(pa.array(["3", "n/a"]))
+    assert odd[0] == 3 and np.isnan(odd[1])

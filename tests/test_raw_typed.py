@@ -319,3 +319,31 @@ def test_typed_numbers_sends_back_what_needs_its_text() -> None:
     assert again == {"neg", "nan", "big"}
     assert set(numbers) == {"ok"}
     np.testing.assert_array_equal(numbers["ok"], [1e-9, np.nan, 2.5e-9])
+
+
+_VALUE = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1e308, 5e-324]),
+    st.none(),
+)
+
+
+@given(st.lists(_VALUE, max_size=40), st.sampled_from([1.0, 1e-9, 1e3, 1e9, 1e300]))
+def test_typed_numbers_decide_as_one_check_per_case(
+    values: list[float | None], factor: float
+) -> None:
+    """The two-reduction check sends back exactly the columns the per-case checks would."""
+    table = pa.table({"c": pa.array(values, pa.float64())})
+    numbers, again = typed_numbers(table, {"c": Unit(factor, "")})
+    present = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    nulls = sum(v is None for v in values)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = present * factor
+        expected_again = (
+            int(np.count_nonzero(np.isnan(present))) > nulls
+            or bool((present < 0).any())
+            or bool(np.isinf(scaled).any())
+        )
+    assert again == ({"c"} if expected_again else set())
+    if not expected_again:
+        np.testing.assert_array_equal(numbers["c"], scaled)

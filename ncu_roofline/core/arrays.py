@@ -56,7 +56,8 @@ def numbers(arr: pa.Array | pa.ChunkedArray, missing: float = np.nan) -> np.ndar
     """An integer or float array's values; a null reads as ``missing`` (float64 out if NaN).
 
     A dictionary array gives its indices.  Other types are refused
-    (``TypeError``): this is for the readers' own numeric columns.
+    (``TypeError``): this is for the readers' own numeric columns.  The
+    result is a new array of its own, which callers may change in place.
     """
     parts: list[np.ndarray] = []
     for chunk in _chunks(arr):

@@ -369,11 +369,18 @@ class LaunchColumns:
         names, ccs = self.text("device_name"), self.text("cc")
         if self.n == 0:
             return []
+        # One integer per (device, name, CC): a 1-D unique, not a sort of rows.
         _, dev_codes = np.unique(
             np.where(dev_missing, np.iinfo(np.int64).min, dev), return_inverse=True
         )
-        key = np.stack([dev_codes.reshape(-1), names.codes, ccs.codes], axis=1)
-        _, first = np.unique(key, axis=0, return_index=True)
+        dev_codes = dev_codes.reshape(-1).astype(np.int64)
+        widths = (len(names.values) + 1, len(ccs.values) + 1)
+        if (int(dev_codes.max()) + 1) * widths[0] * widths[1] < 1 << 62:
+            key = (dev_codes * widths[0] + names.codes + 1) * widths[1] + ccs.codes + 1
+            _, first = np.unique(key, return_index=True)
+        else:  # too many combinations for one int64: unique rows
+            rows = np.stack([dev_codes, names.codes, ccs.codes], axis=1)
+            _, first = np.unique(rows, axis=0, return_index=True)
         labels: list[str] = []
         for i in np.sort(first).tolist():
             name, cc = self.value("device_name", i), self.value("cc", i)

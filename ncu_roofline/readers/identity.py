@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from ncu_roofline.core import compute as ac
-from ncu_roofline.core.arrays import indices
+from ncu_roofline.core.arrays import indices, integer_array
 from ncu_roofline.core.arrays import numbers as arrow_numbers
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.launches import Coded, first_set
@@ -85,9 +85,16 @@ def identity_columns(table: pa.Table, first_rows: np.ndarray, header: list[str])
 def _whole_numbers(texts: pa.Array) -> np.ndarray:
     """Identity numbers (IDs, devices, streams) from their texts; NaN where not a number.
 
-    Arrow casts the plain spellings; any other goes through
+    Integers as printed come back as int64 (exact beyond 2**53, and no float
+    round trip for the launch model's integer columns); other plain
+    spellings are cast to float64 by Arrow; any other goes through
     ``pandas.to_numeric`` with coercion, which has always decided them.
     """
+    if not texts.null_count:
+        try:
+            return arrow_numbers(ac.cast(texts, pa.int64()), missing=0)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            pass  # not all integers as printed
     try:
         return arrow_numbers(ac.cast(texts, pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -107,5 +114,29 @@ def encode_identity(table: pa.Table, columns: list[str]) -> pa.Table:
         i = table.schema.get_field_index(name)
         col = table.column(i)
         if not pa.types.is_dictionary(col.type):
-            table = table.set_column(i, name, ac.dictionary_encode(col.combine_chunks()))
+            texts = col.combine_chunks()
+            encoded = _counted_up(texts) if name == "ID" else None
+            if encoded is None:
+                encoded = ac.dictionary_encode(texts)
+            table = table.set_column(i, name, encoded)
     return table.unify_dictionaries()
+
+
+def _counted_up(texts: pa.Array) -> pa.DictionaryArray | None:
+    """The IDs as their own dictionary when they are integers that only go up; else None.
+
+    ncu numbers a raw page's launches 0, 1, 2, ...: each ID is new, so its
+    code is its row and the dictionary is the column itself, the codes that
+    hashing every ID (the slowest step after the parse) would give.
+    Integers that only go up are distinct, so their texts are too.
+    """
+    if texts.null_count or len(texts) < 2:
+        return None
+    try:
+        ids = arrow_numbers(ac.cast(texts, pa.int64()), missing=0)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if not bool((ids[1:] > ids[:-1]).all()):
+        return None
+    rows = integer_array(np.arange(len(texts), dtype=np.int32))
+    return pa.DictionaryArray.from_arrays(rows, texts)

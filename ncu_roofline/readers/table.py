@@ -413,12 +413,11 @@ def give_back_memory() -> None:
     """
     pa.default_memory_pool().release_unused()
     if sys.platform.startswith("linux"):
+        import contextlib
         import ctypes
-        import ctypes.util
 
-        name = ctypes.util.find_library("c")
-        try:
-            libc = ctypes.CDLL(name or "libc.so.6")
-            libc.malloc_trim(0)
-        except (OSError, AttributeError):
-            pass  # not glibc: nothing to trim
+        # Not glibc (no malloc_trim): nothing to trim.
+        with contextlib.suppress(OSError, AttributeError):
+            # The process's own symbols, the C library's among them:
+            # ctypes.util.find_library would run ldconfig to find its name.
+            ctypes.CDLL(None).malloc_trim(0)

@@ -114,15 +114,36 @@ def typed_numbers(
             continue  # the read fell back to text
         # From the buffers: pyarrow's to_numpy would import pandas.
         values = arrow_numbers(col)
-        with np.errstate(over="ignore"):
-            scaled = values * unit.factor
-        # Nulls read as NaN: more NaNs than nulls means a NaN as printed.
-        nan_printed = int(np.count_nonzero(np.isnan(values))) > col.null_count
-        if nan_printed or (values < 0).any() or np.isinf(scaled).any():
+        if _needs_text(values, col.null_count, unit.factor):
             again.add(name)
-        else:
-            out[name] = scaled
+            continue
+        if unit.factor != 1.0:
+            # In place: each new array of a launch's worth costs its page faults.
+            values *= unit.factor
+        out[name] = values
     return out, again
+
+
+def _needs_text(values: np.ndarray, nulls: int, factor: float) -> bool:
+    """Whether a column read as float64 holds a value the text path warns about.
+
+    ``values`` has NaN for its ``nulls`` nulls.  Two reductions decide it
+    (the column's smallest and largest value) rather than a pass per case:
+    a negative value makes the smallest negative, an infinity (as printed or
+    once scaled by the positive ``factor``) makes the largest one scale to
+    infinity, and a NaN as printed makes both NaN, which no comparison passes.
+    """
+    if values.size == nulls:
+        return False  # nothing but missing values
+    with np.errstate(over="ignore", invalid="ignore"):
+        if nulls:
+            # Nulls read as NaN: more NaNs than nulls means a NaN as printed.
+            if int(np.count_nonzero(np.isnan(values))) > nulls:
+                return True
+            low, high = np.fmin.reduce(values), np.fmax.reduce(values)
+        else:
+            low, high = values.min(), values.max()
+        return not (low >= 0 and high * factor < np.inf)
 
 
 def read_typed(
