@@ -12,9 +12,9 @@ before pandas and plotly load.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from ncu_roofline._lazy import lazy_attributes
 from ncu_roofline.errors import NcuRooflineError
 from ncu_roofline.version import __version__
 
@@ -34,19 +34,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    """Import a public name's module on first use and keep the name."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, the lazy ones included."""
-    return sorted({*globals(), *_LAZY})
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 
 __all__ = [

@@ -18,29 +18,19 @@ from typing import Any
 import pyarrow as pa
 
 try:
-    from pyarrow._compute import (
-        CastOptions,
-        DictionaryEncodeOptions,
-        FilterOptions,
-        MatchSubstringOptions,
-        ReplaceSubstringOptions,
-        ScalarAggregateOptions,
-        SetLookupOptions,
-        TakeOptions,
-        call_function,
-    )
+    import pyarrow._compute as _kernels
 except ImportError:  # pragma: no cover - a pyarrow release that moved them
-    from pyarrow.compute import (
-        CastOptions,
-        DictionaryEncodeOptions,
-        FilterOptions,
-        MatchSubstringOptions,
-        ReplaceSubstringOptions,
-        ScalarAggregateOptions,
-        SetLookupOptions,
-        TakeOptions,
-        call_function,
-    )
+    import pyarrow.compute as _kernels
+
+CastOptions = _kernels.CastOptions
+DictionaryEncodeOptions = _kernels.DictionaryEncodeOptions
+FilterOptions = _kernels.FilterOptions
+MatchSubstringOptions = _kernels.MatchSubstringOptions
+ReplaceSubstringOptions = _kernels.ReplaceSubstringOptions
+ScalarAggregateOptions = _kernels.ScalarAggregateOptions
+SetLookupOptions = _kernels.SetLookupOptions
+TakeOptions = _kernels.TakeOptions
+call_function = _kernels.call_function
 
 __all__ = [
     "and_",

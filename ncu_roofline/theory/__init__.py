@@ -13,8 +13,9 @@ command that reads a profile about 20 ms at start.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ncu_roofline._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ncu_roofline.theory.models import (
@@ -82,16 +83,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """Import a public name's module on first use and keep the name."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, the lazy ones included."""
-    return sorted({*globals(), *_HOMES})
+__getattr__, __dir__ = lazy_attributes(globals(), _HOMES)
