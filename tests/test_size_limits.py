@@ -1,4 +1,7 @@
-"""Size limits of the package: no module over 600 lines, no function over 120.
+"""Size limits of the package: no module over 1,000 lines, no function over 120.
+
+Size follows concepts: a module is one idea, and one idea may take 800 lines;
+the module limit only catches a file that has become several ideas.
 
 A module's length is its number of physical lines; a function's runs from
 its first decorator to its last line (``ast`` line numbers).  Nested
@@ -11,7 +14,7 @@ import ast
 
 from tests.helpers import REPO
 
-MAX_MODULE_LINES = 600
+MAX_MODULE_LINES = 1000
 MAX_FUNCTION_LINES = 120
 PACKAGE = REPO / "ncu_roofline"
 
