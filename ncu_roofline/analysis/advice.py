@@ -173,3 +173,93 @@ def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: pd.DataFrame
             variant = None
         out.append(f"{kind}/{variant}" if variant else kind)
     return out
+
+
+# --- Advice for every kernel group: by bound class and limiter -------------
+#
+# Findings name advice only for kernels with a problem worth a finding; the
+# top table wants a "Try" line for every group.  Each (bound class, limiter)
+# pair maps to one advice id of the catalogue, the limiter first (the unit
+# that is busy is what a change must relieve), then the family and the
+# precision, and a limiter this module does not know (a pipe added later)
+# falls back to a generic pipe advice or to the bound class's.
+
+#: Limiters that name the load/store path, L2, and instruction overheads.
+_LIMITER_VARIANTS: dict[str, str] = {
+    "l1": "below-roof/memory-l1",
+    "lsu-pipe": "below-roof/memory-l1",
+    "l2": "below-roof/memory-l2",
+    "alu-pipe": "below-roof/compute-alu",
+    "issue": "below-roof/compute-issue",
+    "fp64-pipe": "below-roof/compute-fp64",
+}
+#: Matrix-shaped families, which the tensor cores serve.
+_MATRIX_FAMILIES = GEMM_FAMILIES | ATTENTION_FAMILIES | {"attention_decode"}
+
+
+def _memory_advice(family: str) -> str:
+    """A memory-bound group's advice by its family (the default: cut and speed up the bytes)."""
+    if family in GEMM_FAMILIES:
+        return "below-roof/memory-gemm"
+    if family == "attention_decode":
+        return "below-roof/memory-attention-decode"
+    return "below-roof/memory-streaming" if family in STREAMING_FAMILIES else "below-roof"
+
+
+def _compute_advice(group: pd.Series, family: str) -> str:
+    """A compute-bound group's advice by its precision and family."""
+    precision = _text(group, "precision")
+    if precision.startswith("tensor"):
+        return "below-roof/compute-tensor"
+    if precision == "fp64":
+        return "below-roof/compute-fp64"
+    if family in _MATRIX_FAMILIES:
+        return "below-roof/compute-tensor-gemm"
+    return "below-roof/compute"
+
+
+def _pipe_advice(group: pd.Series, limiter: str, family: str) -> str:
+    """Advice for a group limited by an execution pipe."""
+    if limiter == "fma-pipe":
+        fp32_matrix = family in _MATRIX_FAMILIES and _text(group, "precision") in ("fp32", "")
+        return "below-roof/compute-tensor-gemm" if fp32_matrix else "below-roof/compute-fma"
+    if limiter == "tensor-pipe":
+        return "below-roof/compute-tensor"
+    return "below-roof/pipe"
+
+
+def _placed_advice(group: pd.Series) -> str:
+    """The advice of a memory-, compute- or latency-class group."""
+    bound, limiter, family = _text(group, "bound"), _text(group, "limiter"), family_of(group)
+    if limiter == "under-filled":
+        variant = _under_filled(group)
+        return f"under-filled/{variant}" if variant else "under-filled"
+    if bound == "latency" or limiter == "latency":
+        short = _text(group, "bound_reason").startswith("shorter than")
+        return "below-roof/latency-short" if short else "below-roof/latency"
+    if limiter in _LIMITER_VARIANTS:
+        return _LIMITER_VARIANTS[limiter]
+    if limiter == "dram":
+        return "limiter-disagrees/dram" if bound == "compute" else _memory_advice(family)
+    if limiter.endswith("-pipe"):
+        if bound == "memory" and limiter in _FP_PIPES:
+            return "limiter-disagrees/fp"
+        return _pipe_advice(group, limiter, family)
+    # sm, memory, unknown and any limiter added later: the bound class decides.
+    return _memory_advice(family) if bound == "memory" else _compute_advice(group, family)
+
+
+def group_advice(group: pd.Series) -> str:
+    """The advice id that fits one kernel group, whatever its evidence: never empty."""
+    bound = _text(group, "bound")
+    if bound == "not placeable":
+        failed = _text(group, "bound_reason").startswith("profiling failed")
+        return "profiling-failed" if failed else "not-placeable"
+    if bound == "communication":
+        return "communication"
+    return _placed_advice(group)
+
+
+def group_advice_ids(kernels: pd.DataFrame) -> list[str]:
+    """:func:`group_advice` of every kernel group, in row order (one call per group)."""
+    return [group_advice(row) for _, row in kernels.iterrows()]

@@ -94,6 +94,34 @@ _LAUNCH_ADVICE = (
     "in CUDA graphs to hide launch overhead, batch independent launches into one grid."
 )
 
+# --- Advice for every kernel group (analysis/advice.py group_advice) -------
+#: Below-roof variants that only a group's own advice names (no finding
+#: chooses them): a pipe that is neither an FP pipe, the ALU nor the LSU.
+_GROUP_VARIANTS: dict[str, tuple[str, str]] = {
+    "pipe": (
+        "An execution pipe other than the FP, ALU and load/store pipes (special-function, "
+        "uniform, shared-memory or another unit) is the busiest unit: the instructions it runs, "
+        "not the kernel's FLOPs or bytes, set its time.",
+        "Find which instructions that pipe runs (Nsight Compute's Instruction Statistics and "
+        "source view) and issue fewer of them: cheaper forms or tables instead of "
+        "transcendentals where the accuracy allows, warp-uniform arithmetic hoisted out of the "
+        "loop, wider shared-memory accesses; move work to a pipe with room to spare.",
+    ),
+}
+_PROFILING_FAILED = FindingKind(
+    "profiling-failed",
+    "warning",
+    "Profiling failed",
+    "ncu could not collect this launch's metrics (its replay failed, or the kernel failed or "
+    "timed out under the profiler): most of them are missing, the duration often among them, "
+    "so its share of the time is unknown, not zero, and it cannot be placed.",
+    "Read ncu's ==ERROR== lines for the cause, then profile the kernel again on its own "
+    "(--kernel-name with --launch-skip and --launch-count); if replay is what failed, try "
+    "--replay-mode application or fewer metrics per pass.",
+    "profiling failed",
+)
+# --- end of the group advice block -------------------------------------------
+
 _KINDS: tuple[FindingKind, ...] = (
     FindingKind(
         "excess-traffic",
@@ -241,6 +269,7 @@ _KINDS: tuple[FindingKind, ...] = (
                 "fewer dependent global-memory round trips; Nsight Compute's warp-state "
                 "statistics show what the warps wait on.",
             ),
+            **_GROUP_VARIANTS,
         },
     ),
     FindingKind(
@@ -343,6 +372,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "`ncu-roofline inspect` prints; name the GPU with --gpu when the export lacks it.",
         "not placeable",
     ),
+    _PROFILING_FAILED,
     FindingKind(
         "tensor-uncounted",
         "warning",

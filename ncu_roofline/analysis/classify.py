@@ -27,6 +27,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis.limiter import group_limiter
+from ncu_roofline.analysis.placement import placement
 from ncu_roofline.analysis.rate_point import (
     counts_or_rates,
     duration_weights,
@@ -446,6 +447,10 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     if "limiter" in launches:
         limiter, first = _dominant(launches, "limiter", groups, tw, "unknown")
         group_limiter(launches, groups, tw, limiter, first, frame)
+    if "profiling_failed" in launches:
+        failed = launches["profiling_failed"].notna().to_numpy(dtype=np.float64)
+        frame["failed_launches"] = groups.count(failed * inv).astype(np.int64)
+    frame["placement"] = placement(frame, "total_duration_s")
     above = launches["above_roof"].notna().to_numpy()
     frame["above_roof_launches"] = groups.count(above.astype(np.float64)).astype(np.int64)
     grand = float(np.nansum(t0))
@@ -508,6 +513,7 @@ def _group_theory_comparison(
     )
     if "theory_floor_s" in out:
         frame["theory_efficiency"] = ratio(out["theory_floor_s"], total)
+    frame["theory_flops_per_s"] = ratio(out["theory_flops"], total)
 
 
 def _dominant_bound(
