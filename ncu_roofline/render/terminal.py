@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ncu_roofline.analysis.catalogue import abbreviation
+from ncu_roofline.analysis.catalogue import abbreviation, advice_label
 from ncu_roofline.core.names import middle_cut
 from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
@@ -119,6 +119,26 @@ def _fit(widths: list[int], width: int, titles: list[str], wanted: int) -> list[
     return keep
 
 
+def _try_lines(shown: list[dict[str, Any]]) -> list[str]:
+    """What to try for the groups shown, each advice once with the groups' numbers.
+
+    The full text is in the HTML, Markdown and JSON reports (``advice``).
+    """
+    users: dict[str, list[str]] = {}
+    for k in shown:
+        advice_id = k.get("advice")
+        if isinstance(advice_id, str) and advice_id:
+            users.setdefault(advice_id, []).append(f"#{k.get('rank')}")
+    if not users:
+        return []
+    out = ["try:"]
+    out += [
+        f"  {','.join(ranks)}: {terminal_safe(advice_label(a))} ({a})" for a, ranks in users.items()
+    ]
+    out.append("")
+    return out
+
+
 def _footer(findings: list[FindingRecord]) -> str:
     """The findings counted by severity."""
     counts = severity_counts(findings)
@@ -197,6 +217,7 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
     if len(kernels) > len(shown):
         lines.append(f"… {TEXT.count(len(kernels) - len(shown))} more kernel group(s) not shown")
     lines.append("")
+    lines.extend(_try_lines(shown))
     roof = next(i for i, c in enumerate(columns) if c.title == "roof%")
     if roof in keep and any(row[roof].endswith(_THEORY_MARK) for row in cells):
         lines.append(f"{_THEORY_MARK}: share of the theory floor, for kernels with no roof")
