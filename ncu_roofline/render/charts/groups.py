@@ -254,7 +254,7 @@ def _position_lines(p: GroupPoint) -> tuple[str, str]:
         return (
             "no floating-point work: placed by bandwidth "
             f"({TEXT.pct(k.get('dram_utilization'), digits=0)} of DRAM peak)",
-            f"DRAM {bw} on the strip at the chart's left edge",
+            f"DRAM {bw}, on the strip at the left edge of the chart",
         )
     if p.placement == "theory":
         return (
