@@ -236,7 +236,10 @@ def _group(**fields: Any) -> pd.Series:
 @pytest.mark.parametrize(
     ("fields", "expected"),
     [
-        ({"bound": "compute", "limiter": "tensor-pipe", "precision": "tensor_bf16"}, "compute-tensor"),
+        (
+            {"bound": "compute", "limiter": "tensor-pipe", "precision": "tensor_bf16"},
+            "compute-tensor",
+        ),
         ({"limiter": "dram", "family": "elementwise"}, "memory-streaming"),
         ({"limiter": "dram", "family": "gemv"}, "memory-gemm"),
         ({"limiter": "dram"}, None),
@@ -288,7 +291,9 @@ def test_readme_top_ten_each_have_a_try_line() -> None:
     # HTML: every row of the kernel table, and the summary's top rows, link to a card.
     html = render_html(build_page(ctx))
     tries = re.findall(r'<div class="try"><strong>Try:</strong> <a href="#([^"]+)">', html)
-    anchors = set(re.findall(r'<article class="finding[^"]*" data-advice="[^"]+" id="([^"]+)"', html))
+    anchors = set(
+        re.findall(r'<article class="finding[^"]*" data-advice="[^"]+" id="([^"]+)"', html)
+    )
     assert len(tries) >= len(ctx["kernels"]) and set(tries) <= anchors
     for advice_id, text in ctx["advice"].items():
         # Each advice's text once on the page.

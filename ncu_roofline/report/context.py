@@ -81,9 +81,7 @@ def _failed_totals(launches: pd.DataFrame, kernels: pd.DataFrame) -> FailedTotal
         return {"launches": 0, "kernels": 0}
     failed = launches["profiling_failed"].notna().to_numpy(dtype=bool)
     inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
-    groups = (
-        int((kernels["failed_launches"] > 0).sum()) if "failed_launches" in kernels else 0
-    )
+    groups = int((kernels["failed_launches"] > 0).sum()) if "failed_launches" in kernels else 0
     return {"launches": int(inv[failed].sum()), "kernels": groups}
 
 
