@@ -171,7 +171,7 @@ def _failed_csv() -> str:
             if launch == 1 and name != "sm__cycles_elapsed.avg.per_second":
                 text = "n/a"
             else:
-                text = value.format(t=100_000, b=400_000_000, f=500_000_000)
+                text = value.format(t=100_000, b=50_000_000, f=500_000_000)
             rows.append(f'{ident},"{name}","{unit}","{text}"\n')
     return "".join(rows)
 
@@ -191,9 +191,16 @@ def test_failed_profile_is_named_and_counted_apart(tmp_path: Path) -> None:
     assert [x["profiling_failed"] for x in ctx["launches"] if x["id"] != 1] == [None, None]
     assert ctx["summary"]["profiling_failed"] == {"launches": 1, "kernels": 1}
     (group,) = ctx["kernels"]
-    assert group["failed_launches"] == 1 and group["bound"] != "not placeable"
-    # The time totals are the two profiled launches' (100 us each), nothing more.
+    assert group["failed_launches"] == 1 and group["bound"] == "memory"
+    # The time totals are the two profiled launches' (100 us each), nothing more;
+    # the group's mean is over those two.
     assert ctx["summary"]["total_duration_s"] == pytest.approx(200e-6)
+    assert group["total_duration_s"] == pytest.approx(200e-6)
+    assert (group["launches"], group["duration_s"]) == (3, pytest.approx(100e-6))
+    # Its counts are the profiled launches': 2 x 2 x 500,000,000 FFMA = 2 GFLOP over
+    # 2 x (50 + 50) MB = 200 MB is 10 FLOP/B, a measured point.
+    assert group["flops"] == pytest.approx(2e9) and group["ai_dram"] == pytest.approx(10.0)
+    assert group["placement"] == "measured"
     (finding,) = [f for f in ctx["findings"] if f["kind"] == "profiling-failed"]
     assert "profiling failed: 8 of 9 metrics missing" in finding["message"]
     assert "(ID 1)" in finding["message"] and "0%" not in finding["message"]

@@ -478,9 +478,18 @@ def _group_counts(
         if k in launches:
             out[k] = launches[k].to_numpy(dtype=object)[groups.first]
     out["launches"] = groups.count(inv)
-    total = groups.sum(_f(launches, "total_duration_s"))
+    # Launches whose profiling failed have no time to add: the group's time is
+    # that of its profiled launches (missing when none of them has one).
+    failed = (
+        launches["profiling_failed"].notna().to_numpy(dtype=bool)
+        if "profiling_failed" in launches
+        else np.zeros(len(launches), dtype=bool)
+    )
+    total = groups.sum(np.where(failed, 0.0, _f(launches, "total_duration_s")))
+    profiled = groups.count(np.where(failed, 0.0, inv))
+    total[profiled == 0] = np.nan
     out["total_duration_s"] = total
-    out["duration_s"] = ratio(total, out["launches"])
+    out["duration_s"] = ratio(total, profiled)
     durations = pd.Series(_f(launches, "duration_s")).groupby(groups.gid)
     out["min_duration_s"] = durations.min().to_numpy()
     out["max_duration_s"] = durations.max().to_numpy()
@@ -491,7 +500,10 @@ def _group_counts(
     ]
     for col in (*SUMMED_COLUMNS, *per_type):
         if col in launches:
-            out[col] = groups.sum(_f(launches, col) * inv)
+            # Counts of the profiled launches, over the profiled launches' time.
+            summed = groups.sum(np.where(failed, 0.0, _f(launches, col) * inv))
+            summed[profiled == 0] = np.nan
+            out[col] = summed
     out["achieved_flops_per_s"] = (
         ratio(out["flops"], total) if "flops" in out else np.full(groups.n, np.nan)
     )

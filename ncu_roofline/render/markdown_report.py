@@ -199,6 +199,12 @@ def _summary(context: ReportContext) -> str:
     latency = summary.get("latency_s")
     if latency:
         parts.append(f"{TEXT.duration(latency)} latency-bound (no roof can promise it)")
+    failed = int((summary.get("profiling_failed") or {}).get("launches") or 0)
+    if failed:
+        parts.append(
+            f"{plural(failed, 'launch', 'launches')} whose profiling failed (time unknown, "
+            "in no total)"
+        )
     counts = severity_counts(context.get("findings") or [])
     detail = ", ".join(f"{TEXT.count(counts[s])} {s}" for s in SEVERITIES if counts[s])
     n = sum(counts.values())

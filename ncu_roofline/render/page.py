@@ -253,6 +253,12 @@ def _top_recoverable(kernels: list[dict[str, Any]], total: Any) -> list[dict[str
     ]
 
 
+def _failed_launches(summary: Summary) -> int:
+    """Launches whose profiling failed (0 in reports written before the field existed)."""
+    failed = summary.get("profiling_failed") or {}
+    return int(failed.get("launches") or 0)
+
+
 def _summary(context: ReportContext) -> dict[str, Any]:
     """The summary block: totals, time by bound class, top kernels, finding kinds."""
     summary = context["summary"]
@@ -269,6 +275,8 @@ def _summary(context: ReportContext) -> dict[str, Any]:
         if (summary["recoverable_s"] is not None and total)
         else TABLE.missing,
         "latency": TABLE.duration(latency) if latency else None,
+        # Launches whose profiling failed have no time to add: counted apart.
+        "failed": TABLE.count(failed) if (failed := _failed_launches(summary)) else None,
         "latency_share": TABLE.pct(latency / total) if (latency and total) else TABLE.missing,
         "by_bound": _by_bound(summary),
         # Classes without kernels say nothing on the first screen.

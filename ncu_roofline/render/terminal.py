@@ -90,6 +90,11 @@ def _header(context: ReportContext, groups: int, shape: bool) -> list[str]:
         f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
         + (f"{TEXT.duration(latency)} latency, " if latency else "")
         + f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
+        *(
+            [f"{TEXT.count(failed)} launch(es) whose profiling failed (time unknown, in no total)"]
+            if (failed := int((summary.get("profiling_failed") or {}).get("launches") or 0))
+            else []
+        ),
         *([] if shape or not groups else [f"grid and block: {LAUNCH_SHAPE_MISSING}"]),
         "",
     ]
