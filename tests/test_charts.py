@@ -325,7 +325,7 @@ def test_sample_hover_carries_the_measures() -> None:
     assert flash[2] == str(k["launches"])
     assert flash[4] == f"{100 * k['time_share']:.1f}%"
     assert flash[7].startswith(f"{100 * k['efficiency']:.0f}% of roof")
-    assert flash[8] == "memory"
+    assert flash[8] == "memory-bound"
     assert f"{k['byte_excess']:.2f}x" in flash[10]
     assert "theory: " in flash[10]
     assert "excess-traffic" in flash[11]

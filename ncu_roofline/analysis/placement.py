@@ -12,7 +12,8 @@ defensible point gets one and the chart can say what it rests on:
     copy, fill or cast) but measures DRAM traffic: no intensity exists, so
     the point is drawn on a bandwidth strip at the chart's left edge, its
     height below the DRAM roof there being its DRAM utilisation
-    (``dram_utilization``).  The strip's position is the chart's; the
+    (``dram_utilization``, from the bytes or from ncu's DRAM %, so even a
+    kernel the roofline calls "not placeable" for want of byte counts).  The strip's position is the chart's; the
     fraction is the analysis's.
 ``theory``
     The export lacks FLOP or byte counters but the theory (``--theory``,
@@ -70,7 +71,9 @@ def placement(frame: pd.DataFrame, duration: str = "duration_s") -> npt.NDArray[
     flops = column(frame, "flops")
     measured = on_chart & _positive(column(frame, "ai_dram"))
     measured &= _positive(column(frame, "achieved_flops_per_s"))
-    bandwidth = ~measured & on_chart & (flops == 0)
+    # A bandwidth figure places a kernel without FP work even when the
+    # roofline could not (DRAM utilisation from ncu's DRAM % without bytes).
+    bandwidth = ~measured & (flops == 0) & (bound != "communication")
     bandwidth &= _positive(column(frame, "dram_utilization"))
     bandwidth &= _positive(column(frame, "peak_dram_bytes_per_s"))
     no_counters = np.isnan(flops) | np.isnan(column(frame, "dram_bytes"))

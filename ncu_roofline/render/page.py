@@ -14,6 +14,7 @@ from typing import Any
 from ncu_roofline.analysis.catalogue import advice, advice_label
 from ncu_roofline.analysis.limiter_units import UNIT_LABELS
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
+from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
 from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
@@ -445,15 +446,29 @@ def _collect(context: ReportContext, points: int) -> dict[str, Any] | None:
 
 
 def _marker_hint(charts: list[dict[str, Any]]) -> str:
-    """What the marker shapes mean, said only when some (not all) markers have findings."""
+    """What the marker shapes mean: diamonds (when some, not all, markers have findings),
+    the bandwidth strip's triangles and the theory squares (when there are any)."""
     symbols: list[Any] = []
     for c in charts:
         for trace in c["figure"].get("data", []):
             symbol = (trace.get("marker") or {}).get("symbol")
             if trace.get("legendgroup") == "kernel groups" and isinstance(symbol, list):
                 symbols.extend(symbol)
+    parts = []
     diamonds = sum(1 for sym in symbols if sym == "diamond")
-    return "diamonds have findings" if 0 < diamonds < len(symbols) else ""
+    if 0 < diamonds < len(symbols):
+        parts.append("diamonds have findings")
+    if PLACEMENT_SYMBOLS["bandwidth"] in symbols:
+        parts.append(
+            "triangles at the left edge do no floating-point work: they are placed by their "
+            "DRAM bandwidth, as far under the DRAM roof as their share of its peak"
+        )
+    if PLACEMENT_SYMBOLS["theory"] in symbols:
+        parts.append(
+            "squares are placed from theoretical work (the export has no FLOP or byte "
+            "counters): theoretical intensity, theoretical FLOPs over the measured time"
+        )
+    return "; ".join(parts)
 
 
 def _title(inputs: list[InputRecord]) -> str:

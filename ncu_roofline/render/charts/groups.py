@@ -200,7 +200,7 @@ _GROUP_HOVER = (
     "launches %{customdata[2]}, total %{customdata[3]} (%{customdata[4]} of time)<br>"
     "%{customdata[5]}<br>"
     "%{customdata[6]}, %{customdata[7]}<br>"
-    "%{customdata[8]}-bound: %{customdata[9]}"
+    "%{customdata[8]}: %{customdata[9]}"
     "%{customdata[10]}%{customdata[11]}"
     "<extra></extra>"
 )
@@ -237,7 +237,7 @@ def _group_customdata(p: GroupPoint) -> list[str]:
         where,
         achieved,
         eff_text,
-        escape_markup(p.bound),
+        escape_markup(f"{p.bound}-bound" if p.bound in PLOTTED_BOUNDS else p.bound),
         escape_markup(k.get("bound_reason") or "no reason recorded"),
         theory,
         findings,
