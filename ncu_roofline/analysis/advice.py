@@ -17,7 +17,8 @@ that share it listed under it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,7 +57,11 @@ _L1_UNITS = ("l1", "lsu-pipe")
 _FP_PIPES = ("fma-pipe", "fp64-pipe", "tensor-pipe")
 
 
-def family_of(group: pd.Series) -> str:
+#: A kernel group's row: a frame row, or the same fields as a plain mapping.
+GroupRow = pd.Series | Mapping[str, Any]
+
+
+def family_of(group: GroupRow) -> str:
     """The group's kernel family: the theory's where it assigned one, else the name's."""
     family = group.get("family")
     if isinstance(family, str) and family:
@@ -65,7 +70,7 @@ def family_of(group: pd.Series) -> str:
     return classify(str(name)).family if isinstance(name, str) else "unknown"
 
 
-def _text(group: pd.Series, key: str) -> str:
+def _text(group: GroupRow, key: str) -> str:
     value = group.get(key)
     return value if isinstance(value, str) else ""
 
@@ -111,7 +116,7 @@ def _limiter_disagrees(group: pd.Series) -> str | None:
     return by_limiter.get(limiter)
 
 
-def _under_filled(group: pd.Series) -> str | None:
+def _under_filled(group: GroupRow) -> str | None:
     family = family_of(group)
     if family in GEMM_FAMILIES:
         return "gemm"
@@ -206,7 +211,7 @@ def _memory_advice(family: str) -> str:
     return "below-roof/memory-streaming" if family in STREAMING_FAMILIES else "below-roof"
 
 
-def _compute_advice(group: pd.Series, family: str) -> str:
+def _compute_advice(group: GroupRow, family: str) -> str:
     """A compute-bound group's advice by its precision and family."""
     precision = _text(group, "precision")
     if precision.startswith("tensor"):
@@ -218,7 +223,7 @@ def _compute_advice(group: pd.Series, family: str) -> str:
     return "below-roof/compute"
 
 
-def _pipe_advice(group: pd.Series, limiter: str, family: str) -> str:
+def _pipe_advice(group: GroupRow, limiter: str, family: str) -> str:
     """Advice for a group limited by an execution pipe."""
     if limiter == "fma-pipe":
         fp32_matrix = family in _MATRIX_FAMILIES and _text(group, "precision") in ("fp32", "")
@@ -228,7 +233,7 @@ def _pipe_advice(group: pd.Series, limiter: str, family: str) -> str:
     return "below-roof/pipe"
 
 
-def _placed_advice(group: pd.Series) -> str:
+def _placed_advice(group: GroupRow) -> str:
     """The advice of a memory-, compute- or latency-class group."""
     bound, limiter, family = _text(group, "bound"), _text(group, "limiter"), family_of(group)
     if limiter == "under-filled":
@@ -249,7 +254,7 @@ def _placed_advice(group: pd.Series) -> str:
     return _memory_advice(family) if bound == "memory" else _compute_advice(group, family)
 
 
-def group_advice(group: pd.Series) -> str:
+def group_advice(group: GroupRow) -> str:
     """The advice id that fits one kernel group, whatever its evidence: never empty."""
     bound = _text(group, "bound")
     if bound == "not placeable":
@@ -260,6 +265,25 @@ def group_advice(group: pd.Series) -> str:
     return _placed_advice(group)
 
 
+#: The fields the choice of a group's advice reads.
+_ADVICE_FIELDS = ("kernel", "family", "bound", "bound_reason", "limiter", "precision")
+
+
 def group_advice_ids(kernels: pd.DataFrame) -> list[str]:
-    """:func:`group_advice` of every kernel group, in row order (one call per group)."""
-    return [group_advice(row) for _, row in kernels.iterrows()]
+    """:func:`group_advice` of every kernel group, in row order (one call per group).
+
+    Rows are read as plain dicts of the few fields the choice needs, and a
+    name's family is classified once however many groups share the name.
+    """
+    fields = [f for f in _ADVICE_FIELDS if f in kernels]
+    rows = kernels[fields].astype(object).where(kernels[fields].notna(), None)
+    families: dict[str, str] = {}
+    out: list[str] = []
+    for row in rows.to_dict("records"):
+        if not (isinstance(row.get("family"), str) and row["family"]):
+            name = str(row.get("kernel"))
+            if name not in families:
+                families[name] = family_of({"kernel": name})
+            row["family"] = families[name]
+        out.append(group_advice(row))
+    return out
