@@ -130,15 +130,50 @@ def plottable(context: dict[str, Any], device: dict[str, Any]) -> list[dict[str,
     def ok(v: Any) -> bool:
         return v is not None and math.isfinite(v) and v > 0
 
+    def measured(k: dict[str, Any]) -> bool:
+        return k["bound"] in PLOTTED and ok(k["ai_dram"]) and ok(k["achieved_flops_per_s"])
+
+    def by_bandwidth(k: dict[str, Any]) -> bool:
+        # No FP work counted (FLOPs exactly 0) but a DRAM utilisation: the strip.
+        return (
+            k["bound"] in PLOTTED
+            and k["flops"] == 0
+            and ok(k["dram_utilization"])
+            and ok(k["peak_dram_bytes_per_s"])
+        )
+
+    def by_theory(k: dict[str, Any]) -> bool:
+        # No FLOP or byte counters, but theoretical work and a duration.
+        return (
+            (k["flops"] is None or k["dram_bytes"] is None)
+            and k["bound"] != "communication"
+            and ok(k.get("theory_flops"))
+            and ok(k.get("theory_bytes"))
+            and ok(k["total_duration_s"])
+            and ok(k["peak_dram_bytes_per_s"])
+        )
+
     return [
         k
         for k in context["kernels"]
         if k["source"] == device["source"]
         and k["device_name"] == device["device_name"]
-        and k["bound"] in PLOTTED
-        and ok(k["ai_dram"])
-        and ok(k["achieved_flops_per_s"])
+        and (measured(k) or by_bandwidth(k) or by_theory(k))
     ]
+
+
+def expected_point(k: dict[str, Any], fig: dict[str, Any]) -> tuple[float, float]:
+    """Where a group's marker should be, worked out from its record and the x axis.
+
+    Measured groups sit at (DRAM intensity, achieved FLOP/s).  A group with
+    no FP work sits on the strip a quarter decade right of the left edge, as
+    far under the DRAM roof there as its DRAM utilisation: y = x x
+    utilisation x DRAM peak.
+    """
+    if k["flops"] == 0:
+        x = 10.0 ** (fig["layout"]["xaxis"]["range"][0] + 0.25)
+        return x, x * k["dram_utilization"] * k["peak_dram_bytes_per_s"]
+    return k["ai_dram"], k["achieved_flops_per_s"]
 
 
 # --- the shipped sample ----------------------------------------------------------
@@ -180,7 +215,8 @@ def test_one_marker_per_plottable_group(with_theory: bool) -> None:
         k = by_rank[rank]
         assert t["meta"]["bound"] == k["bound"]
         assert t["marker"]["color"] == BOUND_COLOURS[k["bound"]]
-        assert (t["x"], t["y"]) == ([k["ai_dram"]], [k["achieved_flops_per_s"]])
+        x, y = expected_point(k, entry["figure"])
+        assert t["x"] == [pytest.approx(x)] and t["y"] == [pytest.approx(y)]
 
 
 def test_sample_ceilings_ridges_and_dram_line() -> None:
@@ -259,14 +295,16 @@ def test_sample_findings_make_diamonds_and_size_follows_time_share() -> None:
     fig = roofline_figures(ctx)[0]["figure"]
     flagged = {f["kernel"] for f in ctx["findings"] if f["kernel"]}
     # Short names repeat (one kernel, several grids): find groups by their point.
-    by_point = {(k["ai_dram"], k["achieved_flops_per_s"]): k for k in ctx["kernels"]}
+    by_point = {expected_point(k, fig): k for k in ctx["kernels"] if k["placement"]}
     seen = 0
     for t in group_traces(fig):
         for i, cd in enumerate(t["customdata"]):
             k = by_point[t["x"][i], t["y"][i]]
             assert html.unescape(cd[1]) == k["kernel_short"]
             has = k["kernel"] in flagged
-            assert t["marker"]["symbol"][i] == ("diamond" if has else "circle")
+            # Groups with no FP work have a shape of their own (the strip).
+            shape = "triangle-right" if k["flops"] == 0 else ("diamond" if has else "circle")
+            assert t["marker"]["symbol"][i] == shape
             assert t["marker"]["line"]["width"][i] == (3.0 if has else 0.5)
             size = min(
                 MAX_MARKER_PX, max(MIN_MARKER_PX, MAX_MARKER_PX * math.sqrt(k["time_share"]))
@@ -287,7 +325,7 @@ def test_sample_hover_carries_the_measures() -> None:
     assert flash[2] == str(k["launches"])
     assert flash[4] == f"{100 * k['time_share']:.1f}%"
     assert flash[7].startswith(f"{100 * k['efficiency']:.0f}% of roof")
-    assert flash[8] == "memory"
+    assert flash[8] == "memory-bound"
     assert f"{k['byte_excess']:.2f}x" in flash[10]
     assert "theory: " in flash[10]
     assert "excess-traffic" in flash[11]
@@ -450,11 +488,11 @@ def test_synthetic_not_plotted_reasons() -> None:
     ctx = synthetic_context()
     entry = roofline_figures(ctx)[0]
     reasons = {n["kernel_short"]: n["reason"] for n in entry["not_plotted"]}
-    assert set(reasons) == {"nodram", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "copy"}
+    # The copy kernel (no FLOPs, DRAM bytes) is on the bandwidth strip, not in the list.
+    assert set(reasons) == {"nodram", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"}
     assert reasons["nodram"].startswith("not placeable")
     assert "communication" in reasons["ncclDevKernel_AllReduce_Sum_f32_RING_LL"]
-    assert "0" in reasons["copy"] and "log" in reasons["copy"]
-    assert entry["groups_plotted"] == len(plottable(ctx, ctx["roofs"][0])) == 3
+    assert entry["groups_plotted"] == len(plottable(ctx, ctx["roofs"][0])) == 4
 
 
 def test_none_intensity_in_a_placed_group_is_not_plotted() -> None:
@@ -464,7 +502,7 @@ def test_none_intensity_in_a_placed_group_is_not_plotted() -> None:
     entry = roofline_figures(ctx)[0]
     (why,) = [n["reason"] for n in entry["not_plotted"] if n["kernel_short"] == k["kernel_short"]]
     assert "intensity" in why
-    assert entry["groups_plotted"] == 2
+    assert entry["groups_plotted"] == 3
 
 
 def test_device_without_ceilings_has_no_figure() -> None:
@@ -523,7 +561,7 @@ def test_two_devices_two_figures() -> None:
 def test_nothing_plotted_uses_the_default_range() -> None:
     ctx = synthetic_context()
     for k in ctx["kernels"]:
-        k["ai_dram"] = None
+        k["ai_dram"] = k["placement"] = None
     ctx["launches"] = []
     entry = roofline_figures(ctx)[0]
     check_figure(entry)
@@ -655,14 +693,14 @@ def test_labels_are_the_table_numbers_of_the_groups_with_most_time() -> None:
             k = ranks[rank]
             # Every point carries its number in the hover box, at its own position.
             assert t["customdata"][i][12] == str(rank)
-            assert (t["x"][i], t["y"][i]) == (k["ai_dram"], k["achieved_flops_per_s"])
+            assert (t["x"][i], t["y"][i]) == pytest.approx(expected_point(k, fig))
             labelled += [int(n) for n in t["text"][i].split(",") if n]
     assert t["hovertemplate"].startswith("<b>#%{customdata[12]} ")
     # The ten plotted groups with the most time, each number printed once.
     plotted = plottable(ctx, ctx["roofs"][0])
     top = sorted(plotted, key=lambda k: -k["total_duration_s"])[:10]
     assert sorted(labelled) == sorted(k["rank"] for k in top)
-    assert len(plotted) == 12 and len(labelled) == 10
+    assert len(plotted) == 13 and len(labelled) == 10
     # The four cuBLAS GEMV groups (64.5% of the time) sit within 0.002 decades
     # of each other at ~0.99 FLOP/B: one combined label, on the one with most time.
     gemv = [k for k in plotted if k["kernel_short"].startswith("gemvx::kernel")]
@@ -714,12 +752,13 @@ def test_past_twenty_groups_only_the_labelled_have_their_own_entry() -> None:
     own = [t for t in traces if not t["name"].startswith("other ")]
     rest = [t for t in traces if t["name"].startswith("other ")]
     plotted = plottable(ctx, ctx["roofs"][0])
-    assert len(plotted) == 36 and len(own) == 10
+    # 13 groups three times, the zero-FLOP copy on the bandwidth strip among them.
+    assert len(plotted) == 39 and len(own) == 10
     # The 10 with most time (the labelled ones) have entries of their own; the
-    # other 26 are by class.
+    # other 29 are by class.
     top = sorted(plotted, key=lambda k: (-k["total_duration_s"], k["rank"]))[:10]
     assert sorted(t["meta"]["ranks"][0] for t in own) == sorted(k["rank"] for k in top)
-    assert sum(len(t["x"]) for t in rest) == 26
+    assert sum(len(t["x"]) for t in rest) == 29
     for t in rest:
         bound = t["meta"]["bound"]
         assert t["name"] == f"other {bound}-bound ({len(t['x'])})"
@@ -795,7 +834,7 @@ def test_default_roofs_are_the_used_precisions_and_dram(samples_dir: Any) -> Non
 def test_without_placed_groups_every_roof_is_drawn() -> None:
     ctx = synthetic_context()
     for k in ctx["kernels"]:
-        k["ai_dram"] = None
+        k["ai_dram"] = k["placement"] = None
     fig = roofline_figures(ctx)[0]["figure"]
     roofs = [t for t in fig["data"] if t["legendgroup"] in ("compute roofs", "memory roofs")]
     assert len(roofs) == 4 and all("visible" not in t for t in roofs)
@@ -809,8 +848,9 @@ def test_memory_levels_draw_three_points_per_group() -> None:
     t = trace_named(entry["figure"], "memory levels")
     assert t["visible"] == "legendonly" and t["mode"] == "lines+markers"
     ranks = _by_rank(ctx)
-    plotted = plottable(ctx, ctx["roofs"][0])
-    # Every plotted group of the sample has all three intensities: three
+    # A group with no FLOPs has no intensity at any level: no level points.
+    plotted = [k for k in plottable(ctx, ctx["roofs"][0]) if k["flops"]]
+    # Every other plotted group of the sample has all three intensities: three
     # points and a gap each, so the lines never join two groups.
     assert len(t["x"]) == len(t["y"]) == len(t["meta"]["ranks"]) == 4 * len(plotted) == 48
     seen = {}

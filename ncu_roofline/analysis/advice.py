@@ -17,7 +17,8 @@ that share it listed under it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,7 +57,11 @@ _L1_UNITS = ("l1", "lsu-pipe")
 _FP_PIPES = ("fma-pipe", "fp64-pipe", "tensor-pipe")
 
 
-def family_of(group: pd.Series) -> str:
+#: A kernel group's row: a frame row, or the same fields as a plain mapping.
+GroupRow = pd.Series | Mapping[str, Any]
+
+
+def family_of(group: GroupRow) -> str:
     """The group's kernel family: the theory's where it assigned one, else the name's."""
     family = group.get("family")
     if isinstance(family, str) and family:
@@ -65,7 +70,7 @@ def family_of(group: pd.Series) -> str:
     return classify(str(name)).family if isinstance(name, str) else "unknown"
 
 
-def _text(group: pd.Series, key: str) -> str:
+def _text(group: GroupRow, key: str) -> str:
     value = group.get(key)
     return value if isinstance(value, str) else ""
 
@@ -111,7 +116,7 @@ def _limiter_disagrees(group: pd.Series) -> str | None:
     return by_limiter.get(limiter)
 
 
-def _under_filled(group: pd.Series) -> str | None:
+def _under_filled(group: GroupRow) -> str | None:
     family = family_of(group)
     if family in GEMM_FAMILIES:
         return "gemm"
@@ -172,4 +177,113 @@ def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: pd.DataFrame
         if entry is None or variant not in entry.variants:
             variant = None
         out.append(f"{kind}/{variant}" if variant else kind)
+    return out
+
+
+# --- Advice for every kernel group: by bound class and limiter -------------
+#
+# Findings name advice only for kernels with a problem worth a finding; the
+# top table wants a "Try" line for every group.  Each (bound class, limiter)
+# pair maps to one advice id of the catalogue, the limiter first (the unit
+# that is busy is what a change must relieve), then the family and the
+# precision, and a limiter this module does not know (a pipe added later)
+# falls back to a generic pipe advice or to the bound class's.
+
+#: Limiters that name the load/store path, L2, and instruction overheads.
+_LIMITER_VARIANTS: dict[str, str] = {
+    "l1": "below-roof/memory-l1",
+    "lsu-pipe": "below-roof/memory-l1",
+    "l2": "below-roof/memory-l2",
+    "alu-pipe": "below-roof/compute-alu",
+    "issue": "below-roof/compute-issue",
+    "fp64-pipe": "below-roof/compute-fp64",
+}
+#: Matrix-shaped families, which the tensor cores serve.
+_MATRIX_FAMILIES = GEMM_FAMILIES | ATTENTION_FAMILIES | {"attention_decode"}
+
+
+def _memory_advice(family: str) -> str:
+    """A memory-bound group's advice by its family (the default: cut and speed up the bytes)."""
+    if family in GEMM_FAMILIES:
+        return "below-roof/memory-gemm"
+    if family == "attention_decode":
+        return "below-roof/memory-attention-decode"
+    return "below-roof/memory-streaming" if family in STREAMING_FAMILIES else "below-roof"
+
+
+def _compute_advice(group: GroupRow, family: str) -> str:
+    """A compute-bound group's advice by its precision and family."""
+    precision = _text(group, "precision")
+    if precision.startswith("tensor"):
+        return "below-roof/compute-tensor"
+    if precision == "fp64":
+        return "below-roof/compute-fp64"
+    if family in _MATRIX_FAMILIES:
+        return "below-roof/compute-tensor-gemm"
+    return "below-roof/compute"
+
+
+def _pipe_advice(group: GroupRow, limiter: str, family: str) -> str:
+    """Advice for a group limited by an execution pipe."""
+    if limiter == "fma-pipe":
+        fp32_matrix = family in _MATRIX_FAMILIES and _text(group, "precision") in ("fp32", "")
+        return "below-roof/compute-tensor-gemm" if fp32_matrix else "below-roof/compute-fma"
+    if limiter == "tensor-pipe":
+        return "below-roof/compute-tensor"
+    return "below-roof/pipe"
+
+
+def _placed_advice(group: GroupRow) -> str:
+    """The advice of a memory-, compute- or latency-class group."""
+    bound, limiter, family = _text(group, "bound"), _text(group, "limiter"), family_of(group)
+    if limiter == "under-filled":
+        variant = _under_filled(group)
+        return f"under-filled/{variant}" if variant else "under-filled"
+    if bound == "latency" or limiter == "latency":
+        short = _text(group, "bound_reason").startswith("shorter than")
+        return "below-roof/latency-short" if short else "below-roof/latency"
+    if limiter in _LIMITER_VARIANTS:
+        return _LIMITER_VARIANTS[limiter]
+    if limiter == "dram":
+        return "limiter-disagrees/dram" if bound == "compute" else _memory_advice(family)
+    if limiter.endswith("-pipe"):
+        if bound == "memory" and limiter in _FP_PIPES:
+            return "limiter-disagrees/fp"
+        return _pipe_advice(group, limiter, family)
+    # sm, memory, unknown and any limiter added later: the bound class decides.
+    return _memory_advice(family) if bound == "memory" else _compute_advice(group, family)
+
+
+def group_advice(group: GroupRow) -> str:
+    """The advice id that fits one kernel group, whatever its evidence: never empty."""
+    bound = _text(group, "bound")
+    if bound == "not placeable":
+        failed = _text(group, "bound_reason").startswith("profiling failed")
+        return "profiling-failed" if failed else "not-placeable"
+    if bound == "communication":
+        return "communication"
+    return _placed_advice(group)
+
+
+#: The fields the choice of a group's advice reads.
+_ADVICE_FIELDS = ("kernel", "family", "bound", "bound_reason", "limiter", "precision")
+
+
+def group_advice_ids(kernels: pd.DataFrame) -> list[str]:
+    """:func:`group_advice` of every kernel group, in row order (one call per group).
+
+    Rows are read as plain dicts of the few fields the choice needs, and a
+    name's family is classified once however many groups share the name.
+    """
+    fields = [f for f in _ADVICE_FIELDS if f in kernels]
+    rows = kernels[fields].astype(object).where(kernels[fields].notna(), None)
+    families: dict[str, str] = {}
+    out: list[str] = []
+    for row in rows.to_dict("records"):
+        if not (isinstance(row.get("family"), str) and row["family"]):
+            name = str(row.get("kernel"))
+            if name not in families:
+                families[name] = family_of({"kernel": name})
+            row["family"] = families[name]
+        out.append(group_advice(row))
     return out

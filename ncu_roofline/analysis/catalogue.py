@@ -94,6 +94,64 @@ _LAUNCH_ADVICE = (
     "in CUDA graphs to hide launch overhead, batch independent launches into one grid."
 )
 
+# --- Advice for every kernel group (analysis/advice.py group_advice) -------
+#: Below-roof variants that only a group's own advice names (no finding
+#: chooses them): a pipe that is neither an FP pipe, the ALU nor the LSU.
+_GROUP_VARIANTS: dict[str, tuple[str, str]] = {
+    "pipe": (
+        "An execution pipe other than the FP, ALU and load/store pipes (special-function, "
+        "uniform, shared-memory or another unit) is the busiest unit: the instructions it runs, "
+        "not the kernel's FLOPs or bytes, set its time.",
+        "Find which instructions that pipe runs (Nsight Compute's Instruction Statistics and "
+        "source view) and issue fewer of them: cheaper forms or tables instead of "
+        "transcendentals where the accuracy allows, warp-uniform arithmetic hoisted out of the "
+        "loop, wider shared-memory accesses; move work to a pipe with room to spare.",
+    ),
+}
+_PROFILING_FAILED = FindingKind(
+    "profiling-failed",
+    "warning",
+    "Profiling failed",
+    "ncu could not collect this launch's metrics (its replay failed, or the kernel failed or "
+    "timed out under the profiler): most of them are missing, the duration often among them, "
+    "so its share of the time is unknown, not zero, and it cannot be placed.",
+    "Read ncu's ==ERROR== lines for the cause, then profile the kernel again on its own "
+    "(--kernel-name with --launch-skip and --launch-count); if replay is what failed, try "
+    "--replay-mode application or fewer metrics per pass.",
+    "profiling failed",
+)
+#: A few words for each advice a kernel group can be given, for the top
+#: tables' "Try" lines, which name the advice and point to its one text.
+_ADVICE_LABELS: dict[str, str] = {
+    "below-roof": "cut the bytes and stream them faster",
+    "below-roof/memory-gemm": "more rows per weight read, quantised weights, split-K",
+    "below-roof/memory-attention-decode": "split-KV, GQA-aware reads, FP8 KV cache",
+    "below-roof/memory-streaming": "fuse with its neighbours, 128-bit loads",
+    "below-roof/memory-l1": "wide, coalesced loads; no bank conflicts",
+    "below-roof/memory-l2": "raise L2 reuse (CTA swizzle, larger tiles)",
+    "below-roof/compute-tensor-gemm": "run it on the tensor cores",
+    "below-roof/compute-tensor": "feed the MMAs: deeper pipelines, larger tiles",
+    "below-roof/compute-fp64": "keep the FP64 pipe busy, or lower the precision",
+    "below-roof/compute-fma": "fewer FP instructions per result",
+    "below-roof/compute-alu": "cut integer and conversion instructions",
+    "below-roof/compute-issue": "issue fewer instructions per FLOP",
+    "below-roof/compute": "more of the issue slots on FP math",
+    "below-roof/latency-short": "fuse launches or use CUDA graphs",
+    "below-roof/latency": "hide latency with more parallel work",
+    "below-roof/pipe": "fewer instructions on the busiest pipe",
+    "limiter-disagrees/dram": "cut DRAM traffic, then re-check the FLOP count",
+    "limiter-disagrees/fp": "fewer FP instructions per result",
+    "under-filled": "more parallel work per launch",
+    "under-filled/gemm": "split-K or smaller tiles for this shape",
+    "under-filled/attention-decode": "split the sequence across CTAs",
+    "under-filled/reduction": "several rows per launch, or split long rows",
+    "under-filled/many": "fuse launches or use CUDA graphs",
+    "communication": "overlap communication with compute",
+    "not-placeable": "collect the missing metrics",
+    "profiling-failed": "profile the kernel again on its own",
+}
+# --- end of the group advice block -------------------------------------------
+
 _KINDS: tuple[FindingKind, ...] = (
     FindingKind(
         "excess-traffic",
@@ -241,6 +299,7 @@ _KINDS: tuple[FindingKind, ...] = (
                 "fewer dependent global-memory round trips; Nsight Compute's warp-state "
                 "statistics show what the warps wait on.",
             ),
+            **_GROUP_VARIANTS,
         },
     ),
     FindingKind(
@@ -343,6 +402,7 @@ _KINDS: tuple[FindingKind, ...] = (
         "`ncu-roofline inspect` prints; name the GPU with --gpu when the export lacks it.",
         "not placeable",
     ),
+    _PROFILING_FAILED,
     FindingKind(
         "tensor-uncounted",
         "warning",
@@ -453,6 +513,14 @@ def advice(advice_id: str | None) -> tuple[str, str]:
     kind, _, variant = (advice_id or "").partition("/")
     entry = CATALOGUE.get(kind)
     return entry.advice(variant or None) if entry is not None else ("", "")
+
+
+def advice_label(advice_id: str | None) -> str:
+    """A few words naming advice ``advice_id`` (a top table's "Try" line); its kind's title else."""
+    if advice_id in _ADVICE_LABELS:
+        return _ADVICE_LABELS[advice_id]
+    entry = CATALOGUE.get((advice_id or "").partition("/")[0])
+    return entry.title if entry is not None else (advice_id or "")
 
 
 def abbreviation(kind: str) -> str:

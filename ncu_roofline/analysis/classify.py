@@ -27,6 +27,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis.limiter import group_limiter
+from ncu_roofline.analysis.placement import placement
 from ncu_roofline.analysis.rate_point import (
     counts_or_rates,
     duration_weights,
@@ -446,6 +447,10 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     if "limiter" in launches:
         limiter, first = _dominant(launches, "limiter", groups, tw, "unknown")
         group_limiter(launches, groups, tw, limiter, first, frame)
+    if "profiling_failed" in launches:
+        failed = launches["profiling_failed"].notna().to_numpy(dtype=np.float64)
+        frame["failed_launches"] = groups.count(failed * inv).astype(np.int64)
+    frame["placement"] = placement(frame, "total_duration_s")
     above = launches["above_roof"].notna().to_numpy()
     frame["above_roof_launches"] = groups.count(above.astype(np.float64)).astype(np.int64)
     grand = float(np.nansum(t0))
@@ -473,9 +478,18 @@ def _group_counts(
         if k in launches:
             out[k] = launches[k].to_numpy(dtype=object)[groups.first]
     out["launches"] = groups.count(inv)
-    total = groups.sum(_f(launches, "total_duration_s"))
+    # Launches whose profiling failed have no time to add: the group's time is
+    # that of its profiled launches (missing when none of them has one).
+    failed = (
+        launches["profiling_failed"].notna().to_numpy(dtype=bool)
+        if "profiling_failed" in launches
+        else np.zeros(len(launches), dtype=bool)
+    )
+    total = groups.sum(np.where(failed, 0.0, _f(launches, "total_duration_s")))
+    profiled = groups.count(np.where(failed, 0.0, inv))
+    total[profiled == 0] = np.nan
     out["total_duration_s"] = total
-    out["duration_s"] = ratio(total, out["launches"])
+    out["duration_s"] = ratio(total, profiled)
     durations = pd.Series(_f(launches, "duration_s")).groupby(groups.gid)
     out["min_duration_s"] = durations.min().to_numpy()
     out["max_duration_s"] = durations.max().to_numpy()
@@ -486,7 +500,10 @@ def _group_counts(
     ]
     for col in (*SUMMED_COLUMNS, *per_type):
         if col in launches:
-            out[col] = groups.sum(_f(launches, col) * inv)
+            # Counts of the profiled launches, over the profiled launches' time.
+            summed = groups.sum(np.where(failed, 0.0, _f(launches, col) * inv))
+            summed[profiled == 0] = np.nan
+            out[col] = summed
     out["achieved_flops_per_s"] = (
         ratio(out["flops"], total) if "flops" in out else np.full(groups.n, np.nan)
     )
@@ -508,6 +525,7 @@ def _group_theory_comparison(
     )
     if "theory_floor_s" in out:
         frame["theory_efficiency"] = ratio(out["theory_floor_s"], total)
+    frame["theory_flops_per_s"] = ratio(out["theory_flops"], total)
 
 
 def _dominant_bound(

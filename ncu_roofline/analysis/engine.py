@@ -15,11 +15,14 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis import CLOCK_MODES
+from ncu_roofline.analysis.advice import group_advice_ids
 from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
+from ncu_roofline.analysis.failed_profile import failed_profiles
 from ncu_roofline.analysis.findings import Finding, collect_findings
 from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.analysis.limiter import judge, mix_share
 from ncu_roofline.analysis.measures import measure
+from ncu_roofline.analysis.placement import placement
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.analysis.roofs import (
     ALL_COMPUTE_KEYS,
@@ -193,6 +196,7 @@ def analyze(
     judged = judge(src, frame, _sm_counts(src, assignment.devices), thresholds)
     for col, values in judged.items():
         frame[col] = values
+    _mark_failed(frame, failed_profiles(src))
 
     unmatched: list[str] = []
     if theory is not None:
@@ -201,8 +205,10 @@ def analyze(
             frame[col] = values
         add_comparison(frame)
         distrust_absurd_theory(frame, profile.sources)
+    frame["placement"] = placement(frame)
 
     kernels = group_kernels(frame, thresholds)
+    kernels["advice"] = np.array(group_advice_ids(kernels), dtype=object)
     findings = collect_findings(
         frame, kernels, assignment.devices, theory=theory, unmatched=unmatched
     )
@@ -223,6 +229,26 @@ def analyze(
         theory=theory,
         unmatched=unmatched,
     )
+
+
+def _mark_failed(frame: pd.DataFrame, failed: npt.NDArray[np.object_]) -> None:
+    """Launches whose profiling failed, in place: not placeable, with the count as the reason.
+
+    Whatever few values such a launch has say nothing about the kernel, so
+    its verdicts are cleared rather than drawn from them.
+    """
+    frame["profiling_failed"] = failed
+    rows = pd.notna(failed)
+    if not rows.any():
+        return
+    frame.loc[rows, "bound"] = "not placeable"
+    frame.loc[rows, "bound_reason"] = failed[rows]
+    for col in ("efficiency", "recoverable_s", "latency_s", "limiter_utilization"):
+        if col in frame:
+            frame.loc[rows, col] = np.nan
+    for col in ("limiter", "limiter_basis", "side"):
+        if col in frame:
+            frame.loc[rows, col] = None
 
 
 def _sm_counts(src: pd.DataFrame, devices: list[DeviceRoofs]) -> npt.NDArray[np.float64]:
@@ -273,6 +299,7 @@ def add_comparison(frame: pd.DataFrame) -> None:
     floor = theory_floor(frame, t_flops, t_bytes)
     frame["theory_floor_s"] = floor
     frame["theory_efficiency"] = ratio(floor, floats(frame["duration_s"]))
+    frame["theory_flops_per_s"] = ratio(t_flops, floats(frame["duration_s"]))
 
 
 def theory_floor(

@@ -101,6 +101,7 @@ def collect_findings(
         for kind, kernel, severity, message, rec, source in limiter_findings(kernels, grand)
     )
     found.extend(_unplaced_findings(kernels, grand))
+    found.extend(_failed_profile_findings(launches))
     found.extend(_communication_findings(kernels, grand))
     found.extend(_mixed_definition_findings(launches))
     found.extend(
@@ -261,6 +262,9 @@ def _unplaced_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
     """Kernels that could not be placed, one finding per reason."""
     found: list[Finding] = []
     unplaced = kernels[kernels["bound"] == "not placeable"]
+    # Failed profiles are a finding of their own (their time is unknown, not 0%).
+    failed = unplaced["bound_reason"].astype(str).str.startswith("profiling failed")
+    unplaced = unplaced[~failed.to_numpy(dtype=bool)]
     for reason, rows in unplaced.groupby("bound_reason", sort=False):
         share = _share(float(np.nansum(rows["total_duration_s"])), grand)
         names = ", ".join(str(x) for x in rows["kernel_short"].head(3))
@@ -270,6 +274,31 @@ def _unplaced_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
                 "not-placeable",
                 str(rows["kernel"].iloc[0]) if len(rows) == 1 else None,
                 f"{len(rows)} kernel(s) not placed ({reason}): {names}{more}; {_pct(share)} of profiled time.",
+                source=str(rows["source"].iloc[0]),
+            )
+        )
+    return found
+
+
+def _failed_profile_findings(launches: pd.DataFrame) -> list[Finding]:
+    """Launches whose profiling failed, one finding per kernel name, with the launches' counts.
+
+    Their time is unknown, so no share of the profiled time is claimed for them.
+    """
+    if "profiling_failed" not in launches:
+        return []
+    failed = launches[launches["profiling_failed"].notna().to_numpy(dtype=bool)]
+    found: list[Finding] = []
+    for kernel, rows in failed.groupby("kernel", sort=False, dropna=False):
+        reasons = list(dict.fromkeys(str(r) for r in rows["profiling_failed"]))
+        ids = ", ".join(str(i) for i in rows["id"].head(5))
+        more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
+        found.append(
+            _finding(
+                "profiling-failed",
+                None if pd.isna(kernel) else str(kernel),
+                f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} (ID {ids}{more}): "
+                f"{'; '.join(reasons[:3])}; their time is unknown and not in the profiled time.",
                 source=str(rows["source"].iloc[0]),
             )
         )

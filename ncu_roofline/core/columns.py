@@ -178,6 +178,13 @@ COLUMNS: tuple[Column, ...] = (
     _col("side", "analysis", "recomputed", "LK"),
     _col("bound", "analysis", "recomputed", "LKC"),
     _col("bound_reason", "analysis", "recomputed", "LK"),
+    # Which evidence the point on the chart rests on: "measured", "bandwidth"
+    # (no FP work: DRAM utilisation), "theory" (theoretical work over the
+    # measured time), None (no point); see analysis/placement.py.
+    _col("placement", "analysis", "recomputed", "LK"),
+    # "profiling failed: M of N metrics missing" (analysis/failed_profile.py).
+    _col("profiling_failed", "analysis", "none", "L"),
+    _col("failed_launches", "group", "recomputed", "K"),
     _col("recoverable_s", "analysis", "recomputed", "LK"),
     _col("latency_s", "analysis", "recomputed", "LK"),
     _col("limiter", "analysis", "recomputed", "LK"),
@@ -208,6 +215,10 @@ COLUMNS: tuple[Column, ...] = (
     _col("theory_source", "analysis", "first", "T"),
     _col("confidence", "analysis", "first", "T"),
     _col("family", "analysis", "first", "T"),
+    # The rate of the theoretical work: theory FLOPs over the measured time.
+    _col("theory_flops_per_s", "analysis", "recomputed", "T"),
+    # The advice id (catalogue) that fits the group's bound class and limiter.
+    _col("advice", "group", "recomputed", "K"),
 )
 
 

@@ -62,6 +62,7 @@ _INTS = frozenset(
         "rank",
         "launches",
         "above_roof_launches",
+        "failed_launches",
     }
 )
 #: Record fields stored as booleans.
@@ -100,6 +101,9 @@ _STRINGS = frozenset(
         "theory_source",
         "confidence",
         "family",
+        "placement",
+        "profiling_failed",
+        "advice",
     }
 )
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from ncu_roofline.analysis.catalogue import SEVERITIES, advice
+from ncu_roofline.analysis.catalogue import SEVERITIES, advice, advice_label
 from ncu_roofline.core.names import middle_cut
 from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
@@ -199,6 +199,12 @@ def _summary(context: ReportContext) -> str:
     latency = summary.get("latency_s")
     if latency:
         parts.append(f"{TEXT.duration(latency)} latency-bound (no roof can promise it)")
+    failed = int((summary.get("profiling_failed") or {}).get("launches") or 0)
+    if failed:
+        parts.append(
+            f"{plural(failed, 'launch', 'launches')} whose profiling failed (time unknown, "
+            "in no total)"
+        )
     counts = severity_counts(context.get("findings") or [])
     detail = ", ".join(f"{TEXT.count(counts[s])} {s}" for s in SEVERITIES if counts[s])
     n = sum(counts.values())
@@ -249,8 +255,37 @@ def _top_rows(ranked: list[dict[str, Any]], names: _Names, with_theory: bool) ->
         ]
         if with_theory:
             row.append(TEXT.ratio(k.get("byte_excess")))
+        advice_id = k.get("advice")
+        row.append(escape_text(advice_label(advice_id), limit=80) if advice_id else TEXT.missing)
         rows.append(row)
     return rows
+
+
+def _advice_lines(
+    ranked: list[dict[str, Any]],
+    findings: list[FindingRecord],
+    texts: Mapping[str, AdviceRecord],
+) -> list[str]:
+    """The text of each top group's advice that no finding carries, once, naming its groups.
+
+    Advice a finding carries is said with the findings; the top table's
+    "Try" column names every group's advice by its few words.
+    """
+    said = {f.get("advice") or f.get("kind") for f in findings}
+    users: dict[str, list[str]] = {}
+    for k in ranked:
+        advice_id = k.get("advice")
+        if isinstance(advice_id, str) and advice_id and advice_id not in said:
+            users.setdefault(advice_id, []).append(f"#{k.get('rank')}")
+    lines = []
+    for advice_id, ranks in users.items():
+        text = texts.get(advice_id)
+        what = text["what_to_try"] if text else advice(advice_id)[1]
+        lines.append(
+            f"*{escape_text(advice_label(advice_id), limit=80)}* ({', '.join(ranks)}): "
+            + escape_text(what, limit=_MAX_MESSAGE)
+        )
+    return lines
 
 
 def _full_rows(
@@ -431,6 +466,9 @@ def render_markdown(
         "kernel_total": TEXT.count(len(kernels)),
         "no_recoverable": bool(kernels) and not top_rows,
     }
+    advice_lines = _advice_lines(
+        ranked[: max(0, int(top))], list(context.get("findings") or []), context.get("advice") or {}
+    )
     limits = {
         "top": max(0, min(int(top), len(top_rows))),
         "full": len(full_rows),
@@ -447,6 +485,7 @@ def render_markdown(
                 TEMPLATE,
                 **fixed,
                 top_rows=top_rows[: n["top"]],
+                advice_lines=advice_lines if n["top"] else [],
                 full_rows=shown_full,
                 full_shown=TEXT.count(len(shown_full)),
                 full_cut=len(shown_full) < len(kernels),

@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ncu_roofline.analysis.catalogue import advice
+from ncu_roofline.analysis.catalogue import advice, advice_label
 from ncu_roofline.analysis.limiter_units import UNIT_LABELS
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
+from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
 from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
@@ -29,6 +30,28 @@ BOUND_MEANING: dict[str, str] = {
     "communication": "collective kernels, bound by the interconnect",
     "not placeable": "an input the roofline needs is missing",
 }
+
+
+def advice_anchor(advice_id: str) -> str:
+    """The page anchor of an advice card: ``advice-`` and the id with ``/`` as ``--``."""
+    return "advice-" + "".join(c if c.isalnum() or c == "-" else "--" for c in advice_id)
+
+
+def try_line(k: dict[str, Any]) -> dict[str, Any] | None:
+    """A group's "Try" reference: its advice's few words, the card's anchor and the gain.
+
+    The gain is the group's recoverable time where it has any; the advice's
+    text itself is on its card, once.
+    """
+    advice_id = k.get("advice")
+    if not isinstance(advice_id, str) or not advice_id:
+        return None
+    rec = k.get("recoverable_s")
+    return {
+        "label": advice_label(advice_id),
+        "anchor": advice_anchor(advice_id),
+        "gain": TABLE.duration(rec) if isinstance(rec, (int, float)) and rec > 0 else None,
+    }
 
 
 #: The kernel table's columns a narrow screen keeps (with the name and the bound class).
@@ -86,6 +109,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
                 "source": k["source"],
                 "theory": k.get("theory_source") or "",
                 "confidence": k.get("confidence") or "",
+                "try": try_line(k),
                 "cells": [
                     {"key": key, "text": text, "sort": _sort_key(raw), "wide": key not in COMPACT}
                     for key, text, raw in cells
@@ -224,9 +248,16 @@ def _top_recoverable(kernels: list[dict[str, Any]], total: Any) -> list[dict[str
             "efficiency": TABLE.pct(k["efficiency"]),
             "recoverable": TABLE.duration(k["recoverable_s"]),
             "share": TABLE.pct(k["recoverable_s"] / total if total else None),
+            "try": try_line(k),
         }
         for k in ranked
     ]
+
+
+def _failed_launches(summary: Summary) -> int:
+    """Launches whose profiling failed (0 in reports written before the field existed)."""
+    failed = summary.get("profiling_failed") or {}
+    return int(failed.get("launches") or 0)
 
 
 def _summary(context: ReportContext) -> dict[str, Any]:
@@ -245,6 +276,8 @@ def _summary(context: ReportContext) -> dict[str, Any]:
         if (summary["recoverable_s"] is not None and total)
         else TABLE.missing,
         "latency": TABLE.duration(latency) if latency else None,
+        # Launches whose profiling failed have no time to add: counted apart.
+        "failed": TABLE.count(failed) if (failed := _failed_launches(summary)) else None,
         "latency_share": TABLE.pct(latency / total) if (latency and total) else TABLE.missing,
         "by_bound": _by_bound(summary),
         # Classes without kernels say nothing on the first screen.
@@ -259,9 +292,11 @@ def _findings(context: ReportContext) -> list[dict[str, Any]]:
 
     Each group shows its advice (why it matters, what to try) once and
     lists the findings that share it, so twelve kernels with the same
-    problem make one card, not twelve copies of one paragraph.
+    problem make one card, not twelve copies of one paragraph.  Each card
+    also names the kernel groups whose "Try" line points to it.
     """
     texts = context.get("advice") or {}
+    users = _advice_users(context["kernels"])
     groups: dict[str, dict[str, Any]] = {}
     for f in most_severe_first(context["findings"]):
         advice_id = f.get("advice") or f["kind"]
@@ -273,12 +308,53 @@ def _findings(context: ReportContext) -> list[dict[str, Any]]:
                 "kind": f["kind"],
                 "severity": f["severity"],
                 "advice": advice_id,
+                "anchor": advice_anchor(advice_id),
+                "for": users.get(advice_id, ""),
                 "why": why,
                 "what": what,
                 "items": [],
             }
         group["items"].append(f)
     return list(groups.values())
+
+
+def _advice_users(kernels: list[dict[str, Any]]) -> dict[str, str]:
+    """Per advice id, the kernel groups that carry it: ``"#1 name, #4 name"`` (first ten)."""
+    by_id: dict[str, list[str]] = {}
+    for k in kernels:
+        advice_id = k.get("advice")
+        if isinstance(advice_id, str) and advice_id:
+            by_id.setdefault(advice_id, []).append(
+                f"#{k['rank']} {k['kernel_short'] or k['kernel']}"
+            )
+    return {
+        a: ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+        for a, names in by_id.items()
+    }
+
+
+def _advice_cards(context: ReportContext, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The advice of kernel groups that no finding shares, one card each, in rank order."""
+    texts = context.get("advice") or {}
+    users = _advice_users(context["kernels"])
+    shown = {g["advice"] for g in findings}
+    cards = []
+    for advice_id in users:
+        if advice_id in shown:
+            continue
+        text = texts.get(advice_id)
+        why, what = (text["why"], text["what_to_try"]) if text else advice(advice_id)
+        cards.append(
+            {
+                "advice": advice_id,
+                "anchor": advice_anchor(advice_id),
+                "label": advice_label(advice_id),
+                "for": users[advice_id],
+                "why": why,
+                "what": what,
+            }
+        )
+    return cards
 
 
 def _devices(roofs: list[DeviceRoofsRecord]) -> list[dict[str, Any]]:
@@ -370,15 +446,29 @@ def _collect(context: ReportContext, points: int) -> dict[str, Any] | None:
 
 
 def _marker_hint(charts: list[dict[str, Any]]) -> str:
-    """What the marker shapes mean, said only when some (not all) markers have findings."""
+    """What the marker shapes mean: diamonds (when some, not all, markers have findings),
+    the bandwidth strip's triangles and the theory squares (when there are any)."""
     symbols: list[Any] = []
     for c in charts:
         for trace in c["figure"].get("data", []):
             symbol = (trace.get("marker") or {}).get("symbol")
             if trace.get("legendgroup") == "kernel groups" and isinstance(symbol, list):
                 symbols.extend(symbol)
+    parts = []
     diamonds = sum(1 for sym in symbols if sym == "diamond")
-    return "diamonds have findings" if 0 < diamonds < len(symbols) else ""
+    if 0 < diamonds < len(symbols):
+        parts.append("diamonds have findings")
+    if PLACEMENT_SYMBOLS["bandwidth"] in symbols:
+        parts.append(
+            "triangles at the left edge do no floating-point work: they are placed by their "
+            "DRAM bandwidth, as far under the DRAM roof as their share of its peak"
+        )
+    if PLACEMENT_SYMBOLS["theory"] in symbols:
+        parts.append(
+            "squares are placed from theoretical work (the export has no FLOP or byte "
+            "counters): theoretical intensity, theoretical FLOPs over the measured time"
+        )
+    return "; ".join(parts)
 
 
 def _title(inputs: list[InputRecord]) -> str:
@@ -395,6 +485,7 @@ def build_page(
     kernels = context["kernels"]
     with_theory = context.get("theory") is not None
     charts = untitled(roofline_figures(context))
+    findings = _findings(context)
     points = sum(c["groups_plotted"] for c in charts)
     collect = _collect(context, points)
     if collect is not None:
@@ -420,7 +511,8 @@ def build_page(
         "with_theory": with_theory,
         "theory": context.get("theory"),
         "theory_rows": _theory_rows(kernels) if with_theory else [],
-        "findings": _findings(context),
+        "findings": findings,
+        "advice_cards": _advice_cards(context, findings),
         "methodology": _methodology(context),
         "plotly_js": plotly_js,
         "counts": {

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ncu_roofline.analysis.catalogue import abbreviation
+from ncu_roofline.analysis.catalogue import abbreviation, advice_label
 from ncu_roofline.core.names import middle_cut
 from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
@@ -90,6 +90,11 @@ def _header(context: ReportContext, groups: int, shape: bool) -> list[str]:
         f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
         + (f"{TEXT.duration(latency)} latency, " if latency else "")
         + f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
+        *(
+            [f"{TEXT.count(failed)} launch(es) whose profiling failed (time unknown, in no total)"]
+            if (failed := int((summary.get("profiling_failed") or {}).get("launches") or 0))
+            else []
+        ),
         *([] if shape or not groups else [f"grid and block: {LAUNCH_SHAPE_MISSING}"]),
         "",
     ]
@@ -117,6 +122,26 @@ def _fit(widths: list[int], width: int, titles: list[str], wanted: int) -> list[
     others = sum(widths[i] for i in keep if i != _NAME) + len(_GAP) * (len(keep) - 1)
     widths[_NAME] = max(1, min(widths[_NAME], width - others))
     return keep
+
+
+def _try_lines(shown: list[dict[str, Any]]) -> list[str]:
+    """What to try for the groups shown, each advice once with the groups' numbers.
+
+    The full text is in the HTML, Markdown and JSON reports (``advice``).
+    """
+    users: dict[str, list[str]] = {}
+    for k in shown:
+        advice_id = k.get("advice")
+        if isinstance(advice_id, str) and advice_id:
+            users.setdefault(advice_id, []).append(f"#{k.get('rank')}")
+    if not users:
+        return []
+    out = ["try:"]
+    out += [
+        f"  {','.join(ranks)}: {terminal_safe(advice_label(a))} ({a})" for a, ranks in users.items()
+    ]
+    out.append("")
+    return out
 
 
 def _footer(findings: list[FindingRecord]) -> str:
@@ -197,6 +222,7 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
     if len(kernels) > len(shown):
         lines.append(f"… {TEXT.count(len(kernels) - len(shown))} more kernel group(s) not shown")
     lines.append("")
+    lines.extend(_try_lines(shown))
     roof = next(i for i, c in enumerate(columns) if c.title == "roof%")
     if roof in keep and any(row[roof].endswith(_THEORY_MARK) for row in cells):
         lines.append(f"{_THEORY_MARK}: share of the theory floor, for kernels with no roof")

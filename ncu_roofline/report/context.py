@@ -23,6 +23,7 @@ from ncu_roofline.report.schema import (
     BoundTotals,
     CollectRecord,
     DeviceRoofsRecord,
+    FailedTotals,
     FindingRecord,
     Generator,
     InputRecord,
@@ -69,8 +70,19 @@ def summary_context(analysis: Analysis) -> Summary:
         "recoverable_s": float(np.nansum(rec)) if (~np.isnan(rec)).any() else None,
         "latency_s": float(np.nansum(lat)) if (~np.isnan(lat)).any() else None,
         "by_bound": by_bound,
+        "profiling_failed": _failed_totals(launches, k),
         "findings": {s: sum(1 for f in analysis.findings if f.severity == s) for s in SEVERITIES},
     }
+
+
+def _failed_totals(launches: pd.DataFrame, kernels: pd.DataFrame) -> FailedTotals:
+    """Launches whose profiling failed and the groups holding them: counted apart, no time."""
+    if "profiling_failed" not in launches:
+        return {"launches": 0, "kernels": 0}
+    failed = launches["profiling_failed"].notna().to_numpy(dtype=bool)
+    inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
+    groups = int((kernels["failed_launches"] > 0).sum()) if "failed_launches" in kernels else 0
+    return {"launches": int(inv[failed].sum()), "kernels": groups}
 
 
 def _fields(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[str, ...]:
@@ -142,13 +154,23 @@ def build_context(analysis: Analysis) -> ReportContext:
         "launches": LaunchRecords(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
         "kernels": records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
         "findings": cast("list[FindingRecord]", [f.to_dict() for f in analysis.findings]),
-        "advice": advice_records([f.advice or f.kind for f in analysis.findings]),
+        "advice": advice_records(
+            [f.advice or f.kind for f in analysis.findings] + _group_advice(analysis)
+        ),
         "collect": collect_records(analysis),
     }
 
 
+def _group_advice(analysis: Analysis) -> list[str]:
+    """The advice ids of the kernel groups, in rank order (each group's ``advice``)."""
+    k = analysis.kernels
+    if "advice" not in k:
+        return []
+    return [str(a) for a in k["advice"].dropna()]
+
+
 def advice_records(ids: list[str]) -> dict[str, AdviceRecord]:
-    """The text of each advice id, once, in the order the findings first name them."""
+    """The text of each advice id, once, in the order the findings, then the groups, name them."""
     out: dict[str, AdviceRecord] = {}
     for advice_id in dict.fromkeys(ids):
         why, what = advice(advice_id)

@@ -87,6 +87,16 @@ class BoundTotals(TypedDict):
     duration_s: float | None
 
 
+class FailedTotals(TypedDict):
+    """Launches whose profiling failed (most metrics missing), and the kernel groups they are in.
+
+    Their time is unknown, so they are counted apart from every time total.
+    """
+
+    launches: int
+    kernels: int
+
+
 class Summary(TypedDict):
     """Whole-profile totals."""
 
@@ -99,6 +109,8 @@ class Summary(TypedDict):
     latency_s: float | None
     #: Every bound class, in the order of ``analysis.BOUND_CLASSES``.
     by_bound: dict[str, BoundTotals]
+    #: Launches whose profiling failed, counted apart (their time is unknown).
+    profiling_failed: FailedTotals
     #: Findings per severity (``error``, ``warning``, ``info``).
     findings: dict[str, int]
 

@@ -8,15 +8,23 @@ view; the view menu toggles traces by that index.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ncu_roofline.render.charts.ceilings import Roofs, ceiling_traces, device_roofs
-from ncu_roofline.render.charts.groups import group_traces, kinds_by_kernel, place_groups
+from ncu_roofline.render.charts.groups import group_traces, kinds_by_kernel, on_strip, place_groups
 from ncu_roofline.render.charts.launches import LaunchFields, launch_points, launch_trace
-from ncu_roofline.render.charts.layout import axis_ranges, device_layout, device_title, view_menu
+from ncu_roofline.render.charts.layout import (
+    MARGIN_DECADES,
+    axis_ranges,
+    device_layout,
+    device_title,
+    view_menu,
+)
 from ncu_roofline.render.charts.levels import level_points, level_trace
 from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
 from ncu_roofline.render.charts.values import column, field_values, finite_positive
@@ -93,16 +101,27 @@ def _device_figure(
     kinds: dict[tuple[Any, str], list[str]],
 ) -> dict[str, Any]:
     points, not_plotted = place_groups(groups, kinds)
-    theory_points = [p for p in points if finite_positive(p.record.get("theory_ai"))]
+    # The arrows run from theory to a measured point; a theory-placed point is its theory.
+    theory_points = [
+        p
+        for p in points
+        if p.placement == "measured" and finite_positive(p.record.get("theory_ai"))
+    ]
+    placed = [p for p in points if p.placement != "bandwidth"]
     ranges = axis_ranges(
         roofs,
-        [p.x for p in points]
+        [p.x for p in placed]
         + [float(p.record["theory_ai"]) for p in theory_points]
-        + [ai for p in points for _, ai in level_points(p)],
-        [p.y for p in points],
+        + [ai for p in placed for _, ai in level_points(p)],
+        [p.y for p in placed],
         launches["x"],
         launches["y"],
     )
+    strip = on_strip(points, ranges.x_lo)
+    if strip:
+        # Kernels far under the DRAM roof on the strip stay on the chart.
+        low = math.log10(min(strip)) - MARGIN_DECADES
+        ranges = replace(ranges, y_lo=min(ranges.y_lo, low))
     used = {str(p.record["precision"]) for p in points if p.record.get("precision")}
 
     data = ceiling_traces(roofs, ranges.x_lo, ranges.x_hi, used if points else None)

@@ -10,6 +10,14 @@ names the :data:`LEGEND_GROUPS` groups with the most time by the same
 number ("3 · sgemm_128x64…").  Groups without a point (communication
 kernels, unplaceable ones, missing or non-positive coordinates) are listed
 with the reason instead.
+
+Where the analysis placed a group other than by its measured FLOPs and
+bytes (its ``placement``, see :mod:`ncu_roofline.analysis.placement`), its
+marker has a shape of its own and its hover box says what the point rests
+on: ``bandwidth`` (no floating-point work) on a strip at the chart's left
+edge, as far under the DRAM roof there as its DRAM utilisation says;
+``theory`` at the theoretical intensity and the rate of the theoretical
+work.
 """
 
 from __future__ import annotations
@@ -49,15 +57,29 @@ LEGEND_GROUPS = 20
 LEGEND_NAME = 32
 
 
+#: Marker shapes of the placements other than ``measured`` (whose markers are
+#: circles, or diamonds with findings).
+PLACEMENT_SYMBOLS: dict[str, str] = {"bandwidth": "triangle-right", "theory": "square"}
+#: The bandwidth strip's position: this fraction of a decade right of the
+#: chart's left edge (inside the margin :mod:`.layout` leaves there).
+STRIP_DECADES = 0.25
+
+
 @dataclass
 class GroupPoint:
-    """A kernel group that gets a marker, with the finding kinds about it."""
+    """A kernel group that gets a marker, with the finding kinds about it.
+
+    ``placement`` is the analysis's (``measured``, ``bandwidth``,
+    ``theory``); a ``bandwidth`` point's ``x`` and ``y`` are NaN until
+    :func:`on_strip` puts it on the chart's strip.
+    """
 
     record: dict[str, Any]
     x: float
     y: float
     bound: str
     finding: list[str]
+    placement: str = "measured"
 
     @property
     def rank(self) -> int | None:
@@ -73,6 +95,8 @@ class GroupPoint:
 
 def not_plotted_reason(k: dict[str, Any]) -> str | None:
     """Why a kernel group has no marker; ``None`` when it has one."""
+    if k.get("placement") in PLACEMENT_SYMBOLS:
+        return None
     bound = k.get("bound")
     if bound == "communication":
         return "communication kernel: moves data between devices, no point on a compute roofline"
@@ -126,16 +150,40 @@ def place_groups(
         kernel = str(k.get("kernel") or "")
         found = list(kinds.get((k.get("source"), kernel), []))
         found += [x for x in kinds.get((None, kernel), []) if x not in found]
+        how = str(k.get("placement") or "measured")
+        x, y = _coordinates(k, how)
         points.append(
-            GroupPoint(
-                record=k,
-                x=float(k["ai_dram"]),
-                y=float(k["achieved_flops_per_s"]),
-                bound=str(k["bound"]),
-                finding=found,
-            )
+            GroupPoint(record=k, x=x, y=y, bound=str(k["bound"]), finding=found, placement=how)
         )
     return points, not_plotted
+
+
+def _coordinates(k: dict[str, Any], how: str) -> tuple[float, float]:
+    """A group's point by its placement; NaN for a bandwidth point (the strip places it)."""
+    if how == "theory":
+        return float(k["theory_ai"]), float(k["theory_flops_per_s"])
+    if how == "bandwidth":
+        return math.nan, math.nan
+    return float(k["ai_dram"]), float(k["achieved_flops_per_s"])
+
+
+def on_strip(points: list[GroupPoint], x_lo: float) -> list[float]:
+    """Put the bandwidth-placed points on the strip near ``x_lo`` (log10); their ys.
+
+    At intensity ``x`` the DRAM roof is ``x`` times the bandwidth, so a point
+    at ``x`` times the bandwidth the kernel reached sits under that roof by
+    exactly its DRAM utilisation: the strip reads like the rest of the chart.
+    """
+    x = 10.0 ** (x_lo + STRIP_DECADES)
+    ys: list[float] = []
+    for p in points:
+        if p.placement != "bandwidth":
+            continue
+        util = finite(p.record.get("dram_utilization")) or math.nan
+        peak = finite(p.record.get("peak_dram_bytes_per_s")) or math.nan
+        p.x, p.y = x, x * util * peak
+        ys.append(p.y)
+    return ys
 
 
 def byte_excess_text(value: Any) -> str | None:
@@ -150,9 +198,9 @@ _GROUP_HOVER = (
     "<b>#%{customdata[12]} %{customdata[1]}</b><br>"
     "%{customdata[0]}<br>"
     "launches %{customdata[2]}, total %{customdata[3]} (%{customdata[4]} of time)<br>"
-    "intensity %{customdata[5]} FLOP/B at DRAM<br>"
-    "achieved %{customdata[6]}, %{customdata[7]}<br>"
-    "%{customdata[8]}-bound: %{customdata[9]}"
+    "%{customdata[5]}<br>"
+    "%{customdata[6]}, %{customdata[7]}<br>"
+    "%{customdata[8]}: %{customdata[9]}"
     "%{customdata[10]}%{customdata[11]}"
     "<extra></extra>"
 )
@@ -169,27 +217,52 @@ def _group_customdata(p: GroupPoint) -> list[str]:
         if finite(eff) is not None
         else "efficiency n/a"
     )
+    if p.placement == "bandwidth":
+        eff_text = f"{TEXT.pct(eff, digits=0)} of DRAM peak"
+    elif p.placement == "theory" and finite(k.get("theory_efficiency")) is not None:
+        eff_text = f"the theory floor is {TEXT.pct(k['theory_efficiency'], digits=0)} of its time"
     excess = byte_excess_text(k.get("byte_excess"))
     theory = "" if excess is None else f"<br>{excess}"
     if k.get("theory_source"):
         theory += f"<br>theory: {wrapped(str(k['theory_source']))}"
     findings = f"<br>findings: {escape_markup(', '.join(p.finding))}" if p.finding else ""
     launches = k.get("launches")
+    where, achieved = _position_lines(p)
     return [
         wrapped(full),
         escape_markup(short),
         TEXT.count(launches) if isinstance(launches, int) else escape_markup(launches),
         TEXT.duration(k.get("total_duration_s")),
         TEXT.pct(k.get("time_share")),
-        TEXT.fixed(p.x),
-        TEXT.si(p.y, "FLOP/s"),
+        where,
+        achieved,
         eff_text,
-        escape_markup(p.bound),
+        escape_markup(f"{p.bound}-bound" if p.bound in PLOTTED_BOUNDS else p.bound),
         escape_markup(k.get("bound_reason") or "no reason recorded"),
         theory,
         findings,
         "?" if p.rank is None else str(p.rank),
     ]
+
+
+def _position_lines(p: GroupPoint) -> tuple[str, str]:
+    """The hover box's lines on what the point is: its intensity and achieved rate,
+    or, for points placed otherwise, what the placement rests on."""
+    k = p.record
+    if p.placement == "bandwidth":
+        bw = TEXT.si(k.get("dram_bytes_per_s"), "B/s")
+        return (
+            "no floating-point work: placed by bandwidth "
+            f"({TEXT.pct(k.get('dram_utilization'), digits=0)} of DRAM peak)",
+            f"DRAM {bw}, on the strip at the left edge of the chart",
+        )
+    if p.placement == "theory":
+        return (
+            "placed from theoretical work: the export has no FLOP/byte counters<br>"
+            f"theoretical intensity {TEXT.fixed(p.x)} FLOP/B",
+            f"theoretical work at {TEXT.si(p.y, 'FLOP/s')} over the measured time",
+        )
+    return f"intensity {TEXT.fixed(p.x)} FLOP/B at DRAM", f"achieved {TEXT.si(p.y, 'FLOP/s')}"
 
 
 def point_labels(
@@ -247,12 +320,17 @@ def _trace(members: list[GroupPoint], labels: list[str], bound: str, name: str) 
         "textfont": {"size": 12},
         "customdata": [_group_customdata(p) for p in members],
         "hovertemplate": _GROUP_HOVER,
-        "meta": {"role": "groups", "bound": bound, "ranks": [p.rank for p in members]},
+        "meta": {
+            "role": "groups",
+            "bound": bound,
+            "ranks": [p.rank for p in members],
+            "placements": [p.placement for p in members],
+        },
         "marker": {
             "color": BOUND_COLOURS[bound],
             "size": [marker_size(p.record.get("time_share")) for p in members],
             "sizemode": "diameter",
-            "symbol": ["diamond" if p.finding else "circle" for p in members],
+            "symbol": [_symbol(p) for p in members],
             "line": {
                 "color": NEUTRAL,
                 "width": [3.0 if p.finding else 0.5 for p in members],
@@ -263,6 +341,13 @@ def _trace(members: list[GroupPoint], labels: list[str], bound: str, name: str) 
         "unselected": {"marker": {"opacity": 0.2}, "textfont": {"color": GRID_COLOUR}},
         "showlegend": True,
     }
+
+
+def _symbol(p: GroupPoint) -> str:
+    """Its placement's shape; else a diamond with findings, a circle without."""
+    if p.placement in PLACEMENT_SYMBOLS:
+        return PLACEMENT_SYMBOLS[p.placement]
+    return "diamond" if p.finding else "circle"
 
 
 def group_traces(points: list[GroupPoint], spans: tuple[float, float]) -> list[dict[str, Any]]:
@@ -293,7 +378,9 @@ def group_traces(points: list[GroupPoint], spans: tuple[float, float]) -> list[d
     traces = [
         _trace([points[i]], [labels[i]], points[i].bound, legend_name(points[i])) for i in own
     ]
-    for bound in PLOTTED_BOUNDS:
+    # Groups placed from theory may be of a class the chart otherwise omits.
+    extra = sorted({points[i].bound for i in rest} - set(PLOTTED_BOUNDS))
+    for bound in (*PLOTTED_BOUNDS, *extra):
         idx = [i for i in order if i in rest and points[i].bound == bound]
         if not idx:
             continue
