@@ -36,6 +36,7 @@ import pandas as pd
 
 from ncu_roofline.analysis.tensor_check import tensor_uncounted
 from ncu_roofline.analysis.tensor_names import name_mma_flops
+from ncu_roofline.core.architecture import architecture
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.frame import optional_column as _col
 
@@ -51,21 +52,6 @@ FLOP_WEIGHTS: dict[str, tuple[str, tuple[float, float, float]]] = {
     "fp64": ("d", (1.0, 1.0, 2.0)),
     "fp32": ("f", (1.0, 1.0, 2.0)),
     "fp16": ("h", (2.0, 2.0, 4.0)),
-}
-
-#: FLOPs per warp-level tensor instruction, by compute capability.  Only used
-#: when the export lacks ``sm__ops_path_tensor_*``; every value assumes the
-#: shape the compilers favour on that architecture, so results are marked
-#: approximate.  Hopper's wgmma and Blackwell's tcgen05 instructions have
-#: variable shapes, so no factor is given for CC 9.0 and later.
-TENSOR_INST_FLOPS: dict[str, tuple[float, str]] = {
-    "7.0": (512.0, "Volta HMMA.884"),
-    "7.2": (512.0, "Volta HMMA.884"),
-    "7.5": (2048.0, "Turing HMMA.1688"),
-    "8.0": (4096.0, "Ampere HMMA.16816"),
-    "8.6": (4096.0, "Ampere HMMA.16816"),
-    "8.7": (4096.0, "Ampere HMMA.16816"),
-    "8.9": (4096.0, "Ada HMMA.16816"),
 }
 
 #: Tensor-pipe instruction counts up to this multiple of HFMA / 32 are taken
@@ -316,8 +302,15 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
     flops[zero] = 0.0
     basis[zero] = "no tensor-core instructions"
     basis[as_hfma] = "tensor-pipe instructions are HFMA2.MMA register moves, not counted as work"
-    for key, (factor, shape) in TENSOR_INST_FLOPS.items():
-        rows = (cc == key) & ~np.isnan(count) & ~zero
+    # The factor of the shape compilers favour on the architecture, where
+    # one dominates (Volta to Ada); from Hopper on there is none.
+    counted = ~np.isnan(count) & ~zero
+    for key in pd.unique(cc[counted]):
+        arch = architecture(None if key is None else str(key))
+        if arch is None or arch.tensor_inst_flops is None:
+            continue
+        factor, shape = arch.tensor_inst_flops, arch.tensor_inst_shape
+        rows = counted & (cc == key)
         flops[rows] = count[rows] * factor
         basis[rows] = f"tensor instructions x {factor:g} (approximate: assumes {shape})"
     if "kernel" in df:

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ncu_roofline.core.files import load_builtin_toml
-from ncu_roofline.core.gpu_spec import CC_PATTERN, COMPUTE_KEYS, MEMORY_KEYS, ArchRates, GpuSpec
+from ncu_roofline.core.architecture import builtin_gpu_data, normalise_cc
+from ncu_roofline.core.gpu_spec import COMPUTE_KEYS, MEMORY_KEYS, ArchRates, GpuSpec
 from ncu_roofline.core.roofs_file import (
     load_roofs_file,
     parse_arch_tables,
@@ -50,7 +50,7 @@ BUILTIN_ORIGIN = "built-in"
 
 @lru_cache(maxsize=1)
 def _builtin_tables() -> tuple[tuple[GpuSpec, ...], tuple[ArchRates, ...]]:
-    data, label = load_builtin_toml("ncu_roofline.core", "gpus.toml")
+    data, label = builtin_gpu_data()
     gpus = parse_gpu_tables(data, label, BUILTIN_ORIGIN)
     return tuple(gpus), tuple(parse_arch_tables(data, label))
 
@@ -202,21 +202,6 @@ def find_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuSpec:
     return resolve_gpu(name, gpus).spec
 
 
-def _parse_cc(cc: str) -> str | None:
-    text = cc.strip().lower().replace(",", ".")
-    if CC_PATTERN.match(text):
-        major, minor = text.split(".")
-        return f"{int(major)}.{int(minor)}"
-    # "sm_86" / "sm86" / "86": the last digit is the minor version.
-    digits = re.fullmatch(r"(?:sm_?)?(\d{2,3})", text)
-    if digits:
-        value = digits.group(1)
-        return f"{int(value[:-1])}.{value[-1]}"
-    if text.isdigit():
-        return f"{int(text)}.0"
-    return None
-
-
 def rates_for_cc(cc: str | None, device_name: str | None = None) -> ArchRates | None:
     """Per-SM-per-clock rates for a compute capability such as ``"8.6"``.
 
@@ -229,7 +214,7 @@ def rates_for_cc(cc: str | None, device_name: str | None = None) -> ArchRates | 
     """
     if cc is None:
         return None
-    wanted = _parse_cc(cc)
+    wanted = normalise_cc(cc)
     if wanted is None:
         return None
     matching = [rates for rates in arch_rates() if wanted in rates.cc]
