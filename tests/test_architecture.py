@@ -1,0 +1,229 @@
+"""One description per GPU architecture, and the packed FP32 of Blackwell data-center chips.
+
+Every per-chip fact (tensor counters, instruction factor, packed FP32, L1
+bytes per clock) is read through ``core.architecture.architecture``: the
+tables the collector, the metric list and the measures used to keep are
+gone, and what they ask ncu for is what the description lists.
+
+Packed FP32 is tested on raw pages written out here (a header row, a units
+row and one row per launch, as ``ncu --page raw --csv`` prints them; see
+tests/data/raw_page.csv) for a B200 (CC 10.0).  Expected values are worked
+out by hand in each test from the counts written into the page.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ncu_roofline
+import ncu_roofline.analysis.measures as measures
+import ncu_roofline.core.collect as collect
+import ncu_roofline.core.metrics as metrics
+from ncu_roofline.core.architecture import architecture, architectures
+from ncu_roofline.core.collect import profile_metrics
+from ncu_roofline.core.metrics import collect_metrics, tensor_metrics_to_collect
+from tests.helpers import run
+
+_IDENTITY = ["ID", "Kernel Name", "Device", "CC", "device__attribute_display_name"]
+
+
+def _raw_page(path: Path, metrics: dict[str, tuple[str, list[str]]], cc: str = "10.0") -> Path:
+    """A raw page of len(values) launches of one kernel on an NVIDIA B200."""
+    names = list(metrics)
+    n = len(next(iter(metrics.values()))[1])
+    header = [*_IDENTITY, *names]
+    units = ["", "", "", "", "", *(metrics[m][0] for m in names)]
+    lines = [header, units]
+    for i in range(n):
+        lines.append(
+            [str(i), "gemm_kernel", "0", cc, "NVIDIA B200", *(metrics[m][1][i] for m in names)]
+        )
+    path.write_text(
+        "\n".join(",".join(f'"{v}"' for v in row) for row in lines) + "\n", encoding="utf-8"
+    )
+    return path
+
+
+def _sass(op: str, prefix: str = "sm", suffix: str = "") -> str:
+    return f"{prefix}__sass_thread_inst_executed_op_{op}_pred_on.sum{suffix}"
+
+
+# --- one description, one way in ---------------------------------------------
+
+
+def test_the_per_chip_tables_are_gone() -> None:
+    assert not hasattr(metrics, "TENSOR_OPS_VARIANTS")
+    assert not hasattr(collect, "TENSOR_VARIANTS")
+    assert not hasattr(measures, "TENSOR_INST_FLOPS")
+
+
+@pytest.mark.parametrize("cc", ["9.0", "10.0", "12.0"])
+def test_profile_asks_for_exactly_the_described_tensor_counters(cc: str) -> None:
+    arch = architecture(cc)
+    assert arch is not None and arch.tensor_ops
+    asked = profile_metrics(cc)
+    tensor = [m for m in asked if m.startswith("sm__ops_path_tensor_")]
+    counts = [m for m in tensor if m.endswith(".sum")]
+    assert counts == [f"sm__ops_path_tensor_{v}.sum" for v in arch.tensor_ops]
+    assert sorted(tensor) == sorted([*counts, *(f"{m}.peak_sustained" for m in counts)])
+    # From Hopper on a tensor instruction has no one shape: its count is useless.
+    assert not any("inst_executed_pipe_tensor" in m for m in asked)
+    assert tensor_metrics_to_collect(cc) == arch.tensor_metrics()
+
+
+def test_the_descriptions_reconcile_the_old_tables() -> None:
+    # GB100 (10.0): the aggregate one old table lacked (docs/ncu-format.md 5.1).
+    b200 = architecture("10.0")
+    assert b200 is not None and "src_fp4_fp6_fp8_dst_fp16" in b200.tensor_ops
+    # GB20x (12.0): the fp4/fp6/fp8 aggregates, dense.
+    gb20x = architecture("sm_120")
+    assert gb20x is not None
+    assert "src_fp8_dst_fp16_sparsity_off" in gb20x.tensor_ops
+    assert "src_fp4_fp6_dst_fp32_sparsity_off" in gb20x.tensor_ops
+    # Never a sparse or per-instruction counter: they double count or are not dense.
+    for arch in architectures().values():
+        assert not any("sparsity_on" in v or v.startswith("op_") for v in arch.tensor_ops)
+    # Volta: no ops_path block; HMMA.884 instructions of 512 FLOPs each.
+    volta = architecture("7.0")
+    assert volta is not None and volta.tensor_ops == () and volta.tensor_inst_flops == 512
+    assert tensor_metrics_to_collect("7.0") == ("sm__inst_executed_pipe_tensor.sum",)
+    hopper = architecture("9.0")
+    assert hopper is not None and hopper.tensor_inst_flops is None
+    assert architecture("13.0") is None and architecture(None) is None
+
+
+def test_packed_fp32_is_asked_for_where_the_chip_has_it() -> None:
+    packed = {_sass(op) for op in ("fadd2", "fmul2", "ffma2")}
+    assert packed <= set(profile_metrics("10.0"))
+    assert packed <= set(collect_metrics(cc="10.0"))
+    assert not packed & set(profile_metrics("9.0"))
+    assert not packed & set(profile_metrics("12.0"))
+    assert not packed & set(collect_metrics())
+
+
+def test_b200_collect_advice_names_the_ops_path_counters(tmp_path: Path) -> None:
+    # A B200 export with FFMA counts and a duration only: tensor work is missing.
+    page = _raw_page(
+        tmp_path / "b200.csv",
+        {
+            "gpu__time_duration.sum": ("ns", ["1000000"]),
+            _sass("fadd"): ("inst", ["0"]),
+            _sass("fmul"): ("inst", ["0"]),
+            _sass("ffma"): ("inst", ["1000000000"]),
+        },
+    )
+    proc = run("inspect", str(page), "--json")
+    assert proc.returncode == 0, proc.stderr
+    (entry,) = json.loads(proc.stdout)["inputs"]
+    assert "flops_tensor" in entry["missing"]
+    options = " ".join(entry["ncu_options"])
+    assert "sm__inst_executed_pipe_tensor" not in options
+    b200 = architecture("10.0")
+    assert b200 is not None
+    for metric in b200.tensor_metrics():
+        assert metric in options
+    # The FP32 counts are there, so the packed ones are not advised here (the
+    # analysis warns of them); an export lacking FP32 counts is told of both.
+    bare = _raw_page(tmp_path / "bare.csv", {"gpu__time_duration.sum": ("ns", ["1000000"])})
+    proc = run("inspect", str(bare), "--json")
+    (entry,) = json.loads(proc.stdout)["inputs"]
+    options = " ".join(entry["ncu_options"])
+    assert "sm__inst_executed_pipe_tensor" not in options
+    for op in ("ffma", "fadd2", "fmul2", "ffma2"):
+        assert _sass(op) in options
+
+
+# --- packed FP32 counted ------------------------------------------------------
+
+
+def test_packed_fp32_counts_two_two_and_four_flops(tmp_path: Path) -> None:
+    page = _raw_page(
+        tmp_path / "packed.csv",
+        {
+            "gpu__time_duration.sum": ("ns", ["1000000", "1000000"]),
+            _sass("fadd"): ("inst", ["100000000", "0"]),
+            _sass("fmul"): ("inst", ["0", "0"]),
+            _sass("ffma"): ("inst", ["1000000000", "1000000000"]),
+            _sass("fadd2", "smsp"): ("inst", ["300000000", "0"]),
+            _sass("fmul2", "smsp"): ("inst", ["200000000", "0"]),
+            _sass("ffma2", "smsp"): ("inst", ["1000000000", "1000000000"]),
+        },
+    )
+    a = ncu_roofline.analyze(ncu_roofline.load(str(page)))
+    flops = a.launches["flops_fp32"].to_numpy(dtype=float)
+    # Launch 1: 1e9 FFMA x 2 + 1e9 FFMA2 x 4 = 6e9 (ncu's formula; unpacked only: 2e9).
+    # Launch 0 adds 1e8 FADD x 1 + 3e8 FADD2 x 2 + 2e8 FMUL2 x 2 = 1e8 + 6e8 + 4e8:
+    # 6e9 + 1.1e9 = 7.1e9.
+    assert flops == pytest.approx([7.1e9, 6e9])
+    # 1 ms each: the rate is the count / 1e-3 s.
+    assert a.launches["fp32_flops_per_s"].to_numpy(dtype=float) == pytest.approx([7.1e12, 6e12])
+    assert list(a.launches["flops_fp32_basis"]) == ["sm__sass counts with packed FP32"] * 2
+    # The mix reaches the FP32 roof in lanes: launch 0 does 7.1e9 FLOPs in
+    # 1e8 + 1e9 + 2 x (3e8 + 2e8 + 1e9) = 4.1e9 lanes, of 2 FLOPs each at the roof.
+    share = a.launches["mix_share"].to_numpy(dtype=float)
+    assert share[0] == pytest.approx(7.1e9 / (2 * 4.1e9))
+    # Launch 1: FFMA and FFMA2 only, every lane an FMA: the whole roof.
+    assert share[1] == pytest.approx(1.0)
+    assert not [f for f in a.findings if f.kind == "fp32-packed-uncounted"]
+
+
+def test_packed_fp32_per_cycle_rates(tmp_path: Path) -> None:
+    # ncu's roofline section form: per-cycle rates and the SM clock.
+    page = _raw_page(
+        tmp_path / "rates.csv",
+        {
+            "gpu__time_duration.sum": ("ns", ["1000000"]),
+            "sm__cycles_elapsed.avg.per_second": ("hz", ["2000000000"]),
+            "sm__cycles_elapsed.avg": ("cycle", ["2000000"]),
+            _sass("fadd", "sm", ".per_cycle_elapsed"): ("inst/cycle", ["0"]),
+            _sass("fmul", "sm", ".per_cycle_elapsed"): ("inst/cycle", ["0"]),
+            _sass("ffma", "sm", ".per_cycle_elapsed"): ("inst/cycle", ["500"]),
+            _sass("ffma2", "sm", ".per_cycle_elapsed"): ("inst/cycle", ["500"]),
+        },
+    )
+    a = ncu_roofline.analyze(ncu_roofline.load(str(page)))
+    # Per cycle: 500 FFMA x 2 + 500 FFMA2 x 4 = 3000 FLOP; x 2e6 cycles = 6e9 FLOPs,
+    # x 2e9 cycles/s = 6e12 FLOP/s.
+    assert float(a.launches["flops_fp32"].iloc[0]) == pytest.approx(6e9)
+    assert float(a.launches["fp32_flops_per_s"].iloc[0]) == pytest.approx(6e12)
+
+
+def test_a_b200_export_without_packed_counters_warns_once(tmp_path: Path) -> None:
+    page = _raw_page(
+        tmp_path / "unpacked.csv",
+        {
+            "gpu__time_duration.sum": ("ns", ["1000000", "2000000", "1000000"]),
+            _sass("fadd"): ("inst", ["0", "0", "0"]),
+            _sass("fmul"): ("inst", ["0", "0", "0"]),
+            _sass("ffma"): ("inst", ["1000000000", "1000000000", "5"]),
+        },
+    )
+    a = ncu_roofline.analyze(ncu_roofline.load(str(page)))
+    # 1e9 FFMA x 2: what the export can say, marked as possibly short.
+    assert float(a.launches["flops_fp32"].iloc[0]) == pytest.approx(2e9)
+    assert all("FP32 work may be undercounted" in b for b in a.launches["flops_fp32_basis"])
+    (finding,) = [f for f in a.findings if f.kind == "fp32-packed-uncounted"]
+    assert finding.severity == "warning"
+    assert "FP32 work may be undercounted" in finding.message
+    assert "3 launch(es)" in finding.message
+
+
+def test_other_chips_without_packed_counters_do_not_warn(tmp_path: Path) -> None:
+    for cc in ("9.0", "12.0"):
+        page = _raw_page(
+            tmp_path / f"cc{cc}.csv",
+            {
+                "gpu__time_duration.sum": ("ns", ["1000000"]),
+                _sass("fadd"): ("inst", ["0"]),
+                _sass("fmul"): ("inst", ["0"]),
+                _sass("ffma"): ("inst", ["1000000000"]),
+            },
+            cc=cc,
+        )
+        a = ncu_roofline.analyze(ncu_roofline.load(str(page)))
+        assert not [f for f in a.findings if f.kind == "fp32-packed-uncounted"]
+        assert np.isclose(float(a.launches["flops_fp32"].iloc[0]), 2e9)
