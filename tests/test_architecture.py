@@ -227,3 +227,50 @@ def test_other_chips_without_packed_counters_do_not_warn(tmp_path: Path) -> None
         a = ncu_roofline.analyze(ncu_roofline.load(str(page)))
         assert not [f for f in a.findings if f.kind == "fp32-packed-uncounted"]
         assert np.isclose(float(a.launches["flops_fp32"].iloc[0]), 2e9)
+
+
+# --- L1/shared roofs for table GPUs -------------------------------------------
+
+A100_EXPORT = "wangzy0327__cuda-roofline__src_output_A100.csv"
+
+
+def test_every_table_gpu_of_a_described_chip_has_an_l1_roof() -> None:
+    from ncu_roofline.core.hardware import builtin_gpus
+
+    for spec in builtin_gpus():
+        arch = architecture(spec.cc)
+        if arch is None or arch.l1_bytes_per_clk is None or not spec.sms or not spec.boost_hz:
+            continue
+        assert spec.memory["l1"] == pytest.approx(arch.l1_bytes_per_clk * spec.sms * spec.boost_hz)
+        assert "l1" in spec.derived
+        assert "B/clk/SM" in spec.source
+    a100 = next(s for s in builtin_gpus() if s.key == "a100_40gb_pcie")
+    # 128 B/clk/SM x 108 SMs x 1410 MHz = 19.49 TB/s (docs/hardware.md section 5: 19.5).
+    assert a100.memory["l1"] == pytest.approx(128 * 108 * 1.41e9)
+    assert "l1" not in a100.unsure
+
+
+def test_a100_l1_utilisation_from_the_table_roof(samples_dir: Path) -> None:
+    a = ncu_roofline.analyze(ncu_roofline.load(str(samples_dir / A100_EXPORT)))
+    (dev,) = a.roofs
+    (l1,) = [c for c in dev.ceilings if c.key == "l1"]
+    assert l1.source.startswith("table: A100 PCIe 40GB")
+    launches = a.launches
+    # Launch 4 (a CUTLASS GEMM) in the file: l1tex__t_bytes.sum 270,113,177,600,
+    # sm__cycles_elapsed.avg 100,747,804.11 at 764,999,418.90 cycles/s, no
+    # duration metric (duration = cycles / clock).  L1 bytes per cycle =
+    # 270113177600 / 100747804.11 = 2681.1; the roof at the measured clock is
+    # 108 SMs x 128 B = 13824 B per cycle, so the clock cancels:
+    # 2681.1 / 13824 = 0.19394.
+    row = launches[launches["id"] == 4].iloc[0]
+    assert float(row["peak_l1_bytes_per_s"]) == pytest.approx(108 * 128 * 764_999_418.90)
+    assert float(row["l1_utilization"]) == pytest.approx(
+        270_113_177_600 / 100_747_804.11 / (108 * 128), rel=1e-9
+    )
+    assert float(row["l1_utilization"]) == pytest.approx(0.19394, abs=1e-5)
+    # Recoverable time is bounded by the L1 roof: the kernel cannot run faster
+    # than its L1 traffic allows.
+    for _, launch in launches.iterrows():
+        util, rec = float(launch["l1_utilization"]), float(launch["recoverable_s"])
+        if np.isfinite(rec):
+            assert rec <= float(launch["duration_s"]) * (1 - util) + 1e-12

@@ -17,8 +17,14 @@ from ncu_roofline.core.hardware import GpuSpec, rates_for_cc
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Byte definitions a table L2/L1 figure can be compared with.
-_TABLE_LEVEL_BASIS = {"l2": "lts__t_bytes", "l1": "l1tex__t_bytes"}
+#: Byte definitions a table L2/L1 figure can be compared with.  The table's
+#: L1 figure (L1 B/clk/SM x SMs x clock) is the data path's peak: both the
+#: L1 tag-stage bytes and ncu's writeback bytes (one 128-byte writeback per
+#: SM per cycle at peak) read against it.
+_TABLE_LEVEL_BASIS: dict[str, tuple[str, ...]] = {
+    "l2": ("lts__t_bytes",),
+    "l1": ("l1tex__t_bytes", "l1tex__lsu_writeback"),
+}
 
 
 def _first(n: int, *candidates: FloatArray | None) -> FloatArray:
@@ -242,7 +248,7 @@ def spec_roofs(
         arr = np.full(n, np.nan)
         sel = rows
         if key in _TABLE_LEVEL_BASIS:
-            sel = rows & (basis[key] == _TABLE_LEVEL_BASIS[key])
+            sel = rows & np.isin(basis[key], _TABLE_LEVEL_BASIS[key])
         arr[sel] = value
         ref = spec.clock_for(key)
         if scale_clocks and ref:

@@ -17,10 +17,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ncu_roofline.core.architecture import builtin_gpu_data, normalise_cc
+from ncu_roofline.core.architecture import architecture, builtin_gpu_data, normalise_cc
 from ncu_roofline.core.gpu_spec import COMPUTE_KEYS, MEMORY_KEYS, ArchRates, GpuSpec
 from ncu_roofline.core.roofs_file import (
     load_roofs_file,
@@ -51,8 +51,45 @@ BUILTIN_ORIGIN = "built-in"
 @lru_cache(maxsize=1)
 def _builtin_tables() -> tuple[tuple[GpuSpec, ...], tuple[ArchRates, ...]]:
     data, label = builtin_gpu_data()
-    gpus = parse_gpu_tables(data, label, BUILTIN_ORIGIN)
+    gpus = [with_l1_roof(spec) for spec in parse_gpu_tables(data, label, BUILTIN_ORIGIN)]
     return tuple(gpus), tuple(parse_arch_tables(data, label))
+
+
+def with_l1_roof(spec: GpuSpec) -> GpuSpec:
+    """``spec`` with an L1/shared-memory roof where it has none: L1 B/clk/SM x SMs x boost clock.
+
+    The bytes per clock per SM are the architecture description's
+    (:func:`~ncu_roofline.core.architecture.architecture`); the figure is
+    marked ``derived`` (and ``unsure`` where the per-SM figure is) and its
+    source is added to the GPU's.  Like the L2 figures it is a per-clock
+    figure at the boost clock, so ``--clocks measured`` scales it to the SM
+    clock the export measured.  Unchanged without a CC, SM count or boost
+    clock, or where the architecture's L1 figure is not known.
+    """
+    arch = architecture(spec.cc)
+    if (
+        "l1" in spec.memory
+        or arch is None
+        or arch.l1_bytes_per_clk is None
+        or not spec.sms
+        or not spec.boost_hz
+    ):
+        return spec
+    per_sm = arch.l1_bytes_per_clk
+    unsure = spec.unsure
+    if "l1_bytes_per_clk" in arch.unsure or "sms" in spec.unsure or "boost_hz" in spec.unsure:
+        unsure = (*unsure, "l1")
+    how = (
+        f"L1/shared roof = {per_sm:g} B/clk/SM x {spec.sms} SMs x "
+        f"{spec.boost_hz / 1e6:g} MHz boost clock ({arch.l1_source or 'CC ' + str(spec.cc)})"
+    )
+    return replace(
+        spec,
+        memory={**spec.memory, "l1": per_sm * spec.sms * spec.boost_hz},
+        derived=(*spec.derived, "l1"),
+        unsure=unsure,
+        source=f"{spec.source}; {how}" if spec.source else how,
+    )
 
 
 def builtin_gpus() -> list[GpuSpec]:
