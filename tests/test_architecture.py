@@ -31,17 +31,20 @@ from tests.helpers import run
 _IDENTITY = ["ID", "Kernel Name", "Device", "CC", "device__attribute_display_name"]
 
 
-def _raw_page(path: Path, metrics: dict[str, tuple[str, list[str]]], cc: str = "10.0") -> Path:
-    """A raw page of len(values) launches of one kernel on an NVIDIA B200."""
+def _raw_page(
+    path: Path,
+    metrics: dict[str, tuple[str, list[str]]],
+    cc: str = "10.0",
+    device: str = "NVIDIA B200",
+) -> Path:
+    """A raw page of len(values) launches of one kernel on ``device`` ("" for none)."""
     names = list(metrics)
     n = len(next(iter(metrics.values()))[1])
     header = [*_IDENTITY, *names]
     units = ["", "", "", "", "", *(metrics[m][0] for m in names)]
     lines = [header, units]
     for i in range(n):
-        lines.append(
-            [str(i), "gemm_kernel", "0", cc, "NVIDIA B200", *(metrics[m][1][i] for m in names)]
-        )
+        lines.append([str(i), "gemm_kernel", "0", cc, device, *(metrics[m][1][i] for m in names)])
     path.write_text(
         "\n".join(",".join(f'"{v}"' for v in row) for row in lines) + "\n", encoding="utf-8"
     )
@@ -274,3 +277,45 @@ def test_a100_l1_utilisation_from_the_table_roof(samples_dir: Path) -> None:
         util, rec = float(launch["l1_utilization"]), float(launch["recoverable_s"])
         if np.isfinite(rec):
             assert rec <= float(launch["duration_s"]) * (1 - util) + 1e-12
+
+
+# --- the GPU table: SM counts rule GPUs out -------------------------------------
+
+#: 1e9 DRAM bytes in 1 ms = 1e12 B/s, at 55.80357% of ncu's DRAM peak: an
+#: implied peak of 1e12 / 0.5580357 = 1.792e12 B/s, the RTX 5090's bandwidth.
+_DRAM_LIKE_5090 = {
+    "gpu__time_duration.sum": ("ns", ["1000000"]),
+    "dram__bytes.sum": ("byte", ["1000000000"]),
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed": ("%", ["55.80357"]),
+    "device__attribute_multiprocessor_count": ("", ["48"]),
+}
+
+
+def test_a_48_sm_cc_12_export_is_never_said_to_fit_the_5090(tmp_path: Path) -> None:
+    # Named RTX 5070: its table roofs (672 GB/s) disagree with the implied
+    # 1.792 TB/s, and the only CC 12.0 GPU with that bandwidth has 170 SMs.
+    page = _raw_page(
+        tmp_path / "named.csv", _DRAM_LIKE_5090, cc="12.0", device="NVIDIA GeForce RTX 5070"
+    )
+    a = ncu_roofline.analyze(ncu_roofline.load(str(page)))
+    (dev,) = a.roofs
+    assert dev.gpu is not None and dev.gpu.key == "rtx_5070" and dev.export_sms == 48
+    (mismatch,) = [f for f in a.findings if f.kind == "roof-mismatch"]
+    assert "rtx_5090" not in mismatch.message
+    assert "No built-in GPU of CC 12.0 with 48 SMs has that DRAM bandwidth" in mismatch.message
+    # Unnamed, with the 5090's bandwidth: the SM count rules the 5090 out and
+    # the bandwidth the 5070, so no GPU is a fit or a candidate.
+    page = _raw_page(tmp_path / "unnamed.csv", _DRAM_LIKE_5090, cc="12.0", device="")
+    a = ncu_roofline.analyze(ncu_roofline.load(str(page)))
+    (dev,) = a.roofs
+    assert dev.gpu is None and dev.candidates == ()
+    assert any("no GPU of the table fits its evidence (CC 12.0, 48 SMs" in n for n in dev.notes)
+    assert not any("rtx_5090" in text for text in [*dev.notes, *(f.message for f in a.findings)])
+    # Unnamed, SM count only: 48 SMs point to the RTX 5070; the 5090 is ruled out.
+    sms_only = {k: v for k, v in _DRAM_LIKE_5090.items() if "dram" not in k}
+    page = _raw_page(tmp_path / "sms.csv", sms_only, cc="12.0", device="")
+    a = ncu_roofline.analyze(ncu_roofline.load(str(page)))
+    (dev,) = a.roofs
+    assert dev.gpu is not None and dev.gpu.key == "rtx_5070" and dev.candidates == ()
+    (note,) = [n for n in dev.notes if "inferred" in n]
+    assert "CC 12.0, 48 SMs" in note and "ruled out: rtx_5090 (170 SMs)" in note

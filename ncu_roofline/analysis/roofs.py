@@ -32,7 +32,13 @@ import pandas as pd
 
 from ncu_roofline.analysis.infer_gpu import Inference, gather_evidence, infer_gpu
 from ncu_roofline.analysis.measures import TENSOR_DTYPES
-from ncu_roofline.analysis.roof_sources import derived_roofs, profile_roofs, sm_clock, spec_roofs
+from ncu_roofline.analysis.roof_sources import (
+    derived_roofs,
+    profile_roofs,
+    sm_clock,
+    sm_count,
+    spec_roofs,
+)
 from ncu_roofline.core.hardware import (
     COMPUTE_KEYS,
     MEMORY_KEYS,
@@ -101,6 +107,9 @@ class DeviceRoofs:
     notes: list[str] = field(default_factory=list)
     #: Keys of the table GPUs the export's evidence fits when none could be chosen.
     candidates: tuple[str, ...] = ()
+    #: The SM count the export reports (device attributes), None without one:
+    #: a table GPU with another SM count is never named as a fit.
+    export_sms: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for reports."""
@@ -272,6 +281,7 @@ def assign_roofs(
             gpu=spec,
             measured_sm_clock_hz=med_clock,
         )
+        dev.export_sms = _export_sms(df, rows)
         dev.ceilings = _summarise(keys, offers, rows, med_clock, chosen, table)
         notes.extend(_clock_note(clock[rows], spec, scale))
         complete = any(c.kind == "compute" for c in dev.ceilings) and any(
@@ -291,6 +301,13 @@ def assign_roofs(
     return RoofAssignment(
         peaks=offers.peaks, sources=offers.sources, devices=devices, sm_clock_hz=clock
     )
+
+
+def _export_sms(df: pd.DataFrame, rows: npt.NDArray[np.bool_]) -> int | None:
+    """The median SM count the launches ``rows`` report, None where none does."""
+    sms = sm_count(df)[rows]
+    known = sms[np.isfinite(sms) & (sms > 0)]
+    return round(float(np.median(known))) if len(known) else None
 
 
 def _mismatch_note(
