@@ -23,6 +23,7 @@ import ncu_roofline
 import ncu_roofline.analysis.measures as measures
 import ncu_roofline.core.collect as collect
 import ncu_roofline.core.metrics as metrics
+from ncu_roofline.analysis.tensor_check import _collect_advice
 from ncu_roofline.core.architecture import architecture, architectures
 from ncu_roofline.core.collect import profile_metrics
 from ncu_roofline.core.metrics import collect_metrics, tensor_metrics_to_collect
@@ -76,6 +77,10 @@ def test_profile_asks_for_exactly_the_described_tensor_counters(cc: str) -> None
     # From Hopper on a tensor instruction has no one shape: its count is useless.
     assert not any("inst_executed_pipe_tensor" in m for m in asked)
     assert tensor_metrics_to_collect(cc) == arch.tensor_metrics()
+    # The tensor-uncounted finding's advice names the same counters.
+    advice = _collect_advice(cc)
+    assert "sm__inst_executed_pipe_tensor" not in advice
+    assert all(m in advice for m in arch.tensor_metrics())
 
 
 def test_the_descriptions_reconcile_the_old_tables() -> None:
