@@ -324,3 +324,27 @@ def test_a_48_sm_cc_12_export_is_never_said_to_fit_the_5090(tmp_path: Path) -> N
     assert dev.gpu is not None and dev.gpu.key == "rtx_5070" and dev.candidates == ()
     (note,) = [n for n in dev.notes if "inferred" in n]
     assert "CC 12.0, 48 SMs" in note and "ruled out: rtx_5090 (170 SMs)" in note
+
+
+def test_a_gpu_the_table_lacks_gets_an_l1_roof_from_its_architecture(tmp_path: Path) -> None:
+    # An RTX A4000 (CC 8.6, 48 SMs) is in no table entry and no CC 8.6 entry
+    # has 48 SMs: its L1 roof is 128 B/clk/SM x 48 SMs x the 1.5 GHz measured
+    # = 9.216e12 B/s; 4.608e9 L1 bytes in 1 ms = 4.608e12 B/s, half of it.
+    page = _raw_page(
+        tmp_path / "a4000.csv",
+        {
+            "gpu__time_duration.sum": ("ns", ["1000000"]),
+            "sm__cycles_elapsed.avg.per_second": ("hz", ["1500000000"]),
+            "l1tex__t_bytes.sum": ("byte", ["4608000000"]),
+            "device__attribute_multiprocessor_count": ("", ["48"]),
+        },
+        cc="8.6",
+        device="NVIDIA RTX A4000",
+    )
+    a = ncu_roofline.analyze(ncu_roofline.load(str(page)))
+    (dev,) = a.roofs
+    assert dev.gpu is None
+    (l1,) = [c for c in dev.ceilings if c.key == "l1"]
+    assert l1.value == pytest.approx(128 * 48 * 1.5e9)
+    assert l1.source.startswith("derived: CC 8.6 L1 128 B/clk/SM x SM count x measured clock")
+    assert float(a.launches["l1_utilization"].iloc[0]) == pytest.approx(0.5)

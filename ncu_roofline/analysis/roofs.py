@@ -33,6 +33,7 @@ import pandas as pd
 from ncu_roofline.analysis.infer_gpu import Inference, gather_evidence, infer_gpu
 from ncu_roofline.analysis.measures import TENSOR_DTYPES
 from ncu_roofline.analysis.roof_sources import (
+    derived_l1_roof,
     derived_roofs,
     profile_roofs,
     sm_clock,
@@ -271,6 +272,11 @@ def assign_roofs(
                         {key: arr}, label + (scaled_note if spec.clock_for(key) else ""), rows
                     )
         _offer_derived(df, rows, cc or (table.cc if table else None), name, clock, offers)
+        l1 = derived_l1_roof(
+            rows, cc or (table.cc if table else None), sm_count(df), clock, basis["l1"]
+        )
+        if l1 is not None:
+            offers.offer({"l1": l1[0]}, l1[1], rows)
 
         spec = chosen or table
         med_clock = float(np.nanmedian(clock[rows])) if not np.isnan(clock[rows]).all() else None
