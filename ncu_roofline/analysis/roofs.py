@@ -10,7 +10,8 @@ Four sources, in order of precedence for each ceiling:
 3. ``table``: the built-in GPU table, matched by the device name in the
    export.
 4. ``derived``: per-SM-per-clock rates of the architecture x the SM count
-   and clock the export reports (compute), and 2 x memory clock x bus width
+   and clock the export reports (compute; L1 from the architecture
+   description's bytes per clock per SM), and 2 x memory clock x bus width
    (DRAM), for GPUs the table does not know.
 
 Table figures are datasheet peaks at the boost (or tensor) clock.  With
