@@ -43,6 +43,7 @@ __all__ = [
     "match_device",
     "rates_for_cc",
     "resolve_gpu",
+    "with_l1_roof",
 ]
 
 BUILTIN_ORIGIN = "built-in"
