@@ -348,3 +348,48 @@ def test_a_gpu_the_table_lacks_gets_an_l1_roof_from_its_architecture(tmp_path: P
     assert l1.value == pytest.approx(128 * 48 * 1.5e9)
     assert l1.source.startswith("derived: CC 8.6 L1 128 B/clk/SM x SM count x measured clock")
     assert float(a.launches["l1_utilization"].iloc[0]) == pytest.approx(0.5)
+
+
+def test_every_consumer_reads_the_one_description(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Replace the description of CC 9.0 with a made-up chip: the collector,
+    # the metric list, the tensor-instruction factor, the packed FP32 check
+    # and the L1 roof all follow it, so no second table remains anywhere.
+    import dataclasses
+
+    import pandas as pd
+
+    import ncu_roofline.core.architecture as arch_module
+    from ncu_roofline.core.hardware import builtin_gpus, with_l1_roof
+
+    real = arch_module.architectures()
+    fake = dataclasses.replace(
+        real["9.0"],
+        tensor_ops=("src_made_up",),
+        tensor_inst_flops=1234.0,
+        tensor_inst_shape="made-up MMA",
+        packed_fp32=True,
+        l1_bytes_per_clk=7.0,
+    )
+    monkeypatch.setattr(arch_module, "architectures", lambda: {**real, "9.0": fake})
+    asked = profile_metrics("9.0")
+    assert "sm__ops_path_tensor_src_made_up.sum" in asked
+    assert "sm__ops_path_tensor_src_made_up.sum.peak_sustained" in asked
+    assert _sass("ffma2") in asked
+    assert tensor_metrics_to_collect("9.0") == ("sm__ops_path_tensor_src_made_up.sum",)
+    frame = pd.DataFrame(
+        {
+            "duration_s": [1e-3],
+            "cc": ["9.0"],
+            "kernel": ["k"],
+            "sm__inst_executed_pipe_tensor.sum": [10.0],
+            _sass("fadd"): [0.0],
+            _sass("fmul"): [0.0],
+            _sass("ffma"): [5.0],
+        }
+    )
+    out = measures.measure(frame).columns
+    assert float(out["flops_tensor"][0]) == pytest.approx(12340.0)
+    assert str(out["flops_fp32_basis"][0]).endswith(measures.PACKED_FP32_MISSING)
+    h100 = next(s for s in builtin_gpus() if s.key == "h100_sxm5")
+    no_l1 = dataclasses.replace(h100, memory={k: v for k, v in h100.memory.items() if k != "l1"})
+    assert with_l1_roof(no_l1).memory["l1"] == pytest.approx(7.0 * 132 * 1.98e9)
