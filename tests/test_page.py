@@ -72,10 +72,17 @@ def test_kernel_rows_name_a_binding_level_other_than_dram(samples_dir: Path) -> 
     for k in init:
         assert k["ai_l2"] == pytest.approx(0.00242, abs=0.00001)
         assert k["ai_l2"] * roofs["l2"] < k["ai_dram"] * roofs["dram"]
+    # With the table's L1 roof (108 SMs x 128 B x 765 MHz = 10.6 TB/s) L1
+    # binds tighter still: launch 0 does 838,860,800 FFMA x 2 = 1.68e9 FLOPs
+    # over l1tex__t_bytes.sum 16,852,881,244,160 B, 1.0e-4 FLOP/B, so at most
+    # 1.0e-4 x 10.6e12 = 1.05 GFLOP/s, under the 9.5 GFLOP/s at L2.
+    for k in init:
+        assert k["ai_l1"] == pytest.approx(1_677_721_600 / 16_852_881_244_160, rel=0.01)
+        assert k["ai_l1"] * roofs["l1"] < k["ai_l2"] * roofs["l2"]
     rows = {r["short"]: r["binding"] for r in build_page(ctx)["kernels"]}
-    assert rows == {"gemm_v0": "", "randomInit": "binding level: L2"}
+    assert rows == {"gemm_v0": "binding level: L1", "randomInit": "binding level: L1"}
     html = render_html(build_page(ctx))
-    assert html.count('<div class="reason binding">binding level: L2</div>') == 2
+    assert html.count('<div class="reason binding">binding level: L1</div>') == 3
 
 
 def test_first_screen_parts() -> None:

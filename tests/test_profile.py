@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from ncu_roofline.core.collect import PROFILE_SECTIONS, TENSOR_VARIANTS, profile_metrics
+from ncu_roofline.core.architecture import architecture
+from ncu_roofline.core.collect import PROFILE_SECTIONS, profile_metrics
 from ncu_roofline.core.metrics import REQUIREMENTS, collect_metrics, ncu_options_for
 from tests.helpers import run
 
@@ -81,7 +82,9 @@ def test_the_metric_list_is_inspects(fake_ncu: Path) -> None:
     assert "sm__ops_path_tensor_src_fp8_sparsity_off.sum" in h100
     assert not any("op_hmma" in m or "op_hgmma" in m for m in h100)
     assert profile_metrics("7.0") == collect_metrics()  # Volta has no ops_path counters
-    assert set(TENSOR_VARIANTS["12.1"]) == set(TENSOR_VARIANTS["12.0"])
+    gb20b, gb20x = architecture("12.1"), architecture("12.0")
+    assert gb20b is not None and gb20x is not None
+    assert set(gb20b.tensor_ops) == set(gb20x.tensor_ops)
 
 
 def test_roofline_depth_runs_ncu_and_writes_the_report(fake_ncu: Path, tmp_path: Path) -> None:

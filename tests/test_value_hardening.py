@@ -524,7 +524,7 @@ def test_deep_or_long_roofs_and_model_configs_are_input_errors(tmp_path: Path) -
 def test_gpu_shorthand_without_a_model_number_is_refused() -> None:
     with pytest.raises(UsageError, match=r'^unknown GPU "t"; did you mean t4\?'):
         resolve_gpu("t")
-    with pytest.raises(UsageError, match=r'^GPU "rtx" fits 5 GPUs; did you mean rtx_a6000, '):
+    with pytest.raises(UsageError, match=r'^GPU "rtx" fits 7 GPUs; did you mean rtx_a6000, '):
         resolve_gpu("rtx")
     # With a model number a family shorthand still resolves, and says so.
     lookup = resolve_gpu("a100")

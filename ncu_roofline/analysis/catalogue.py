@@ -416,6 +416,18 @@ _KINDS: tuple[FindingKind, ...] = (
         "tensor uncounted",
     ),
     FindingKind(
+        "fp32-packed-uncounted",
+        "warning",
+        "Packed FP32 not counted",
+        "The GPU (CC 10.x) executes packed FP32 (FADD2, FMUL2, FFMA2, two lanes each), but the "
+        "export has only the unpacked FP32 counters: FP32 work may be undercounted, by up to "
+        "half of the FLOPs of a kernel the compiler packed.",
+        "Profile again with sm__sass_thread_inst_executed_op_{fadd2,fmul2,ffma2}_pred_on.sum "
+        "(ncu-roofline profile asks for them on CC 10.x); they count 2, 2 and 4 FLOPs each, as "
+        "ncu's own FP roofline does.",
+        "packed FP32",
+    ),
+    FindingKind(
         "no-roofs",
         "warning",
         "No roofs",

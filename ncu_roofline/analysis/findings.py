@@ -18,6 +18,7 @@ from ncu_roofline.analysis.advice import advice_ids
 from ncu_roofline.analysis.catalogue import SEVERITIES, severity_of
 from ncu_roofline.analysis.limiter_findings import limiter_findings
 from ncu_roofline.analysis.limiter_units import UNIT_LABELS
+from ncu_roofline.analysis.packed_check import packed_fp32_uncounted
 from ncu_roofline.analysis.roof_check import roof_mismatch_findings
 from ncu_roofline.analysis.roofs import DeviceRoofs
 from ncu_roofline.analysis.tensor_check import uncounted_tensor_work
@@ -106,6 +107,10 @@ def collect_findings(
     found.extend(_mixed_definition_findings(launches))
     found.extend(
         _finding("tensor-uncounted", k, m, source=s) for k, m, s in uncounted_tensor_work(launches)
+    )
+    found.extend(
+        _finding("fp32-packed-uncounted", k, m, source=s)
+        for k, m, s in packed_fp32_uncounted(launches)
     )
     order = {s: i for i, s in enumerate(SEVERITIES)}
     found.sort(key=lambda f: (order[f.severity], -(f.recoverable_s or 0.0)))

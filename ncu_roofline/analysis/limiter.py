@@ -60,7 +60,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis.limiter_units import SOL_METRICS, UNIT_LABELS, UNITS, Unit
-from ncu_roofline.analysis.measures import FLOP_WEIGHTS
+from ncu_roofline.analysis.measures import FLOP_WEIGHTS, packed_fp32_lanes
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import optional_column
@@ -137,6 +137,14 @@ def mix_share(df: pd.DataFrame, precision: ObjArray) -> FloatArray:
     ``(a + m + 2 f) / (2 (a + m + f))`` of the roof (FP64 alike; FP16's
     half2 forms keep the same ratio).  NaN where the launch's precision is
     not an FMA precision or its instruction counts are missing.
+
+    Packed FP32 (CC 10.x) is counted in lanes, as the roof is: the FP32 peak
+    of a B200 (75 TFLOP/s = 148 SMs x 1.965 GHz x 128 FMA lanes x 2) counts
+    128 FMA lanes per SM per clock, and an ``FADD2``/``FMUL2``/``FFMA2``
+    fills two of them.  So an FFMA2 reaches the roof (4 FLOPs in 2 lanes)
+    and FADD2/FMUL2 half of it, as their unpacked forms: with ``a2``, ``m2``,
+    ``f2`` packed instructions the share is
+    ``(a + m + 2 f + 2 a2 + 2 m2 + 4 f2) / (2 (a + m + f + 2 a2 + 2 m2 + 2 f2))``.
     """
     n = len(df)
     out = np.full(n, np.nan)
@@ -147,9 +155,12 @@ def mix_share(df: pd.DataFrame, precision: ObjArray) -> FloatArray:
         counts = _instruction_counts(df, letter)
         if counts is None:
             continue
-        add, mul, fma = counts
+        add, mul, fma, suffix = counts
         total = add + mul + fma
         work = weights[0] * add + weights[1] * mul + weights[2] * fma
+        packed = packed_fp32_lanes(df, suffix) if letter == "f" else None
+        if packed is not None:
+            total, work = total + packed[0], work + packed[1]
         share = ratio(work, weights[2] * total)
         out[rows] = share[rows]
     return out
@@ -157,8 +168,12 @@ def mix_share(df: pd.DataFrame, precision: ObjArray) -> FloatArray:
 
 def _instruction_counts(
     df: pd.DataFrame, letter: str
-) -> tuple[FloatArray, FloatArray, FloatArray] | None:
-    """Add, mul and fma thread-instruction counts (or rates: only their ratio is used)."""
+) -> tuple[FloatArray, FloatArray, FloatArray, str] | None:
+    """Add, mul and fma thread-instruction counts (or rates: only their ratio is used).
+
+    The last item is the metric suffix of the form read (``""`` for counts,
+    ``".per_cycle_elapsed"`` for rates), for the packed counters to match.
+    """
     for prefix in ("sm", "smsp"):
         names = [
             f"{prefix}__sass_thread_inst_executed_op_{letter}{op}_pred_on.sum"
@@ -166,7 +181,7 @@ def _instruction_counts(
         ]
         cols = [optional_column(df, c) for c in names]
         if all(c is not None for c in cols):
-            return cols[0], cols[1], cols[2]  # type: ignore[return-value]
+            return cols[0], cols[1], cols[2], ""  # type: ignore[return-value]
     for prefix in ("smsp", "sm"):
         base = f"{prefix}__sass_thread_inst_executed_op_{letter}"
         add = optional_column(df, f"{base}add_pred_on.sum.per_cycle_elapsed")
@@ -180,7 +195,7 @@ def _instruction_counts(
                 halved = doubled / mult
                 fma = halved if fma is None else np.where(np.isnan(fma), halved, fma)
         if add is not None and mul is not None and fma is not None:
-            return add, mul, fma
+            return add, mul, fma, ".per_cycle_elapsed"
     return None
 
 

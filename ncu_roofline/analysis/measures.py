@@ -9,7 +9,9 @@ L2-to-crossbar return cycles x 32 bytes).
 Counting rules (see ncu's ``SpeedOfLight_Hierarchical*RooflineChart``
 sections):
 
-* FP64 and FP32: ``add + mul + 2 x fma`` thread instructions.
+* FP64 and FP32: ``add + mul + 2 x fma`` thread instructions; FP32 adds
+  the packed instructions of CC 10.x, ``2 x fadd2 + 2 x fmul2 + 4 x ffma2``
+  (two lanes each), as ncu's FP roofline does, where the export has them.
 * FP16: ``2 x add + 2 x mul + 4 x fma``.  The FP16 SASS counters count packed
   ``HADD2/HMUL2/HFMA2`` instructions, two lanes each, which is how Nsight
   Compute's half-precision roofline counts them.  NERSC's scripts weight them
@@ -36,6 +38,7 @@ import pandas as pd
 
 from ncu_roofline.analysis.tensor_check import tensor_uncounted
 from ncu_roofline.analysis.tensor_names import name_mma_flops
+from ncu_roofline.core.architecture import PACKED_FP32_OPS, architecture
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.frame import optional_column as _col
 
@@ -51,21 +54,6 @@ FLOP_WEIGHTS: dict[str, tuple[str, tuple[float, float, float]]] = {
     "fp64": ("d", (1.0, 1.0, 2.0)),
     "fp32": ("f", (1.0, 1.0, 2.0)),
     "fp16": ("h", (2.0, 2.0, 4.0)),
-}
-
-#: FLOPs per warp-level tensor instruction, by compute capability.  Only used
-#: when the export lacks ``sm__ops_path_tensor_*``; every value assumes the
-#: shape the compilers favour on that architecture, so results are marked
-#: approximate.  Hopper's wgmma and Blackwell's tcgen05 instructions have
-#: variable shapes, so no factor is given for CC 9.0 and later.
-TENSOR_INST_FLOPS: dict[str, tuple[float, str]] = {
-    "7.0": (512.0, "Volta HMMA.884"),
-    "7.2": (512.0, "Volta HMMA.884"),
-    "7.5": (2048.0, "Turing HMMA.1688"),
-    "8.0": (4096.0, "Ampere HMMA.16816"),
-    "8.6": (4096.0, "Ampere HMMA.16816"),
-    "8.7": (4096.0, "Ampere HMMA.16816"),
-    "8.9": (4096.0, "Ada HMMA.16816"),
 }
 
 #: Tensor-pipe instruction counts up to this multiple of HFMA / 32 are taken
@@ -159,6 +147,79 @@ def _cycles(df: pd.DataFrame, unit: str, duration: FloatArray) -> FloatArray:
     return out.values
 
 
+def _packed_columns(
+    df: pd.DataFrame, prefix: str, suffix: str
+) -> list[tuple[FloatArray | None, float]] | None:
+    """The packed FP32 columns (FADD2, FMUL2, FFMA2) with their FLOPs, or None without any."""
+    for spelling in (prefix, "smsp" if prefix == "sm" else "sm"):
+        cols = [
+            (_col(df, f"{spelling}__sass_thread_inst_executed_op_{op}_pred_on.sum{suffix}"), w)
+            for op, w in PACKED_FP32_OPS
+        ]
+        if any(c is not None for c, _ in cols):
+            return cols
+    return None
+
+
+def packed_fp32_lanes(
+    df: pd.DataFrame, suffix: str, prefix: str = "sm"
+) -> tuple[FloatArray, FloatArray] | None:
+    """FP32 lanes and FLOPs of the packed instructions: ``2 (a2 + m2 + f2)``, ``2 a2 + 2 m2 + 4 f2``.
+
+    ``suffix`` picks counts (``""``) or per-cycle rates
+    (``".per_cycle_elapsed"``); None when the export has no packed counter.
+    A packed instruction fills two FP32 lanes, the unit the FP32 roof counts.
+    The ``sm__`` and ``smsp__`` sums are one quantity (and their per-cycle
+    rates share the SM clock), so the other spelling stands in where the
+    export used it (ncu's own FP roofline rule reads ``smsp__``).  A launch
+    without a value counts none: exports of chips before CC 10.0 lack them.
+    """
+    cols = _packed_columns(df, prefix, suffix)
+    if cols is None:
+        return None
+    lanes = np.zeros(len(df))
+    flops = np.zeros(len(df))
+    for c, w in cols:
+        if c is not None:
+            lanes = lanes + 2.0 * np.nan_to_num(c)
+            flops = flops + w * np.nan_to_num(c)
+    return lanes, flops
+
+
+#: Appended to the FP32 basis of a launch whose chip packs FP32 but whose
+#: export lacks the packed counters (the ``fp32-packed-uncounted`` finding).
+PACKED_FP32_MISSING = " without packed FP32 counters (FP32 work may be undercounted)"
+
+
+def packed_fp32_lacking(df: pd.DataFrame, cc: ObjArray) -> npt.NDArray[np.bool_]:
+    """Launches of a chip with packed FP32 that have FFMA counters but no packed ones.
+
+    Which chips pack FP32 is the architecture description's (CC 10.x).
+    """
+    n = len(df)
+    packs = np.zeros(n, dtype=bool)
+    for key in pd.unique(cc):
+        arch = architecture(None if key is None else str(key))
+        if arch is not None and arch.packed_fp32:
+            packs |= cc == key
+    if not packs.any():
+        return packs
+    ffma = np.zeros(n, dtype=bool)
+    have = np.zeros(n, dtype=bool)
+    for prefix in ("sm", "smsp"):
+        for suffix in ("", ".per_cycle_elapsed"):
+            c = _col(df, f"{prefix}__sass_thread_inst_executed_op_ffma_pred_on.sum{suffix}")
+            if c is not None:
+                ffma |= ~np.isnan(c)
+            for packed, _ in _packed_columns(df, prefix, suffix) or ():
+                if packed is not None:
+                    have |= ~np.isnan(packed)
+        derived = _col(df, f"derived__{prefix}__sass_thread_inst_executed_op_ffma_pred_on_x2")
+        if derived is not None:
+            ffma |= ~np.isnan(derived)
+    return packs & ffma & ~have
+
+
 def _sass_flops(
     df: pd.DataFrame, precision: str, duration: FloatArray
 ) -> tuple[FloatArray, FloatArray, ObjArray]:
@@ -172,7 +233,11 @@ def _sass_flops(
             f"{prefix}__sass_thread_inst_executed_op_{letter}{op}_pred_on.sum"
             for op in ("add", "mul", "fma")
         ]
-        counts.offer(_sum_cols(df, names, list(weights)), f"{prefix}__sass counts")
+        plain = _sum_cols(df, names, list(weights))
+        packed = packed_fp32_lanes(df, "", prefix) if letter == "f" else None
+        if plain is not None and packed is not None:
+            counts.offer(plain + packed[1], f"{prefix}__sass counts with packed FP32")
+        counts.offer(plain, f"{prefix}__sass counts")
     with np.errstate(invalid="ignore", divide="ignore"):
         count_rate = counts.values / duration
     for prefix in ("smsp", "sm"):
@@ -198,13 +263,18 @@ def _sass_flops(
         if any(p is None for p in per_cycle):
             continue
         weighted = weights[0] * per_cycle[0] + weights[1] * per_cycle[1] + fma_factor * per_cycle[2]  # type: ignore[operator]
+        packed = packed_fp32_lanes(df, ".per_cycle_elapsed", prefix) if letter == "f" else None
+        basis = f"{prefix}__sass per-cycle rates"
+        if packed is not None:
+            weighted = weighted + packed[1]
+            basis += " with packed FP32"
         clock = _col(df, f"{prefix}__cycles_elapsed.avg.per_second")
         if clock is None:
             continue
         rate = weighted * clock
         fill = np.isnan(counts.values) & ~np.isnan(rate)
         rates[fill] = rate[fill]
-        counts.offer(weighted * _cycles(df, prefix, duration), f"{prefix}__sass per-cycle rates")
+        counts.offer(weighted * _cycles(df, prefix, duration), basis)
     rates = np.where(np.isnan(rates), count_rate, rates)
     return counts.values, rates, counts.basis
 
@@ -316,8 +386,15 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
     flops[zero] = 0.0
     basis[zero] = "no tensor-core instructions"
     basis[as_hfma] = "tensor-pipe instructions are HFMA2.MMA register moves, not counted as work"
-    for key, (factor, shape) in TENSOR_INST_FLOPS.items():
-        rows = (cc == key) & ~np.isnan(count) & ~zero
+    # The factor of the shape compilers favour on the architecture, where
+    # one dominates (Volta to Ada); from Hopper on there is none.
+    counted = ~np.isnan(count) & ~zero
+    for key in pd.unique(cc[counted]):
+        arch = architecture(None if key is None else str(key))
+        if arch is None or arch.tensor_inst_flops is None:
+            continue
+        factor, shape = arch.tensor_inst_flops, arch.tensor_inst_shape
+        rows = counted & (cc == key)
         flops[rows] = count[rows] * factor
         basis[rows] = f"tensor instructions x {factor:g} (approximate: assumes {shape})"
     if "kernel" in df:
@@ -375,6 +452,12 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
         rate_parts.append(rate)
         sass_known |= ~np.isnan(flops)
         missing.append((precision, np.isnan(flops)))
+
+    lacking = packed_fp32_lacking(df, cc)
+    fp32_basis = np.asarray(out["flops_fp32_basis"], dtype=object).copy()
+    rows = lacking & ~np.isnan(np.asarray(out["flops_fp32"], dtype=np.float64))
+    fp32_basis[rows] = fp32_basis[rows] + PACKED_FP32_MISSING
+    out["flops_fp32_basis"] = fp32_basis
 
     counts, rates, ops_basis = _tensor_ops(df, duration)
     tensor = np.full(n, np.nan)

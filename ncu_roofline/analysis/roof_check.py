@@ -32,12 +32,18 @@ if TYPE_CHECKING:
 MISMATCH = 0.10
 
 
-def _fitting_gpus(implied: float, cc: str | None) -> list[str]:
-    """Table GPUs whose DRAM bandwidth is within :data:`MISMATCH` of ``implied``, closest first."""
+def _fitting_gpus(implied: float, cc: str | None, sms: int | None = None) -> list[str]:
+    """Table GPUs whose DRAM bandwidth is within :data:`MISMATCH` of ``implied``, closest first.
+
+    A GPU of another compute capability, or of another SM count than the
+    export's ``sms``, is no fit whatever its bandwidth.
+    """
     fits = []
     for spec in builtin_gpus():
         bandwidth = spec.memory.get("dram")
         if not bandwidth or (cc and spec.cc and spec.cc != cc):
+            continue
+        if sms and spec.sms and spec.sms != sms:
             continue
         off = abs(bandwidth / implied - 1.0)
         if off <= MISMATCH:
@@ -65,6 +71,7 @@ def roof_mismatch_findings(launches: pd.DataFrame, devices: list[DeviceRoofs]) -
         }
     )
     device_cc = {(d.source, d.device_name or ""): d.cc for d in devices}
+    device_sms = {(d.source, d.device_name or ""): d.export_sms for d in devices}
     found: list[Finding] = []
     for (source, name, cc), rows in (
         keys[usable].groupby(["source", "device_name", "cc"], sort=False).indices.items()
@@ -77,8 +84,9 @@ def roof_mismatch_findings(launches: pd.DataFrame, devices: list[DeviceRoofs]) -
             continue
         labels = launches["roof_source_dram"].astype(object).iloc[rows].dropna()
         origin = str(labels.value_counts().index[0]) if len(labels) else "unknown source"
-        fits = _fitting_gpus(peak, str(cc) or None)
-        where = f" of CC {cc}" if cc else ""
+        sms = device_sms.get((source, name))
+        fits = _fitting_gpus(peak, str(cc) or None, sms)
+        where = (f" of CC {cc}" if cc else "") + (f" with {sms} SMs" if sms else "")
         suggestion = (
             f"the built-in GPU{'s' if len(fits) > 1 else ''}{where} whose DRAM bandwidth fits: "
             + "; ".join(fits)

@@ -12,13 +12,20 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis.measures import SECTOR_BYTES, tensor_dtype
+from ncu_roofline.core.architecture import architecture
 from ncu_roofline.core.frame import optional_column as _col
 from ncu_roofline.core.hardware import GpuSpec, rates_for_cc
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Byte definitions a table L2/L1 figure can be compared with.
-_TABLE_LEVEL_BASIS = {"l2": "lts__t_bytes", "l1": "l1tex__t_bytes"}
+#: Byte definitions a table L2/L1 figure can be compared with.  The table's
+#: L1 figure (L1 B/clk/SM x SMs x clock) is the data path's peak: both the
+#: L1 tag-stage bytes and ncu's writeback bytes (one 128-byte writeback per
+#: SM per cycle at peak) read against it.
+_TABLE_LEVEL_BASIS: dict[str, tuple[str, ...]] = {
+    "l2": ("lts__t_bytes",),
+    "l1": ("l1tex__t_bytes", "l1tex__lsu_writeback"),
+}
 
 
 def _first(n: int, *candidates: FloatArray | None) -> FloatArray:
@@ -242,7 +249,7 @@ def spec_roofs(
         arr = np.full(n, np.nan)
         sel = rows
         if key in _TABLE_LEVEL_BASIS:
-            sel = rows & (basis[key] == _TABLE_LEVEL_BASIS[key])
+            sel = rows & np.isin(basis[key], _TABLE_LEVEL_BASIS[key])
         arr[sel] = value
         ref = spec.clock_for(key)
         if scale_clocks and ref:
@@ -278,3 +285,29 @@ def derived_roofs(
         arr[rows] = dram[rows]
         out["dram"] = arr
     return out, label
+
+
+def derived_l1_roof(
+    rows: npt.NDArray[np.bool_],
+    cc: str | None,
+    sms: FloatArray,
+    clock: FloatArray,
+    l1_basis: npt.NDArray[np.object_],
+) -> tuple[FloatArray, str] | None:
+    """L1 roof from the architecture's L1 bytes per clock per SM x SM count x measured clock.
+
+    Only for launches whose L1 bytes are of a definition the figure
+    describes (:data:`_TABLE_LEVEL_BASIS`); with the label its ceiling
+    carries.  None where the architecture's L1 figure is not known.
+    """
+    arch = architecture(cc)
+    if arch is None or arch.l1_bytes_per_clk is None:
+        return None
+    sel = rows & np.isin(l1_basis, _TABLE_LEVEL_BASIS["l1"])
+    arr = np.full(len(rows), np.nan)
+    arr[sel] = (arch.l1_bytes_per_clk * sms * clock)[sel]
+    label = (
+        f"derived: CC {arch.cc} L1 {arch.l1_bytes_per_clk:g} B/clk/SM x SM count x measured "
+        f"clock ({arch.l1_source or 'architecture description'})"
+    )
+    return arr, label

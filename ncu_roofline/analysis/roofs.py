@@ -10,7 +10,8 @@ Four sources, in order of precedence for each ceiling:
 3. ``table``: the built-in GPU table, matched by the device name in the
    export.
 4. ``derived``: per-SM-per-clock rates of the architecture x the SM count
-   and clock the export reports (compute), and 2 x memory clock x bus width
+   and clock the export reports (compute; L1 from the architecture
+   description's bytes per clock per SM), and 2 x memory clock x bus width
    (DRAM), for GPUs the table does not know.
 
 Table figures are datasheet peaks at the boost (or tensor) clock.  With
@@ -32,7 +33,14 @@ import pandas as pd
 
 from ncu_roofline.analysis.infer_gpu import Inference, gather_evidence, infer_gpu
 from ncu_roofline.analysis.measures import TENSOR_DTYPES
-from ncu_roofline.analysis.roof_sources import derived_roofs, profile_roofs, sm_clock, spec_roofs
+from ncu_roofline.analysis.roof_sources import (
+    derived_l1_roof,
+    derived_roofs,
+    profile_roofs,
+    sm_clock,
+    sm_count,
+    spec_roofs,
+)
 from ncu_roofline.core.hardware import (
     COMPUTE_KEYS,
     MEMORY_KEYS,
@@ -101,6 +109,9 @@ class DeviceRoofs:
     notes: list[str] = field(default_factory=list)
     #: Keys of the table GPUs the export's evidence fits when none could be chosen.
     candidates: tuple[str, ...] = ()
+    #: The SM count the export reports (device attributes), None without one:
+    #: a table GPU with another SM count is never named as a fit.
+    export_sms: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for reports."""
@@ -262,6 +273,11 @@ def assign_roofs(
                         {key: arr}, label + (scaled_note if spec.clock_for(key) else ""), rows
                     )
         _offer_derived(df, rows, cc or (table.cc if table else None), name, clock, offers)
+        l1 = derived_l1_roof(
+            rows, cc or (table.cc if table else None), sm_count(df), clock, basis["l1"]
+        )
+        if l1 is not None:
+            offers.offer({"l1": l1[0]}, l1[1], rows)
 
         spec = chosen or table
         med_clock = float(np.nanmedian(clock[rows])) if not np.isnan(clock[rows]).all() else None
@@ -272,6 +288,7 @@ def assign_roofs(
             gpu=spec,
             measured_sm_clock_hz=med_clock,
         )
+        dev.export_sms = _export_sms(df, rows)
         dev.ceilings = _summarise(keys, offers, rows, med_clock, chosen, table)
         notes.extend(_clock_note(clock[rows], spec, scale))
         complete = any(c.kind == "compute" for c in dev.ceilings) and any(
@@ -291,6 +308,13 @@ def assign_roofs(
     return RoofAssignment(
         peaks=offers.peaks, sources=offers.sources, devices=devices, sm_clock_hz=clock
     )
+
+
+def _export_sms(df: pd.DataFrame, rows: npt.NDArray[np.bool_]) -> int | None:
+    """The median SM count the launches ``rows`` report, None where none does."""
+    sms = sm_count(df)[rows]
+    known = sms[np.isfinite(sms) & (sms > 0)]
+    return round(float(np.median(known))) if len(known) else None
 
 
 def _mismatch_note(

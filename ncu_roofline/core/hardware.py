@@ -17,11 +17,11 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ncu_roofline.core.files import load_builtin_toml
-from ncu_roofline.core.gpu_spec import CC_PATTERN, COMPUTE_KEYS, MEMORY_KEYS, ArchRates, GpuSpec
+from ncu_roofline.core.architecture import architecture, builtin_gpu_data, normalise_cc
+from ncu_roofline.core.gpu_spec import COMPUTE_KEYS, MEMORY_KEYS, ArchRates, GpuSpec
 from ncu_roofline.core.roofs_file import (
     load_roofs_file,
     parse_arch_tables,
@@ -43,6 +43,7 @@ __all__ = [
     "match_device",
     "rates_for_cc",
     "resolve_gpu",
+    "with_l1_roof",
 ]
 
 BUILTIN_ORIGIN = "built-in"
@@ -50,9 +51,46 @@ BUILTIN_ORIGIN = "built-in"
 
 @lru_cache(maxsize=1)
 def _builtin_tables() -> tuple[tuple[GpuSpec, ...], tuple[ArchRates, ...]]:
-    data, label = load_builtin_toml("ncu_roofline.core", "gpus.toml")
-    gpus = parse_gpu_tables(data, label, BUILTIN_ORIGIN)
+    data, label = builtin_gpu_data()
+    gpus = [with_l1_roof(spec) for spec in parse_gpu_tables(data, label, BUILTIN_ORIGIN)]
     return tuple(gpus), tuple(parse_arch_tables(data, label))
+
+
+def with_l1_roof(spec: GpuSpec) -> GpuSpec:
+    """``spec`` with an L1/shared-memory roof where it has none: L1 B/clk/SM x SMs x boost clock.
+
+    The bytes per clock per SM are the architecture description's
+    (:func:`~ncu_roofline.core.architecture.architecture`); the figure is
+    marked ``derived`` (and ``unsure`` where the per-SM figure is) and its
+    source is added to the GPU's.  Like the L2 figures it is a per-clock
+    figure at the boost clock, so ``--clocks measured`` scales it to the SM
+    clock the export measured.  Unchanged without a CC, SM count or boost
+    clock, or where the architecture's L1 figure is not known.
+    """
+    arch = architecture(spec.cc)
+    if (
+        "l1" in spec.memory
+        or arch is None
+        or arch.l1_bytes_per_clk is None
+        or not spec.sms
+        or not spec.boost_hz
+    ):
+        return spec
+    per_sm = arch.l1_bytes_per_clk
+    unsure = spec.unsure
+    if "l1_bytes_per_clk" in arch.unsure or "sms" in spec.unsure or "boost_hz" in spec.unsure:
+        unsure = (*unsure, "l1")
+    how = (
+        f"L1/shared roof = {per_sm:g} B/clk/SM x {spec.sms} SMs x "
+        f"{spec.boost_hz / 1e6:g} MHz boost clock ({arch.l1_source or 'CC ' + str(spec.cc)})"
+    )
+    return replace(
+        spec,
+        memory={**spec.memory, "l1": per_sm * spec.sms * spec.boost_hz},
+        derived=(*spec.derived, "l1"),
+        unsure=unsure,
+        source=f"{spec.source}; {how}" if spec.source else how,
+    )
 
 
 def builtin_gpus() -> list[GpuSpec]:
@@ -202,21 +240,6 @@ def find_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuSpec:
     return resolve_gpu(name, gpus).spec
 
 
-def _parse_cc(cc: str) -> str | None:
-    text = cc.strip().lower().replace(",", ".")
-    if CC_PATTERN.match(text):
-        major, minor = text.split(".")
-        return f"{int(major)}.{int(minor)}"
-    # "sm_86" / "sm86" / "86": the last digit is the minor version.
-    digits = re.fullmatch(r"(?:sm_?)?(\d{2,3})", text)
-    if digits:
-        value = digits.group(1)
-        return f"{int(value[:-1])}.{value[-1]}"
-    if text.isdigit():
-        return f"{int(text)}.0"
-    return None
-
-
 def rates_for_cc(cc: str | None, device_name: str | None = None) -> ArchRates | None:
     """Per-SM-per-clock rates for a compute capability such as ``"8.6"``.
 
@@ -229,7 +252,7 @@ def rates_for_cc(cc: str | None, device_name: str | None = None) -> ArchRates | 
     """
     if cc is None:
         return None
-    wanted = _parse_cc(cc)
+    wanted = normalise_cc(cc)
     if wanted is None:
         return None
     matching = [rates for rates in arch_rates() if wanted in rates.cc]

@@ -20,6 +20,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ncu_roofline.core.architecture import architecture
+
 _OPS = r"(?:add|mul|fma)"
 _RATE = r"(?:\.per_second|\.per_cycle_elapsed|\.peak_sustained|\.peak_sustained_elapsed\.per_second|\.pct_of_peak_sustained_elapsed|\.pct_of_peak_sustained_active)?"
 
@@ -30,6 +32,8 @@ RELEVANT_PATTERNS: tuple[str, ...] = (
     r"(?:sm|smsp|gpc|dram|lts|l1tex|fbpa)__cycles_elapsed\.(?:avg|max|sum)(?:\.per_second)?",
     r"(?:sm|smsp)__cycles_active\.(?:avg|sum|max)",
     rf"(?:sm|smsp)__sass_thread_inst_executed_op_[dfh]{_OPS}_pred_on\.sum{_RATE}",
+    # Packed FP32 (FADD2/FMUL2/FFMA2, CC 10.x): two lanes per thread instruction.
+    rf"(?:sm|smsp)__sass_thread_inst_executed_op_f{_OPS}2_pred_on\.sum{_RATE}",
     r"(?:sm|smsp)__inst_executed_pipe_tensor\w*\.sum" + _RATE,
     r"sm__ops_path_tensor_\w+\.sum" + _RATE,
     r"(?:sm|smsp)__pipe_tensor\w*cycles_active\.(?:avg|sum)" + _RATE,
@@ -143,74 +147,31 @@ TENSOR_PIPE_UTILISATION = re.compile(
     r"\.(?:avg|sum)\.pct_of_peak_sustained_(?:active|elapsed)$"
 )
 
-_GA100_TENSOR = (
-    "src_fp16_dst_fp32_sparsity_off",
-    "src_fp16_dst_fp16_sparsity_off",
-    "src_bf16_dst_fp32_sparsity_off",
-    "src_tf32_dst_fp32_sparsity_off",
-    "src_int8_sparsity_off",
-    "src_fp64",
-)
-_GB100_TENSOR = (
-    "src_fp16_dst_fp32",
-    "src_fp16_dst_fp16",
-    "src_bf16_dst_fp32",
-    "src_tf32_dst_fp32",
-    "src_fp4_fp6_fp8_dst_fp32",
-    "src_fp4_dst_fp32",
-    "src_int8",
-    "src_fp64",
-)
-_GB20X_TENSOR = (
-    "src_fp16_dst_fp32",
-    "src_fp16_dst_fp16",
-    "src_bf16_dst_fp32",
-    "src_tf32_dst_fp32",
-    "src_fp8_dst_fp32_sparsity_off",
-    "src_int8",
-    "src_fp64",
-)
-
-#: The dense ``sm__ops_path_tensor_<variant>.sum`` counters that count tensor
-#: work on each architecture (docs/ncu-format.md section 5.1; a name the chip
-#: lacks makes ncu refuse the whole run, so none is guessed).  Volta has
-#: none: its tensor work is only seen as HMMA.884 instruction counts.
-TENSOR_OPS_VARIANTS: dict[str, tuple[str, ...]] = {
-    "7.5": ("src_fp16_bf16_tf32_dst_fp32", "src_fp16_dst_fp16", "src_int8", "src_int4"),
-    "8.0": _GA100_TENSOR,
-    "8.6": _GA100_TENSOR,
-    "8.7": _GA100_TENSOR,
-    "8.9": (*_GA100_TENSOR, "src_fp8_sparsity_off"),
-    "9.0": (
-        "src_fp16",
-        "src_bf16_dst_fp32",
-        "src_tf32_dst_fp32",
-        "src_fp8_sparsity_off",
-        "src_int8",
-        "src_fp64",
-    ),
-    "10.0": _GB100_TENSOR,
-    "11.0": _GB100_TENSOR,
-    "12.0": _GB20X_TENSOR,
-    "12.1": _GB20X_TENSOR,
-}
-
 #: The ncu section that carries the tensor roofline's counters for the chip.
 TENSOR_SECTION = "SpeedOfLight_HierarchicalTensorRooflineChart"
+
+#: Tensor-pipe instruction count: convertible to FLOPs only where one MMA
+#: shape dominates (Volta to Ada, ``Architecture.tensor_inst_flops``).
+TENSOR_INSTRUCTIONS = "sm__inst_executed_pipe_tensor.sum"
 
 
 def tensor_metrics_to_collect(cc: str | None) -> tuple[str, ...]:
     """The ``--metrics`` that count tensor-core work on compute capability ``cc``.
 
-    ``"8.0"`` -> ``sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum``
-    and the other GA100 datatypes; Volta (``"7.0"``, ``"7.2"``) ->
-    ``sm__inst_executed_pipe_tensor.sum`` (HMMA.884 instructions, 512 FLOPs
-    each); an unknown architecture -> nothing (collect the section instead).
+    From the architecture description
+    (:func:`~ncu_roofline.core.architecture.architecture`): ``"8.0"`` ->
+    ``sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum`` and the other
+    GA100 datatypes; Volta (``"7.0"``, ``"7.2"``), which has no ops_path
+    counters -> ``sm__inst_executed_pipe_tensor.sum`` (HMMA.884
+    instructions, 512 FLOPs each); an unknown architecture -> nothing
+    (collect the section instead).
     """
-    if cc in ("7.0", "7.2"):
-        return ("sm__inst_executed_pipe_tensor.sum",)
-    variants = TENSOR_OPS_VARIANTS.get(cc or "", ())
-    return tuple(f"sm__ops_path_tensor_{v}.sum" for v in variants)
+    arch = architecture(cc)
+    if arch is None:
+        return ()
+    if not arch.tensor_ops:
+        return (TENSOR_INSTRUCTIONS,) if arch.tensor_inst_flops is not None else ()
+    return arch.tensor_metrics()
 
 
 # --- display labels of the standard sections ------------------------------
@@ -427,8 +388,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
             ("sm__inst_executed_pipe_tensor_op_hmma.sum",),
             ("smsp__inst_executed_pipe_tensor_op_hmma.sum",),
         ),
-        ("sm__inst_executed_pipe_tensor.sum",),
-        "SpeedOfLight_HierarchicalTensorRooflineChart",
+        (TENSOR_INSTRUCTIONS,),
+        TENSOR_SECTION,
     ),
     Requirement(
         "dram_bytes",
@@ -553,26 +514,64 @@ def requirement_status(columns: set[str]) -> tuple[list[str], list[Requirement]]
     return present, missing
 
 
-def ncu_options_for(missing: list[Requirement]) -> list[str]:
-    """The ``ncu`` options that would collect the missing inputs.
+def ncu_options_for(missing: list[Requirement], cc: str | None = None) -> list[str]:
+    """The ``ncu`` options that would collect the missing inputs on compute capability ``cc``.
 
     Always asks for base units, since auto-scaled exports round values to two
-    decimals (``Mbyte 17.50`` loses up to 5 kB).
+    decimals (``Mbyte 17.50`` loses up to 5 kB).  Where tensor work is
+    missing on a chip whose tensor counters the tool does not know, asks
+    for ncu's tensor roofline section, which names them itself.
     """
     if not missing:
         return []
-    return ["--metrics", ",".join(collect_metrics(missing)), "--print-units", "base"]
+    options = ["--metrics", ",".join(collect_metrics(missing, cc)), "--print-units", "base"]
+    if any(r.key == "flops_tensor" for r in missing) and not _tensor_collect(cc):
+        options += ["--section", TENSOR_SECTION]
+    return options
 
 
-def collect_metrics(requirements: Sequence[Requirement] = REQUIREMENTS) -> list[str]:
+def _tensor_collect(cc: str | None) -> tuple[str, ...]:
+    """The tensor counters to ask for on ``cc``; the instruction count where no CC is known.
+
+    From Hopper on a tensor instruction has no one shape, so its count
+    cannot be turned into FLOPs: the chip's ``sm__ops_path_tensor_*``
+    counters are asked for instead (none where the chip is not described).
+    """
+    if cc is None or not str(cc).strip():
+        return (TENSOR_INSTRUCTIONS,)
+    arch = architecture(cc)
+    if arch is None:
+        return ()
+    if arch.tensor_inst_flops is None:
+        return arch.tensor_metrics()
+    return (TENSOR_INSTRUCTIONS,)
+
+
+def _collect_of(req: Requirement, cc: str | None) -> tuple[str, ...]:
+    """What to ask ncu for to satisfy ``req`` on compute capability ``cc`` (None: any chip)."""
+    if req.key == "flops_tensor":
+        return _tensor_collect(cc)
+    if req.key == "flops_fp32" and cc is not None:
+        arch = architecture(cc)
+        if arch is not None:
+            return (*req.collect, *arch.packed_fp32_metrics())
+    return req.collect
+
+
+def collect_metrics(
+    requirements: Sequence[Requirement] = REQUIREMENTS, cc: str | None = None
+) -> list[str]:
     """The metrics ``ncu --metrics`` needs for ``requirements`` (default: every roofline input).
 
     The one list both ``inspect`` (for what an export lacks) and ``profile``
-    (for a new profile) ask ncu for.
+    (for a new profile) ask ncu for.  With ``cc`` the chip-specific counters
+    come from its architecture description: the ``sm__ops_path_tensor_*``
+    counters instead of the tensor instruction count from Hopper on, and the
+    packed FP32 counters where the chip has packed FP32.
     """
     wanted: list[str] = []
     for req in requirements:
-        for m in req.collect:
+        for m in _collect_of(req, cc):
             if m not in wanted:
                 wanted.append(m)
     return wanted

@@ -161,6 +161,24 @@ class Profile:
             df = df[df["source"] == source]
         return present_in_frame(df, self.metric_columns)
 
+    def compute_capability(self, source: str | None = None) -> str | None:
+        """The one compute capability of the launches (optionally of one source); None if not one.
+
+        Advice on what to collect is chip-specific: with none or several
+        chips it falls back to what any chip can give.
+        """
+        if self._frame is None and self._columns is not None:
+            if source is not None and source not in [s.path for s in self.sources]:
+                return None
+            column = self._columns.text("cc")
+            found = [column.values[int(code)] for code in column.present()]
+        else:
+            df = self.launches
+            if source is not None:
+                df = df[df["source"] == source]
+            found = [v for v in df["cc"].dropna().unique().tolist() if str(v).strip()]
+        return str(found[0]) if len(found) == 1 else None
+
 
 def short_names(kernels: pd.Series) -> pd.Series:
     """Unique short names of a profile's kernels, computed once per distinct name.

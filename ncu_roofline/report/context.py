@@ -135,7 +135,9 @@ def collect_records(analysis: Analysis) -> list[CollectRecord]:
             {
                 "path": info.path,
                 "missing": [m.title for m in missing],
-                "ncu_options": ncu_options_for(missing),
+                "ncu_options": ncu_options_for(
+                    missing, analysis.profile.compute_capability(info.path)
+                ),
             }
         )
     return out

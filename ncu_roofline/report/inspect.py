@@ -32,7 +32,7 @@ def inspect_profile(profile: Profile) -> InspectDocument:
                 "present": present,
                 "missing": [m.key for m in missing],
                 "missing_detail": {m.key: m.title for m in missing},
-                "ncu_options": ncu_options_for(missing),
+                "ncu_options": ncu_options_for(missing, profile.compute_capability(info.path)),
                 "ncu_version": info.ncu_version,
                 "units": info.units,
                 "aggregated": info.aggregated,
