@@ -103,11 +103,48 @@ KHZ_METRICS: frozenset[str] = frozenset(
 )
 
 
+#: Rates ncu prints with the unit of the amount they count, as seen in real
+#: reports: ``derived__lts__lts2xbar_bytes.sum.per_second`` is printed as
+#: ``byte`` in every ``--set full`` Hopper ``.ncu-rep`` (ncu 2023.x-2025.x),
+#: while its name, and its value (bytes over the launch's duration), say
+#: bytes per second.  :func:`rate_unit_quirk` reads every such rate by its
+#: name; this table records the ones seen and is tested against the rule.
+RATE_UNIT_QUIRKS: dict[str, str] = {
+    "derived__lts__lts2xbar_bytes.sum.per_second": "byte",
+}
+
+#: Words of a counter's name and the amount unit they count.
+_COUNTED_WORDS = {"bytes": "byte", "sectors": "sector", "inst": "inst"}
+_AMOUNT_UNIT = re.compile(r"^([KMGTP]?)(byte|sector|inst)s?$")
+
+
+def rate_unit_quirk(metric_id: str, printed_unit: str) -> str | None:
+    """The rate unit a ``.per_second`` metric printed with an amount unit means, or None.
+
+    ``("derived__lts__lts2xbar_bytes.sum.per_second", "byte")`` ->
+    ``"byte/second"`` (``Kbyte`` -> ``Kbyte/second``).  Only where the name
+    is unambiguous: it counts exactly one kind of thing (``bytes``,
+    ``sectors`` or ``inst``) and the printed unit is that thing.  A rate
+    printed as a time, a percentage or another amount stays as printed (and
+    is left out by the dimension check, with a warning).
+    """
+    if not metric_id.endswith(".per_second"):
+        return None
+    m = _AMOUNT_UNIT.match(printed_unit.strip())
+    if m is None:
+        return None
+    words = set(re.split(r"_+", metric_id.split(".", 1)[0]))
+    counted = {unit for word, unit in _COUNTED_WORDS.items() if word in words}
+    if counted != {m.group(2)}:
+        return None
+    return f"{printed_unit.strip()}/second"
+
+
 def unit_for(metric_id: str, printed_unit: str) -> str:
-    """The unit to apply to a metric: the printed one, unless ncu omits it."""
+    """The unit to apply to a metric: the printed one, unless ncu omits or misprints it."""
     if metric_id in KHZ_METRICS and printed_unit.strip() in ("", "khz", "Khz", "kHz"):
         return "Khz"
-    return printed_unit
+    return rate_unit_quirk(metric_id, printed_unit) or printed_unit
 
 
 def is_relevant(metric_id: str) -> bool:
