@@ -20,6 +20,7 @@ from ncu_roofline.analysis.findings import Finding, collect_findings
 from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.analysis.limiter import judge, mix_share
 from ncu_roofline.analysis.measures import measure
+from ncu_roofline.analysis.ncu_rules import combine
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.analysis.roofs import (
     ALL_COMPUTE_KEYS,
@@ -192,6 +193,10 @@ def analyze(
     frame["mix_share"] = mix_share(src, np.asarray(placed["precision"], dtype=object))
     judged = judge(src, frame, _sm_counts(src, assignment.devices), thresholds)
     for col, values in judged.items():
+        frame[col] = values
+    # ncu's own rule results and speedup estimates, and the recoverable time
+    # that ranks: ours bounded by ncu's (a step apart from the judgement).
+    for col, values in combine(frame, profile.sources).items():
         frame[col] = values
 
     unmatched: list[str] = []

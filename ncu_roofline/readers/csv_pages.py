@@ -50,6 +50,7 @@ from ncu_roofline.readers.locate import (
 )
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
+from ncu_roofline.readers.rule_rows import rule_table
 from ncu_roofline.readers.table import (
     codes_of,
     dict_codes,
@@ -234,6 +235,7 @@ def read_long(
     )
     b = _Builder(raw, loc, layout)
     info = b.info
+    info.rules = rule_table(skipped.rules, header)
 
     valid = _valid_ids(table, "Invocations", numbers=True) if summary else _valid_ids(table, "ID")
     if summary:
