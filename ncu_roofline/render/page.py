@@ -13,6 +13,7 @@ from typing import Any
 
 from ncu_roofline.analysis.catalogue import advice
 from ncu_roofline.analysis.limiter_units import UNIT_LABELS
+from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
@@ -421,6 +422,7 @@ def build_page(
         "theory": context.get("theory"),
         "theory_rows": _theory_rows(kernels) if with_theory else [],
         "findings": _findings(context),
+        "ncu_estimates": ncu_estimate_rows(kernels),
         "methodology": _methodology(context),
         "plotly_js": plotly_js,
         "counts": {
