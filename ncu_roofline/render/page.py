@@ -13,11 +13,11 @@ from typing import Any
 
 from ncu_roofline.analysis.catalogue import advice
 from ncu_roofline.analysis.limiter_units import UNIT_LABELS
-from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
+from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
 from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, ReportContext, Summary
 from ncu_roofline.version import __version__
