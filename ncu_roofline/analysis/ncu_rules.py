@@ -30,6 +30,7 @@ first of them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain, repeat
 from typing import Any
 
 import numpy as np
@@ -91,9 +92,16 @@ def _ints(frame: pd.DataFrame, name: str) -> npt.NDArray[np.int64]:
 
 
 def _records(rules: pd.DataFrame) -> list[dict[str, Any]]:
-    """Rule rows as plain JSON records (NaN speedup as None)."""
-    out = rules[list(RULE_FIELDS)].astype(object).where(rules[list(RULE_FIELDS)].notna(), None)
-    return list(out.to_dict(orient="records"))
+    """Rule rows as plain JSON records (NaN speedup as None), built column by column."""
+    cols: list[list[Any]] = []
+    for name in RULE_FIELDS:
+        values = rules[name].to_numpy(dtype=object)
+        missing = pd.isna(values)
+        if missing.any():
+            values = values.copy()
+            values[missing] = None
+        cols.append(values.tolist())
+    return list(map(dict, map(zip, repeat(RULE_FIELDS), zip(*cols, strict=True))))
 
 
 def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> dict[str, Any]:
@@ -179,8 +187,9 @@ def group_rules(listed: ObjArray, gid: npt.NDArray[np.intp], n_groups: int) -> O
     has = np.flatnonzero(pd.notna(listed) & pd.Series(listed).map(bool, na_action="ignore"))
     if has.size == 0:
         return out
-    rows = [dict(r, gid=int(gid[i])) for i in has.tolist() for r in listed[i]]
-    flat = pd.DataFrame(rows)
+    per = listed[has]
+    flat = pd.DataFrame.from_records(list(chain.from_iterable(per)), columns=list(RULE_FIELDS))
+    flat["gid"] = np.repeat(gid[has], [len(x) for x in per])
     flat["order"] = np.arange(len(flat))
     keys = ["gid", "name", "type", "section"]
     filled = flat.assign(**{k: flat[k].fillna("") for k in ("type", "section")})
