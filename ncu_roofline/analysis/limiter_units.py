@@ -3,6 +3,18 @@
 Design: plain data, apart from :mod:`ncu_roofline.analysis.limiter` (which
 judges launches with pandas), so that the pages and messages that only name
 a unit need neither pandas nor the engine.
+
+Every pipe ncu reports is a unit of its own (keys lowercase, pipes ending
+in ``-pipe``), read from its busy cycles (``sm__pipe_X_cycles_active``) or
+its issued instructions (``sm__inst_executed_pipe_X``), sm before smsp and
+of elapsed cycles before active ones.  Sub-pipes fold into their pipe,
+which is as busy as its busiest part: ``fmaheavy``/``fmalite`` into
+``fma-pipe`` (one saturated half limits FP32 work), ``aluheavy`` into
+``alu-pipe``, Blackwell's ``tc`` and the HMMA/IMMA sub-pipes into
+``tensor-pipe``.  Volta and Turing's ``shared`` pipe (FP16 and tensor) is
+``shared-pipe``.  The issue stage is ``issue`` (``sm__inst_issued``,
+``smsp__issue_active``, ``sm__instruction_throughput``,
+``sm__inst_executed``).
 """
 
 from __future__ import annotations
