@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers import DATA
 
 import ncu_roofline
 from ncu_roofline.analysis.ncu_rules import disagrees, rank_bound
@@ -154,3 +155,28 @@ def test_markdown_and_page_show_ncu_beside_ours(samples_dir: Path) -> None:
     assert "### ncu's own estimates" in text
     assert "ncu 75.9 µs" in text
     assert "TheoreticalOccupancy (OPT, global 67.9%)" in text
+
+
+def test_text_output_rule_paragraphs() -> None:
+    """heat_eq text output (RTX 4060-class, CC 8.9), first launch heat_kernel_2d (45.86 us):
+
+    ``OPT   Memory is more heavily utilized than Compute: …`` under the SOL section,
+    then under Occupancy ``OPT   Est. Local Speedup: 30.24%`` followed by "The
+    difference between calculated theoretical (100.0%) and measured achieved
+    occupancy (69.8%) …".  Text output prints no rule name.  ncu's recoverable
+    time: 45.86 us x 30.24% = 13.868 us.
+    """
+
+    a = ncu_roofline.analyze(ncu_roofline.load([str(DATA / "ncu-text" / "heat_eq_ncu_output.txt")]))
+    row = a.launches.iloc[0]
+    rules = row["ncu_rules"]
+    assert [(r["name"], r["type"], r["section"]) for r in rules] == [
+        (None, "OPT", "GPU Speed Of Light Throughput"),
+        (None, "OPT", "Occupancy"),
+    ]
+    assert rules[0]["message"].startswith("Memory is more heavily utilized than Compute: Look")
+    assert rules[0]["message"].endswith("whether there are values you can (re)compute.")
+    assert (rules[1]["speedup_type"], rules[1]["speedup_pct"]) == ("local", 30.24)
+    assert rules[1]["message"].startswith("The difference between calculated theoretical")
+    assert row["ncu_recoverable_s"] == pytest.approx(45.86e-6 * 0.3024, rel=1e-12)
+    assert row["ncu_recoverable_basis"] == "Occupancy (local 30.24%)"

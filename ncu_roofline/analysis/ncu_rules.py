@@ -131,7 +131,8 @@ def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> dic
             pct[rows] = best["speedup_pct"].to_numpy(dtype=np.float64)
             kinds = best["speedup_type"].fillna("unknown type").astype(str)
             basis[rows] = (
-                best["name"].astype(str)
+                # Text output names no rule: its section stands in.
+                best["name"].fillna(best["section"]).fillna("ncu rule").astype(str)
                 + " ("
                 + kinds
                 + " "
@@ -192,7 +193,7 @@ def group_rules(listed: ObjArray, gid: npt.NDArray[np.intp], n_groups: int) -> O
     flat["gid"] = np.repeat(gid[has], [len(x) for x in per])
     flat["order"] = np.arange(len(flat))
     keys = ["gid", "name", "type", "section"]
-    filled = flat.assign(**{k: flat[k].fillna("") for k in ("type", "section")})
+    filled = flat.assign(**{k: flat[k].fillna("") for k in ("name", "type", "section")})
     counts = filled.groupby(keys, sort=False)["order"].transform("size")
     filled["launches"] = counts
     best = filled.sort_values(
@@ -202,7 +203,7 @@ def group_rules(listed: ObjArray, gid: npt.NDArray[np.intp], n_groups: int) -> O
     for g, part in best.groupby("gid", sort=False):
         recs = part[[*RULE_FIELDS, "launches"]].astype(object)
         recs = recs.where(recs.notna(), None)
-        for k in ("type", "section"):
+        for k in ("name", "type", "section"):
             recs[k] = recs[k].map(lambda v: v or None)
         out[int(g)] = list(recs.to_dict(orient="records"))
     return out

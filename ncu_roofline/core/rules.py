@@ -36,7 +36,8 @@ class RuleTable:
 
     process_id: list[int] = field(default_factory=list)
     launch_id: list[int] = field(default_factory=list)
-    name: list[str] = field(default_factory=list)
+    #: The rule's identifier; None in text output, which prints none.
+    name: list[str | None] = field(default_factory=list)
     type: list[str | None] = field(default_factory=list)
     section: list[str | None] = field(default_factory=list)
     message: list[str | None] = field(default_factory=list)
@@ -50,7 +51,7 @@ class RuleTable:
         self,
         process_id: int,
         launch_id: int,
-        name: str,
+        name: str | None,
         rule_type: str | None,
         section: str | None,
         message: str | None,

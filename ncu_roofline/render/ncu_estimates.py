@@ -22,7 +22,9 @@ def _rule_text(rule: dict[str, Any]) -> str:
     """``"TheoreticalOccupancy (OPT, global 67.9%)"``."""
     kind = rule.get("speedup_type") or "unknown type"
     parts = [p for p in (rule.get("type"), f"{kind} {rule['speedup_pct']:g}%") if p]
-    return f"{rule.get('name') or 'rule'} ({', '.join(parts)})"
+    # Text output names no rule: its section stands in.
+    name = rule.get("name") or rule.get("section") or "ncu rule"
+    return f"{name} ({', '.join(parts)})"
 
 
 def ncu_estimate_rows(kernels: list[dict[str, Any]], limit: int = 10) -> list[dict[str, Any]]:
