@@ -39,13 +39,10 @@ import pandas as pd
 
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.model import SourceInfo
-from ncu_roofline.core.rules import RULE_FIELDS
+from ncu_roofline.core.rules import DISAGREE_FACTOR, RULE_FIELDS
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
-
-#: ncu's estimate and ours differing by more than this factor is said.
-DISAGREE_FACTOR = 2.0
 
 
 def rule_frame(sources: Sequence[SourceInfo], launches: pd.DataFrame) -> pd.DataFrame:

@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+#: ncu's estimate and ours differing by more than this factor is said.
+DISAGREE_FACTOR = 2.0
+
 #: The fields of one rule result in the reports, in order.
 RULE_FIELDS = ("name", "type", "section", "message", "speedup_type", "speedup_pct")
 
@@ -97,4 +100,4 @@ def speedup_number(text: str | None) -> float:
     return value if 0.0 <= value < float("inf") else float("nan")
 
 
-__all__ = ["RULE_FIELDS", "RuleTable", "speedup_number"]
+__all__ = ["DISAGREE_FACTOR", "RULE_FIELDS", "RuleTable", "speedup_number"]

@@ -4,14 +4,14 @@ Plain text per kernel group (the templates and the Markdown writer escape
 it): ncu's recoverable time (its largest estimated speedup x the time),
 ours, the one that ranks the group, ncu's rules with an estimate, and a
 note where the two estimates differ by more than
-:data:`~ncu_roofline.analysis.ncu_rules.DISAGREE_FACTOR`.
+:data:`~ncu_roofline.core.rules.DISAGREE_FACTOR`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ncu_roofline.analysis.ncu_rules import DISAGREE_FACTOR
+from ncu_roofline.core.rules import DISAGREE_FACTOR
 from ncu_roofline.render.format import TEXT
 
 #: Rules named per group, largest estimate first.
