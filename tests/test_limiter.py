@@ -6,6 +6,7 @@ values (quoted in the comments).
 
 from __future__ import annotations
 
+import csv
 import math
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 import ncu_roofline
 from ncu_roofline.analysis.limiter import utilisations
+from ncu_roofline.core.metrics import breakdown_metric
 
 LUKAS = "lukas-ruettgers__dphpc-gemm__ncu_benchmark_output.csv"
 NBODY = "Lakoc__Nbody_CUDA__step4_profile_out.ncu-rep"
@@ -80,6 +82,17 @@ def test_breakdown_rows_are_read(samples_dir: Path) -> None:
     assert first["sm__pipe_aluheavy_cycles_active.avg.pct_of_peak_sustained_elapsed"] == 20.75
     assert first["sm__issue_active.avg.pct_of_peak_sustained_elapsed"] == 44.60
     assert first["l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"] == 30.23
+    # Every one of launch 0's 54 breakdown rows is kept, under its label's metric
+    # id, with the value printed ("SYSLTS: T Sectors" 0.01 as syslts__t_sectors).
+    rows = [
+        r
+        for r in csv.reader((samples_dir / LUKAS).open(encoding="utf-8"))
+        if len(r) > 15 and r[0] == "0" and r[12].endswith("Throughput Breakdown")
+    ]
+    assert len(rows) == 54
+    for r in rows:
+        assert first[breakdown_metric(r[13])] == float(r[15]), r[13]
+    assert first["syslts__t_sectors.avg.pct_of_peak_sustained_elapsed"] == 0.01
 
     a = _analyse(samples_dir, LUKAS)
     util = utilisations(df, a.launches)

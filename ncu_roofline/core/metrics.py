@@ -47,6 +47,10 @@ RELEVANT_PATTERNS: tuple[str, ...] = (
     # The speed-of-light breakdowns' memory rows (what ncu's memory
     # throughput is the largest of), and ncu's warp occupancy.
     r"(?:l1tex|lts|dram|fbpa)__\w+\.avg\.pct_of_peak_sustained_elapsed",
+    # ... and the breakdowns' other rows: the SM's MIO queues and internal
+    # activity, the instruction cache (idc), the system-memory L2 slice.
+    r"(?:sm__mio\w*|sm__\w+_internal_activity|idc__\w+|syslts__\w+"
+    r"|gpu__compute_memory_\w+_internal_activity)\.avg\.pct_of_peak_sustained_elapsed",
     r"sm__warps_active\.avg\.pct_of_peak_sustained_elapsed",
     r"dram__bytes(?:_read|_write|_op_\w+)?\.sum" + _RATE,
     # Pascal-era spelling of the DRAM read and write bytes.
