@@ -6,6 +6,7 @@ values (quoted in the comments).
 
 from __future__ import annotations
 
+import csv
 import math
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ncu_roofline
+from ncu_roofline.analysis.limiter import utilisations
+from ncu_roofline.core.metrics import breakdown_metric
 
 LUKAS = "lukas-ruettgers__dphpc-gemm__ncu_benchmark_output.csv"
 NBODY = "Lakoc__Nbody_CUDA__step4_profile_out.ncu-rep"
@@ -32,21 +35,25 @@ def _analyse(samples_dir: Path, name: str, gpu: str | None = None) -> Any:
     return ncu_roofline.analyze(ncu_roofline.load([str(samples_dir / name)]), gpu=gpu)
 
 
-def test_cutlass_gemm_is_l1_limited_not_dram(samples_dir: Path) -> None:
-    """RTX 5060 Ti CUTLASS GEMM: left of the ridge, but L1/TEX is the busiest unit.
+def test_cutlass_gemm_is_lsu_limited_not_dram(samples_dir: Path) -> None:
+    """RTX 5060 Ti CUTLASS GEMM: left of the ridge, but the LSU pipe and L1/TEX are busiest.
 
-    Launch 0: l1tex__throughput 58.04% of active cycles; the SM was active
+    Launch 0: the SOL section's "Compute Throughput Breakdown" row
+    ``SM: Inst Executed Pipe Lsu`` is 54.76% of elapsed cycles (ncu's SM
+    throughput, 54.76%, is the largest of these rows).  L1/TEX is
+    l1tex__throughput 58.04% of active cycles; the SM was active
     1,244,128.36 of 1,318,955 elapsed cycles (gpc__cycles_elapsed.max), so
-    L1/TEX is 58.04% x 0.94327 = 54.75% busy over the launch, as ncu's own
-    memory throughput (54.76%) says.  DRAM is 22.23%.  At most
-    549.98 us x (1 - 0.5476) of the launch can be recovered (ncu's SM
-    throughput 54.76% is the highest utilisation).
+    L1/TEX is 58.04% x 0.94327 = 54.75% busy over the launch (the memory
+    breakdown's ``L1: Lsuin Requests`` is 54.76% of elapsed): the LSU pipe
+    feeding L1 is the busiest named unit, by rounding.  DRAM is 22.23%.  At
+    most 549.98 us x (1 - 0.5476) of the launch can be recovered.
     """
     a = _analyse(samples_dir, LUKAS)
     row = a.launches.iloc[0]
     assert row["bound"] == "memory"
-    assert row["limiter"] == "l1"
-    assert row["limiter_utilization"] == pytest.approx(0.5804 * 1244128.36 / 1318955, rel=1e-4)
+    assert row["limiter"] == "lsu-pipe"
+    assert row["limiter_basis"] == "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_elapsed"
+    assert row["limiter_utilization"] == pytest.approx(0.5476, rel=1e-6)
     assert row["max_utilization"] == pytest.approx(0.5476, rel=1e-3)
     assert row["recoverable_s"] == pytest.approx(549.98e-6 * (1 - 0.5476), rel=1e-3)
     k = a.kernels.iloc[0]
@@ -55,7 +62,46 @@ def test_cutlass_gemm_is_l1_limited_not_dram(samples_dir: Path) -> None:
     kinds = {f.kind for f in a.findings}
     assert "limiter-disagrees" in kinds
     msg = next(f.message for f in a.findings if f.kind == "limiter-disagrees")
-    assert "DRAM is 22% busy while L1/TEX is 55%" in msg
+    assert "DRAM is 22% busy while LSU pipe is 55%" in msg
+
+
+def test_breakdown_rows_are_read(samples_dir: Path) -> None:
+    """The SOL breakdown rows reach the launch model by label, as elapsed-cycle percentages.
+
+    lukas-ruettgers launch 0, rows under "Compute Throughput Breakdown":
+    ``SM: Pipe Fmaheavy Cycles Active`` 35.62, ``SM: Pipe Fma Cycles Active``
+    19.84, ``SM: Pipe Aluheavy Cycles Active`` 20.75, ``SM: Issue Active``
+    44.60; under "Memory Throughput Breakdown": ``L1: Data Pipe Lsu
+    Wavefronts`` 30.23.  The FMA pipe is its busiest half (fmaheavy 35.62%).
+    """
+    profile = ncu_roofline.load([str(samples_dir / LUKAS)])
+    df = profile.launches
+    first = df.iloc[0]
+    assert first["sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed"] == 35.62
+    assert first["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"] == 19.84
+    assert first["sm__pipe_aluheavy_cycles_active.avg.pct_of_peak_sustained_elapsed"] == 20.75
+    assert first["sm__issue_active.avg.pct_of_peak_sustained_elapsed"] == 44.60
+    assert first["l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"] == 30.23
+    # Every one of launch 0's 54 breakdown rows is kept, under its label's metric
+    # id, with the value printed ("SYSLTS: T Sectors" 0.01 as syslts__t_sectors).
+    rows = [
+        r
+        for r in csv.reader((samples_dir / LUKAS).open(encoding="utf-8"))
+        if len(r) > 15 and r[0] == "0" and r[12].endswith("Throughput Breakdown")
+    ]
+    assert len(rows) == 54
+    for r in rows:
+        assert first[breakdown_metric(r[13])] == float(r[15]), r[13]
+    assert first["syslts__t_sectors.avg.pct_of_peak_sustained_elapsed"] == 0.01
+
+    a = _analyse(samples_dir, LUKAS)
+    util = utilisations(df, a.launches)
+    assert util.values["fma-pipe"][0] == pytest.approx(0.3562)
+    assert util.basis["fma-pipe"][0] == (
+        "sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed"
+    )
+    assert util.values["issue"][0] == pytest.approx(0.4460)
+    assert util.values["l1"][0] == pytest.approx(0.5804 * 1244128.36 / 1318955, rel=1e-6)
 
 
 def test_nbody_instruction_mix_caps_the_fp32_roof(samples_dir: Path) -> None:
@@ -204,3 +250,34 @@ def test_recoverable_never_exceeds_the_busiest_unit_bound(
         assert rec == 0.0 and num(a, "latency_s") == pytest.approx(duration)
     else:
         assert num(a, "latency_s") == 0.0
+
+
+MEINIE = (
+    "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode__"
+    "gqa_bf16_b128_ctx2k_p64.ncu.csv"
+)
+
+
+def test_b200_decode_is_issue_limited(samples_dir: Path) -> None:
+    """B200 FlashInfer decode (raw page, no FLOP or byte counters): the issue slots limit it.
+
+    Launch 0's columns: sm__inst_issued.avg.pct_of_peak_sustained_elapsed
+    72.24, sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed
+    55.62, sm__inst_executed_pipe_lsu...elapsed 33.38,
+    sm__pipe_fma_cycles_active...elapsed 31.10, sm__pipe_tc_cycles_active 0.
+    These are already of elapsed cycles, so no active-share scaling applies
+    (the file has no sm__cycles_active either): issue 72.24% is the busiest,
+    ALU 55.62% next.  Every one of the 64 launches is named, none unknown.
+    """
+    a = _analyse(samples_dir, MEINIE)
+    launches = a.launches
+    assert (launches["limiter"] == "issue").all()
+    row = launches.iloc[0]
+    assert row["limiter_utilization"] == pytest.approx(0.7224, rel=1e-9)
+    assert row["limiter_basis"] == "sm__inst_issued.avg.pct_of_peak_sustained_elapsed"
+    assert row["max_utilization"] == pytest.approx(0.7224, rel=1e-9)
+
+    util = utilisations(ncu_roofline.load([str(samples_dir / MEINIE)]).launches, launches)
+    assert util.values["alu-pipe"][0] == pytest.approx(0.5562, rel=1e-9)
+    assert util.values["tensor-pipe"][0] == 0.0
+    assert util.values["xu-pipe"][0] == pytest.approx(0.1045, rel=1e-9)

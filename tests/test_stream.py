@@ -73,6 +73,14 @@ def _assert_same(whole: tuple[Any, Any, int], batched: tuple[Any, Any, int]) -> 
     assert info_b.metric_units == info_a.metric_units
     for attr in ("layout", "units", "ncu_version", "launches", "kernels", "devices", "aggregated"):
         assert getattr(info_b, attr) == getattr(info_a, attr), attr
+    # ncu's rule results: the same rows, in the same order (NaN estimates as None).
+    assert _rules(info_b) == _rules(info_a)
+
+
+def _rules(info: Any) -> list[tuple[Any, ...]]:
+    r = info.rules
+    pct = [None if p != p else p for p in r.speedup_pct]
+    return list(zip(r.process_id, r.launch_id, r.name, r.type, r.message, pct, strict=True))
 
 
 @pytest.mark.parametrize("name", LONG_SAMPLES)
@@ -132,6 +140,15 @@ def test_rule_rows_across_batch_boundaries(
     skipped = [w for w in info.warnings if w.startswith("skipped")]
     assert skipped == [
         "skipped 1 line(s) inside the table that are not table rows, e.g. 'step 17: loss 0.25'"
+    ]
+    # The template's four rule rows, in every launch, none lost at a batch boundary.
+    assert len(info.rules) == 160
+    assert sorted(set(info.rules.launch_id)) == list(range(40))
+    assert info.rules.name[:4] == [
+        "SOLBottleneck",
+        "SOLFPRoofline",
+        "IssueSlotUtilization",
+        "TheoreticalOccupancy",
     ]
     # 17.50 Mbyte on line 2 of the template, in every launch.
     assert frame["dram__bytes_read.sum"].tolist() == [17.5e6] * 40

@@ -136,7 +136,9 @@ def test_a_measured_idle_tensor_pipe_overrides_the_name(samples_dir: Path) -> No
     # marked, placed as before: DRAM 98.06 / 441.28 GB/s = 22.2% (line 86;
     # lines 76, 77: 32 B/cycle x 13.79 GHz).
     launches = _launches(samples_dir / LUKAS)
-    assert _metric(samples_dir / LUKAS, PIPE) == [0.0, 0.0, 0.0, 0.0]
+    # The SOL breakdown rows are percentages of elapsed cycles.
+    breakdown = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"
+    assert _metric(samples_dir / LUKAS, breakdown) == [0.0, 0.0, 0.0, 0.0]
     assert not launches["tensor_uncounted"].any()
     assert launches["bound"].tolist() == ["memory"] * 4
     assert launches["efficiency"].iloc[0] == pytest.approx(98.06 / (32 * 13.79), rel=1e-4)

@@ -23,6 +23,7 @@ from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.analysis.limiter import judge, mix_share
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.placement import placement
+from ncu_roofline.analysis.ncu_rules import combine
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.analysis.roofs import (
     ALL_COMPUTE_KEYS,
@@ -197,6 +198,10 @@ def analyze(
     for col, values in judged.items():
         frame[col] = values
     _mark_failed(frame, failed_profiles(src))
+    # ncu's own rule results and speedup estimates, and the recoverable time
+    # that ranks: ours bounded by ncu's (a step apart from the judgement).
+    for col, values in combine(frame, profile.sources).items():
+        frame[col] = values
 
     unmatched: list[str] = []
     if theory is not None:

@@ -109,22 +109,29 @@ def active_share(df: pd.DataFrame) -> FloatArray:
 
 
 def _measured(df: pd.DataFrame, unit: Unit, share: FloatArray) -> tuple[FloatArray, ObjArray]:
-    """One unit's utilisation (fraction of elapsed peak) and the metric it came from."""
+    """One unit's utilisation (fraction of elapsed peak) and the metric it came from.
+
+    Per part, the first spelling the launch has; the unit is its busiest part.
+    """
     n = len(df)
     util = np.full(n, np.nan)
     basis = np.full(n, None, dtype=object)
-    for name in unit.metrics:
-        values = optional_column(df, name)
-        if values is None:
-            continue
-        frac = values / 100.0
-        if name.endswith("_active"):
-            # Unknown active share: the active figure stands (it can only
-            # overstate the utilisation, which understates what is recoverable).
-            frac = np.where(np.isnan(share), frac, frac * share)
-        take = np.isnan(util) & ~np.isnan(frac)
-        util[take] = frac[take]
-        basis[take] = name
+    for part in unit.parts:
+        got = np.full(n, np.nan)
+        for name in part:
+            values = optional_column(df, name)
+            if values is None:
+                continue
+            frac = values / 100.0
+            if name.endswith("_active"):
+                # Unknown active share: the active figure stands (it can only
+                # overstate the utilisation, which understates what is recoverable).
+                frac = np.where(np.isnan(share), frac, frac * share)
+            take = np.isnan(got) & ~np.isnan(frac)
+            got[take] = frac[take]
+            better = take & ~(got <= util)
+            util[better] = got[better]
+            basis[better] = name
     return util, basis
 
 

@@ -187,6 +187,15 @@ COLUMNS: tuple[Column, ...] = (
     _col("failed_launches", "group", "recomputed", "K"),
     _col("recoverable_s", "analysis", "recomputed", "LK"),
     _col("latency_s", "analysis", "recomputed", "LK"),
+    # ncu's own rule results and speedup estimates (analysis/ncu_rules.py).
+    _col("ncu_rules", "analysis", "recomputed", "LK"),
+    _col("ncu_speedup_pct", "analysis", "none", "L"),
+    _col("ncu_recoverable_s", "analysis", "recomputed", "LK"),
+    _col("ncu_recoverable_basis", "analysis", "none", "L"),
+    # What ranks the groups: the smaller of ncu's estimate and ours.
+    _col("rank_recoverable_s", "analysis", "recomputed", "LK"),
+    _col("recoverable_bound_by", "analysis", "recomputed", "LK"),
+    _col("ncu_disagrees", "group", "recomputed", "K"),
     _col("limiter", "analysis", "recomputed", "LK"),
     _col("limiter_utilization", "analysis", "recomputed", "LK"),
     _col("limiter_basis", "analysis", "recomputed", "LK"),

@@ -25,6 +25,9 @@ from ncu_roofline.core.architecture import architecture
 _OPS = r"(?:add|mul|fma)"
 _RATE = r"(?:\.per_second|\.per_cycle_elapsed|\.peak_sustained|\.peak_sustained_elapsed\.per_second|\.pct_of_peak_sustained_elapsed|\.pct_of_peak_sustained_active)?"
 
+#: A utilisation's aggregation and time base: ``.avg.pct_of_peak_sustained_active``.
+_UTIL = r"\.(?:avg|sum)\.pct_of_peak_sustained_(?:active|elapsed)"
+
 #: Metric ids (full regexes) that the launch model keeps.
 RELEVANT_PATTERNS: tuple[str, ...] = (
     r"gpu__time_duration(?:\.sum|\.avg|\.max)?",
@@ -40,6 +43,19 @@ RELEVANT_PATTERNS: tuple[str, ...] = (
     # Tensor-pipe utilisation: evidence of tensor-core work, never a count.
     r"(?:sm|smsp)__inst_executed_pipe_tensor\w*\.avg\.pct_of_peak_sustained_(?:active|elapsed)",
     r"(?:sm|smsp)__pipe_tc_cycles_active\.(?:avg|sum)\.pct_of_peak_sustained_(?:active|elapsed)",
+    # Every pipe's and the issue stage's utilisation (the limiter's units
+    # inside the SM), in every spelling: sm or smsp, avg or sum, of active
+    # or of elapsed cycles.
+    rf"(?:sm|smsp)__(?:pipe_\w+_cycles_active|inst_executed_pipe_\w+){_UTIL}",
+    rf"(?:sm|smsp)__(?:inst_issued|issue_active|instruction_throughput|inst_executed){_UTIL}",
+    # The speed-of-light breakdowns' memory rows (what ncu's memory
+    # throughput is the largest of), and ncu's warp occupancy.
+    r"(?:l1tex|lts|dram|fbpa)__\w+\.avg\.pct_of_peak_sustained_elapsed",
+    # ... and the breakdowns' other rows: the SM's MIO queues and internal
+    # activity, the instruction cache (idc), the system-memory L2 slice.
+    r"(?:sm__mio\w*|sm__\w+_internal_activity|idc__\w+|syslts__\w+"
+    r"|gpu__compute_memory_\w+_internal_activity)\.avg\.pct_of_peak_sustained_elapsed",
+    r"sm__warps_active\.avg\.pct_of_peak_sustained_elapsed",
     r"dram__bytes(?:_read|_write|_op_\w+)?\.sum" + _RATE,
     # Pascal-era spelling of the DRAM read and write bytes.
     r"dram__(?:read|write)_bytes(?:\.sum)?" + _RATE,
@@ -95,11 +111,48 @@ KHZ_METRICS: frozenset[str] = frozenset(
 )
 
 
+#: Rates ncu prints with the unit of the amount they count, as seen in real
+#: reports: ``derived__lts__lts2xbar_bytes.sum.per_second`` is printed as
+#: ``byte`` in every ``--set full`` Hopper ``.ncu-rep`` (ncu 2023.x-2025.x),
+#: while its name, and its value (bytes over the launch's duration), say
+#: bytes per second.  :func:`rate_unit_quirk` reads every such rate by its
+#: name; this table records the ones seen and is tested against the rule.
+RATE_UNIT_QUIRKS: dict[str, str] = {
+    "derived__lts__lts2xbar_bytes.sum.per_second": "byte",
+}
+
+#: Words of a counter's name and the amount unit they count.
+_COUNTED_WORDS = {"bytes": "byte", "sectors": "sector", "inst": "inst"}
+_AMOUNT_UNIT = re.compile(r"^([KMGTP]?)(byte|sector|inst)s?$")
+
+
+def rate_unit_quirk(metric_id: str, printed_unit: str) -> str | None:
+    """The rate unit a ``.per_second`` metric printed with an amount unit means, or None.
+
+    ``("derived__lts__lts2xbar_bytes.sum.per_second", "byte")`` ->
+    ``"byte/second"`` (``Kbyte`` -> ``Kbyte/second``).  Only where the name
+    is unambiguous: it counts exactly one kind of thing (``bytes``,
+    ``sectors`` or ``inst``) and the printed unit is that thing.  A rate
+    printed as a time, a percentage or another amount stays as printed (and
+    is left out by the dimension check, with a warning).
+    """
+    if not metric_id.endswith(".per_second"):
+        return None
+    m = _AMOUNT_UNIT.match(printed_unit.strip())
+    if m is None:
+        return None
+    words = set(re.split(r"_+", metric_id.split(".", 1)[0]))
+    counted = {unit for word, unit in _COUNTED_WORDS.items() if word in words}
+    if counted != {m.group(2)}:
+        return None
+    return f"{printed_unit.strip()}/second"
+
+
 def unit_for(metric_id: str, printed_unit: str) -> str:
-    """The unit to apply to a metric: the printed one, unless ncu omits it."""
+    """The unit to apply to a metric: the printed one, unless ncu omits or misprints it."""
     if metric_id in KHZ_METRICS and printed_unit.strip() in ("", "khz", "Khz", "kHz"):
         return "Khz"
-    return printed_unit
+    return rate_unit_quirk(metric_id, printed_unit) or printed_unit
 
 
 def is_relevant(metric_id: str) -> bool:
@@ -220,21 +273,45 @@ for _sec in (_SOL_NEW, _SOL_OLD):
 
 # The SOL body repeats the two headline percentages under "GPU Throughput".
 _label(_SOL_NEW, "Compute (SM) [%]", "sm__throughput.avg.pct_of_peak_sustained_elapsed")
-# Its compute breakdown names each pipe's metric in words ("SM: Pipe Tensor
-# Cycles Active" is sm__pipe_tensor_cycles_active); the tensor pipes are kept
-# as evidence of tensor-core work.
-for _words, _pipe in (
-    ("Tensor", "tensor"),
-    ("Tensor Op Hmma", "tensor_op_hmma"),
-    ("Tensor Op Imma", "tensor_op_imma"),
-    ("Tc", "tc"),
-):
-    _label(
-        _SOL_NEW,
-        f"SM: Pipe {_words} Cycles Active",
-        f"sm__pipe_{_pipe}_cycles_active.avg.pct_of_peak_sustained_active",
-        "Compute Throughput Breakdown",
-    )
+
+#: The SOL section's breakdown bodies (``--print-details all``): each row is
+#: one of the sub-metrics ncu's SM or memory throughput is the largest of,
+#: named in words.
+BREAKDOWN_BODIES = ("Compute Throughput Breakdown", "Memory Throughput Breakdown")
+
+#: A breakdown label's unit prefix -> the metric id's unit.
+_BREAKDOWN_UNITS = {
+    "SM": "sm",
+    "SMSP": "smsp",
+    "L1": "l1tex",
+    "L2": "lts",
+    "LTS": "lts",
+    "DRAM": "dram",
+    "FBPA": "fbpa",
+    "GPU": "gpu",
+    "IDC": "idc",
+    "SYSLTS": "syslts",
+}
+_BREAKDOWN_LABEL = re.compile(r"^([A-Z0-9]+): ([A-Za-z0-9 ]+)$")
+
+
+def breakdown_metric(label: str) -> str | None:
+    """The metric id behind a SOL breakdown row's label, or None when it is not one.
+
+    ``SM: Pipe Fmaheavy Cycles Active`` ->
+    ``sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_elapsed``.
+    The rows are percentages of *elapsed* cycles, the time base of the
+    throughput they break down: on a real RTX 5060 Ti GEMM (lukas-ruettgers
+    sample) the largest compute row equals ``sm__throughput`` (54.76%), and
+    ``L1: Lsuin Requests`` (54.76%) is the L1/TEX throughput of active cycles
+    (58.04%) times the SM's active share (1244128.36 / 1318955 cycles).
+    """
+    m = _BREAKDOWN_LABEL.match(label.strip())
+    if m is None or m.group(1) not in _BREAKDOWN_UNITS:
+        return None
+    counter = "_".join(m.group(2).lower().split())
+    return f"{_BREAKDOWN_UNITS[m.group(1)]}__{counter}.avg.pct_of_peak_sustained_elapsed"
+
 
 _label(_MEM, "Memory Throughput", "dram__bytes.sum.per_second")
 _label(_MEM, "L1/TEX Hit Rate", "l1tex__t_sector_hit_rate.pct")
@@ -298,7 +375,10 @@ for _body in (
 
 def metric_for_label(section: str, body: str, label: str) -> str | None:
     """The metric id behind a section label, or ``None`` when unknown."""
-    return LABELS.get((section, body, label)) or LABELS.get((section, "*", label))
+    found = LABELS.get((section, body, label)) or LABELS.get((section, "*", label))
+    if found is None and body in BREAKDOWN_BODIES and section in (_SOL_NEW, _SOL_OLD):
+        return breakdown_metric(label)
+    return found
 
 
 # --- requirement groups for `inspect` ---------------------------------------

@@ -33,6 +33,7 @@ from ncu_roofline.core.launches import (
     present_in_frame,
     short_name_column,
 )
+from ncu_roofline.core.rules import RuleTable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,6 +73,8 @@ class SourceInfo:
     #: The inputs joined into this one with ``--merge`` (passes of one run):
     #: ``{"path", "rows", "metrics"}`` each; empty for a single input.
     passes: list[dict[str, Any]] = field(default_factory=list)
+    #: ncu's rule results, keyed by launch (:mod:`ncu_roofline.core.rules`).
+    rules: RuleTable = field(default_factory=RuleTable)
 
     def warn(self, message: str) -> None:
         """Record a warning about this input (shown by the command line)."""
@@ -85,6 +88,7 @@ class SourceInfo:
         self.ncu_errors += [e for e in part.ncu_errors if e not in self.ncu_errors]
         for k, v in part.metric_units.items():
             self.metric_units.setdefault(k, v)
+        self.rules.extend(part.rules)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain-data form for JSON output."""

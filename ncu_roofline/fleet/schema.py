@@ -66,7 +66,9 @@ _INTS = frozenset(
     }
 )
 #: Record fields stored as booleans.
-_BOOLS = frozenset({"tensor_uncounted", "under_filled", "above_roof"})
+_BOOLS = frozenset({"tensor_uncounted", "under_filled", "above_roof", "ncu_disagrees"})
+#: Record fields that hold lists of records (ncu's rule results), stored as JSON text.
+JSON_FIELDS = frozenset({"ncu_rules"})
 #: Record fields stored as strings.
 _STRINGS = frozenset(
     {
@@ -93,6 +95,8 @@ _STRINGS = frozenset(
         "bound_reason",
         "limiter",
         "limiter_basis",
+        "ncu_recoverable_basis",
+        "recoverable_bound_by",
         "roof_source_compute",
         "roof_source_dram",
         "theory_op",
@@ -114,7 +118,7 @@ def field_type(name: str) -> pa.DataType:
         return pa.int64()
     if name in _BOOLS:
         return pa.bool_()
-    if name in _STRINGS:
+    if name in _STRINGS or name in JSON_FIELDS:
         return pa.string()
     return pa.float64()
 

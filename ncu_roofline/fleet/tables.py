@@ -21,10 +21,19 @@ import pyarrow as pa
 
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.core.frame import floats
-from ncu_roofline.fleet.schema import RECORD_FIELDS, RUN_FIELDS, SCHEMA_VERSION, table_schema
+from ncu_roofline.fleet.schema import (
+    JSON_FIELDS,
+    RECORD_FIELDS,
+    RUN_FIELDS,
+    SCHEMA_VERSION,
+    table_schema,
+)
 from ncu_roofline.report.context import SCHEMA_VERSION as REPORT_SCHEMA_VERSION
 from ncu_roofline.report.context import summary_context
 from ncu_roofline.version import __version__
+
+#: ncu's rule records may hold numpy numbers (a group's launch counts).
+_NUMPY = orjson.OPT_SERIALIZE_NUMPY
 
 #: The partition value of rows whose GPU neither the roofs nor the export name.
 UNKNOWN_GPU = "unknown"
@@ -97,6 +106,11 @@ def column_array(frame: pd.DataFrame, name: str, kind: pa.DataType) -> pa.Array:
     if name not in frame:
         return pa.nulls(n, type=kind)
     s = frame[name]
+    if name in JSON_FIELDS:
+        texts = s.astype(object).map(
+            lambda v: None if v is None else orjson.dumps(v, option=_NUMPY).decode()
+        )
+        return pa.array(texts, type=pa.string(), from_pandas=True)
     if pa.types.is_floating(kind):
         values = floats(s)
         return pa.array(values, type=kind, mask=~np.isfinite(values))

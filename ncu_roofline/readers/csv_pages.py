@@ -28,6 +28,7 @@ from ncu_roofline.core.metrics import (
     is_relevant,
     looks_like_metric_id,
     metric_for_label,
+    rate_unit_quirk,
     unit_for,
 )
 from ncu_roofline.core.model import SourceInfo
@@ -49,6 +50,7 @@ from ncu_roofline.readers.locate import (
 )
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
+from ncu_roofline.readers.rule_rows import rule_table
 from ncu_roofline.readers.table import (
     codes_of,
     dict_codes,
@@ -233,6 +235,7 @@ def read_long(
     )
     b = _Builder(raw, loc, layout)
     info = b.info
+    info.rules = rule_table(skipped.rules, header)
 
     valid = _valid_ids(table, "Invocations", numbers=True) if summary else _valid_ids(table, "ID")
     if summary:
@@ -258,6 +261,7 @@ def read_long(
     # The selected rows' keys, gathered once (each is an array per value row).
     sel_units, sel_metric, sel_launch = unit_codes[sel], row_metric[sel], launch_of_row[sel]
     del unit_codes
+    sel_units, unit_dict = _quirk_units(sel_units, unit_dict, sel_metric, b)
     numbers = _si_numbers(texts, decimal, sel_units, unit_dict, sel_metric, sel_launch, b, problems)
     metrics = _metric_columns(
         numbers, texts, sel_launch, sel_metric, row_is_label[sel], n_launch, b
@@ -340,6 +344,33 @@ def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray]:
     if not uniq.size:
         return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool)
     return combo_metric[inverse.reshape(-1)], combo_is_label[inverse.reshape(-1)]
+
+
+def _quirk_units(
+    sel_units: np.ndarray, unit_dict: list[str], sel_metric: np.ndarray, b: _Builder
+) -> tuple[np.ndarray, list[str]]:
+    """Unit codes with the rates ncu prints as amounts read by their name.
+
+    A ``.per_second`` metric printed as ``byte`` gets ``byte/second``
+    (:func:`~ncu_roofline.core.metrics.rate_unit_quirk`); decided once per
+    distinct (metric, unit), only for the few metrics that are rates.
+    """
+    rates = [(mid, j) for mid, j in b.metric_index.items() if mid.endswith(".per_second")]
+    if not rates or not unit_dict:
+        return sel_units, unit_dict
+    out, names = sel_units, list(unit_dict)
+    for mid, j in rates:
+        rows = sel_metric == j
+        for code in np.unique(sel_units[rows]).tolist():
+            meant = rate_unit_quirk(mid, unit_dict[code])
+            if meant is None:
+                continue
+            if meant not in names:
+                names.append(meant)
+            if out is sel_units:
+                out = sel_units.copy()
+            out[rows & (sel_units == code)] = names.index(meant)
+    return out, names
 
 
 def _si_numbers(

@@ -21,6 +21,7 @@ from ncu_roofline.core.dimensions import unit_fits
 from ncu_roofline.core.launches import finalize_columns
 from ncu_roofline.core.metrics import STRING_METRICS, canonical_metric, is_relevant, unit_for
 from ncu_roofline.core.model import SourceInfo
+from ncu_roofline.core.rules import RuleTable, speedup_number
 from ncu_roofline.core.units import parse_unit
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
 from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
@@ -169,6 +170,7 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
                 values[mid] = float(m.as_double()) * unit.factor
                 info.metric_units.setdefault(mid, unit.si)
             metric_rows.append(values)
+            _rules(ncu_report, act, len(ident_rows), info.rules)
             ident_rows.append(_identity(act, num, demangled, len(ident_rows)))
     n = len(metric_rows)
     if broken:
@@ -197,6 +199,40 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
     frame = finalize_columns(ident, metrics, n)
     problems.warn(info, launch_label(frame, summary=False))
     return frame, info
+
+
+#: ncu_report's message types as the command line prints them (MsgType_OK is
+#: ncu's INF); MsgType_NONE has no printed form (None).
+_MSG_TYPES = {"MsgType_OK": "INF", "MsgType_OPTIMIZATION": "OPT", "MsgType_WARNING": "WRN"}
+_SPEEDUP_TYPES = {"SpeedupType_GLOBAL": "global", "SpeedupType_LOCAL": "local"}
+
+
+def _rules(ncu_report: Any, act: Any, launch_id: int, table: RuleTable) -> None:
+    """The launch's rule results, into ``table`` (keyed by the launch's id; no process id)."""
+    try:
+        results = act.rule_results()
+    except Exception:  # an older ncu_report without the rule API
+        return
+    types = {getattr(ncu_report, k, -1): v for k, v in _MSG_TYPES.items()}
+    types[getattr(ncu_report, "MsgType_ERR", -1)] = "ERR"
+    speedups = {getattr(ncu_report, k, -1): v for k, v in _SPEEDUP_TYPES.items()}
+    for rule in results:
+        message = rule.rule_message() if rule.has_rule_message() else None
+        pct, kind = float("nan"), None
+        if rule.has_speedup_estimation():
+            estimate = rule.speedup_estimation()
+            pct = speedup_number(str(estimate["speedup"]))
+            kind = speedups.get(estimate["type"])
+        table.add(
+            -1,
+            launch_id,
+            str(rule.rule_identifier()),
+            types.get(message["type"]) if message else None,
+            str(rule.section_identifier()),
+            str(message["message"]) if message else None,
+            kind,
+            pct,
+        )
 
 
 def _check_values(metrics: dict[str, Any], problems: ValueProblems) -> None:

@@ -112,13 +112,15 @@ _HEADER_PREFIXES = ('"ID",', '"Process ID",', '\ufeff"ID",', '\ufeff"Process ID"
 
 @dataclass
 class SkipCounter:
-    """Rows the handler skipped that are not rule rows: how many, and the first few."""
+    """Rows the handler skipped: rule rows kept as text; others counted, the first few kept."""
 
     rule_width: int | None
     other_rows: int = 0
     last_other: list[str] = field(default_factory=list)
     #: Header lines met inside the table (another export's, or this one's again).
     headers: int = 0
+    #: The text of every rule row, in file order (few: a handful per launch).
+    rules: list[str] = field(default_factory=list)
 
     def __call__(self, row: Any) -> str:
         # Rule rows (as wide as the rule table) are expected and skipped
@@ -130,6 +132,8 @@ class SkipCounter:
             self.other_rows += 1
             if len(self.last_other) < 3:
                 self.last_other.append(text[:120])
+        else:
+            self.rules.append(text)
         return "skip"
 
 

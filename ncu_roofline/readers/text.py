@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ncu_roofline.core.model import SourceInfo
+from ncu_roofline.core.rules import RuleTable, speedup_number
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.csv_pages import read_long
 from ncu_roofline.readers.identity import IDENTITY_HEADERS
@@ -42,6 +43,11 @@ _SUMMARY_RE = re.compile(r"(?m)^  \S.*, Invocations \d+\s*$")
 _PROCESS_RE = re.compile(r"^\[(?P<pid>\d+)\] (?P<proc>.*?)@(?P<host>[^@]*?)\s*$")
 _SECTION_RE = re.compile(r"^\s+Section: (?P<section>.*?)\s*$")
 _RULE_RE = re.compile(r"^(\s*)-+(?: -+)*\s*$")
+#: A rule result's paragraph: its type, then the text (ncu prints no rule name).
+_ADVICE_RE = re.compile(r"^    (?P<type>OPT|INF|WRN|ERR)   (?P<text>.*?)\s*$")
+_ADVICE_INDENT = " " * 10
+#: The first line of a paragraph with an estimate (ncu 2023.x and later).
+_SPEEDUP_RE = re.compile(r"^Est\. (?:(?P<kind>Local|Global) )?Speedup: (?P<pct>[\d.,]+)%$")
 
 #: The columns of the CSV details page the rows are gathered into.
 _HEADER = [
@@ -86,6 +92,8 @@ class TextRows:
     names: list[str] = field(default_factory=list)
     units: list[str] = field(default_factory=list)
     values: list[str] = field(default_factory=list)
+    #: Rule paragraphs: launch index, type (``OPT``), section, their lines.
+    rules: list[tuple[int, str, str, list[str]]] = field(default_factory=list)
 
 
 def parse_text(text: str) -> dict[str, list[str]]:
@@ -118,6 +126,8 @@ def parse_rows(text: str) -> TextRows:
     spans: list[tuple[int, int]] | None = None
     in_rows = False
     where: tuple[int, int, int] | None = None
+    # The lines of the rule paragraph being read, if any.
+    paragraph: list[str] | None = None
     for line in text.splitlines():
         if spans is not None:
             if _RULE_RE.match(line):
@@ -190,6 +200,15 @@ def parse_rows(text: str) -> TextRows:
                 continue
         if launch is None:
             continue
+        advice = _ADVICE_RE.match(line)
+        if advice is not None:
+            paragraph = [advice["text"]]
+            rows.rules.append((current, advice["type"], section, paragraph))
+            continue
+        if paragraph is not None and line.startswith(_ADVICE_INDENT) and line.strip():
+            paragraph.append(line.strip())
+            continue
+        paragraph = None
         m = _SECTION_RE.match(line)
         if m is not None:
             section = m["section"]
@@ -247,4 +266,33 @@ def read_text(raw: RawInput) -> tuple[Any, SourceInfo]:
     ]
     frame, info = read_long(table, loc, "details", None)
     info.layout = "text"
+    info.rules = _rule_table(rows)
     return frame, info
+
+
+def _rule_table(rows: TextRows) -> RuleTable:
+    """The rule paragraphs as rule results, keyed as the CSV rows of their launch are.
+
+    Text output names no rule: ``name`` is None and ``section`` the
+    section's display name; an ``Est. Local Speedup: 30.24%`` first line is
+    the estimate.
+    """
+    table = RuleTable()
+    for launch, kind, section, lines in rows.rules:
+        if launch < 0:
+            continue
+        ident = rows.launches[launch]
+        pid = ident[1].strip()
+        est = _SPEEDUP_RE.match(lines[0]) if lines else None
+        text = lines[1:] if est is not None else lines
+        table.add(
+            int(pid) if pid.isdigit() else -1,
+            int(ident[0]),
+            None,
+            kind,
+            section,
+            " ".join(text),
+            est["kind"].lower() if est is not None and est["kind"] else None,
+            speedup_number(est["pct"]) if est is not None else float("nan"),
+        )
+    return table

@@ -28,6 +28,7 @@ from ncu_roofline.analysis.catalogue import SEVERITIES, advice, advice_label
 from ncu_roofline.core.names import middle_cut
 from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
+from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
 from ncu_roofline.render.severity import most_severe_first, severity_counts
 from ncu_roofline.render.templates import render
 from ncu_roofline.report.schema import AdviceRecord, FindingRecord, ReportContext
@@ -385,6 +386,23 @@ def _finding_lines(
     return lines
 
 
+def _ncu_lines(kernels: list[dict[str, Any]], names: _Names) -> list[str]:
+    """ncu's own estimates beside ours, one line per kernel group ncu estimated."""
+    lines = []
+    for r in ncu_estimate_rows(kernels, limit=5):
+        rules = "; ".join(escape_text(t, limit=_MAX_MESSAGE) for t in r["rules"])
+        if r["more_rules"]:
+            rules += f" and {r['more_rules']} more"
+        line = (
+            f"{names.of_full(r['full'])}: ncu {r['ncu']}, ours {r['ours']}, "
+            f"ranked by {r['ranked_by']} ({r['ranked']})" + (f"; {rules}" if rules else "")
+        )
+        if r["note"]:
+            line += f". {escape_text(r['note'], limit=_MAX_MESSAGE)}"
+        lines.append(line)
+    return lines
+
+
 def _gate_lines(gates: list[dict[str, Any]], names: _Names) -> list[str]:
     lines = []
     for g in gates:
@@ -453,6 +471,7 @@ def render_markdown(
     findings = _finding_lines(list(context.get("findings") or []), context.get("advice") or {})
     gate_lines = _gate_lines(list(gates or []), names)
     fixed = {
+        "ncu_lines": _ncu_lines(kernels, names),
         "title": _title(context),
         "devices": _devices(context),
         "verdict": _verdict(ranked, names, gates),

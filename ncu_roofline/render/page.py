@@ -18,6 +18,7 @@ from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
 from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
+from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
 from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, ReportContext, Summary
 from ncu_roofline.version import __version__
@@ -513,6 +514,7 @@ def build_page(
         "theory_rows": _theory_rows(kernels) if with_theory else [],
         "findings": findings,
         "advice_cards": _advice_cards(context, findings),
+        "ncu_estimates": ncu_estimate_rows(kernels),
         "methodology": _methodology(context),
         "plotly_js": plotly_js,
         "counts": {

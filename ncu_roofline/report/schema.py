@@ -35,6 +35,7 @@ __all__ = [
     "InputRecord",
     "InspectDocument",
     "InspectInput",
+    "NcuRuleRecord",
     "Record",
     "ReportContext",
     "Summary",
@@ -153,6 +154,25 @@ class FindingRecord(TypedDict):
     recoverable_s: float | None
     #: ``kind`` or ``kind/variant``: the key of its text in the report's ``advice``.
     advice: str
+
+
+class NcuRuleRecord(TypedDict, total=False):
+    """One of ncu's rule results: an entry of a launch's or group's ``ncu_rules``.
+
+    ``speedup_pct`` is ncu's estimated speedup in percent (None where ncu
+    estimates none, and in exports older than ncu 2023.x); ``speedup_type``
+    is ``"global"`` (of the kernel's time) or ``"local"`` (of the rule's own
+    unit).  A kernel group's entries are one per distinct rule, with the
+    largest estimate and ``launches``, how many of its launches it fired in.
+    """
+
+    name: str
+    type: str | None
+    section: str | None
+    message: str | None
+    speedup_type: str | None
+    speedup_pct: float | None
+    launches: int
 
 
 class AdviceRecord(TypedDict):

@@ -1,0 +1,225 @@
+"""ncu's own rule results per launch and kernel group, and how they bound the ranking.
+
+The readers keep each source's rule results as one table keyed by
+``(process_id, id)`` (:mod:`ncu_roofline.core.rules`); here they are joined
+to the launches once (a pandas merge, no loop over launches) and give:
+
+``ncu_rules``
+    The launch's rule results, ``{name, type, section, message,
+    speedup_type, speedup_pct}`` each (a kernel group: one entry per
+    distinct rule, with its largest estimate and the message of the launch
+    that gave it).
+``ncu_recoverable_s``
+    The launch's time x ncu's largest estimated speedup / 100 (a group: the
+    sum over the launches ncu estimated).  A ``local`` estimate is of the
+    rule's own unit, so as a share of the kernel's time it is an upper
+    bound; ``ncu_recoverable_basis`` names the rule and its type.
+``rank_recoverable_s``
+    What ranks the kernel groups: the smaller of ncu's estimate and ours
+    (``recoverable_s``) where both exist, ncu's where ours is unknown, ours
+    where ncu estimated nothing; ``recoverable_bound_by`` says which won.
+``ncu_disagrees``
+    A group whose two estimates differ by more than :data:`DISAGREE_FACTOR`.
+
+A launch is named by its process id (absent in ``.ncu-rep`` files: -1)
+and ncu's result ID within its source; where two launches of one source
+share both (several runs of one process concatenated), the rules go to the
+first of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain, repeat
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from ncu_roofline.core.frame import column as _f
+from ncu_roofline.core.model import SourceInfo
+from ncu_roofline.core.rules import DISAGREE_FACTOR, RULE_FIELDS
+
+FloatArray = npt.NDArray[np.float64]
+ObjArray = npt.NDArray[np.object_]
+
+
+def rule_frame(sources: Sequence[SourceInfo], launches: pd.DataFrame) -> pd.DataFrame:
+    """Every rule result of every source, with the launch row (``launch``) it belongs to.
+
+    ``launches`` is the launch frame in positional order (``source``,
+    ``process_id``, ``id``).  Rules whose launch is not in the frame are
+    left out.
+    """
+    parts: list[pd.DataFrame] = []
+    for info in sources:
+        rules = info.rules
+        if not len(rules):
+            continue
+        pid, lid = rules.keys()
+        part = pd.DataFrame({"source": info.path, "pid": pid, "lid": lid})
+        for name in RULE_FIELDS:
+            values = getattr(rules, name)
+            part[name] = np.asarray(values, dtype=np.float64 if name == "speedup_pct" else object)
+        parts.append(part)
+    if not parts or not len(launches):
+        empty: pd.DataFrame = pd.DataFrame(columns=["launch", *RULE_FIELDS])
+        return empty
+    rules_all = pd.concat(parts, ignore_index=True)
+    keys = pd.DataFrame(
+        {
+            "source": launches["source"].astype(object).to_numpy(),
+            "pid": _ints(launches, "process_id"),
+            "lid": _ints(launches, "id"),
+            "launch": np.arange(len(launches)),
+        }
+    ).drop_duplicates(["source", "pid", "lid"], keep="first")
+    joined = rules_all.merge(keys, on=["source", "pid", "lid"], how="inner", sort=False)
+    out: pd.DataFrame = joined[["launch", *RULE_FIELDS]].reset_index(drop=True)
+    return out
+
+
+def _ints(frame: pd.DataFrame, name: str) -> npt.NDArray[np.int64]:
+    """An integer identity column as int64, -1 where missing."""
+    if name not in frame:
+        return np.full(len(frame), -1, dtype=np.int64)
+    values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=-1)
+    return np.where(np.isnan(values), -1, values).astype(np.int64)
+
+
+def _records(rules: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rule rows as plain JSON records (NaN speedup as None), built column by column."""
+    cols: list[list[Any]] = []
+    for name in RULE_FIELDS:
+        values = rules[name].to_numpy(dtype=object)
+        missing = pd.isna(values)
+        if missing.any():
+            values = values.copy()
+            values[missing] = None
+        cols.append(values.tolist())
+    return list(map(dict, map(zip, repeat(RULE_FIELDS), zip(*cols, strict=True))))
+
+
+def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> dict[str, Any]:
+    """Per launch: its rules, ncu's largest estimated speedup and the time it stands for."""
+    listed = np.full(n, None, dtype=object)
+    pct = np.full(n, np.nan)
+    basis = np.full(n, None, dtype=object)
+    if len(rules):
+        order = rules.sort_values("launch", kind="stable")
+        launch = order["launch"].to_numpy(dtype=np.int64)
+        starts = np.flatnonzero(np.r_[True, launch[1:] != launch[:-1]])
+        records = _records(order)
+        bounds = [*starts.tolist(), len(records)]
+        # One slice of records per launch that has rules: the loop is over
+        # launches with rules, each a handful of rule results.
+        for k, start in enumerate(starts.tolist()):
+            listed[launch[start]] = records[start : bounds[k + 1]]
+        est = order.dropna(subset=["speedup_pct"])
+        if len(est):
+            # The largest estimate; a global one (of the kernel's time) before
+            # a local one of the same size.
+            est = est.assign(is_global=est["speedup_type"] == "global")
+            best = est.sort_values(
+                ["speedup_pct", "is_global"], ascending=[False, False], kind="stable"
+            ).drop_duplicates("launch")
+            rows = best["launch"].to_numpy(dtype=np.int64)
+            pct[rows] = best["speedup_pct"].to_numpy(dtype=np.float64)
+            kinds = best["speedup_type"].fillna("unknown type").astype(str)
+            basis[rows] = (
+                # Text output names no rule: its section stands in.
+                best["name"].fillna(best["section"]).fillna("ncu rule").astype(str)
+                + " ("
+                + kinds
+                + " "
+                + best["speedup_pct"].map("{:g}%".format)
+                + ")"
+            ).to_numpy(dtype=object)
+    return {
+        "ncu_rules": listed,
+        "ncu_speedup_pct": pct,
+        "ncu_recoverable_s": total_s * pct / 100.0,
+        "ncu_recoverable_basis": basis,
+    }
+
+
+def rank_bound(ours: FloatArray, ncu: FloatArray) -> tuple[FloatArray, ObjArray]:
+    """The recoverable time that ranks, and which estimate gave it.
+
+    The smaller of the two where both are known (each is an upper bound
+    on what can be recovered), the one known otherwise, NaN where neither.
+    """
+    both = ~np.isnan(ours) & ~np.isnan(ncu)
+    out = np.where(np.isnan(ours), ncu, ours)
+    out = np.where(both, np.fmin(ours, ncu), out)
+    by = np.full(ours.shape, None, dtype=object)
+    by[~np.isnan(ours)] = "ours"
+    by[np.isnan(ours) & ~np.isnan(ncu)] = "ncu"
+    with np.errstate(invalid="ignore"):
+        by[both & (ncu < ours)] = "ncu"
+    return out, by
+
+
+def combine(frame: pd.DataFrame, sources: Sequence[SourceInfo]) -> dict[str, Any]:
+    """The launch columns of ncu's rules and of the ranking bound, for the analysed frame.
+
+    A separate step after :func:`~ncu_roofline.analysis.limiter.judge`:
+    ``recoverable_s`` (ours) is read, never changed.
+    """
+    rules = rule_frame(sources, frame)
+    cols = launch_rule_columns(rules, len(frame), _f(frame, "total_duration_s"))
+    rank, by = rank_bound(_f(frame, "recoverable_s"), cols["ncu_recoverable_s"])
+    cols["rank_recoverable_s"] = rank
+    cols["recoverable_bound_by"] = by
+    return cols
+
+
+def group_rules(listed: ObjArray, gid: npt.NDArray[np.intp], n_groups: int) -> ObjArray:
+    """Per group: one entry per distinct rule (name, type, section) over its launches.
+
+    Each keeps the largest estimate any launch got and that launch's
+    message, and says in how many of the group's launches the rule fired.
+    """
+    out = np.full(n_groups, None, dtype=object)
+    has = np.flatnonzero(pd.notna(listed) & pd.Series(listed).map(bool, na_action="ignore"))
+    if has.size == 0:
+        return out
+    per = listed[has]
+    flat = pd.DataFrame.from_records(list(chain.from_iterable(per)), columns=list(RULE_FIELDS))
+    flat["gid"] = np.repeat(gid[has], [len(x) for x in per])
+    flat["order"] = np.arange(len(flat))
+    keys = ["gid", "name", "type", "section"]
+    filled = flat.assign(**{k: flat[k].fillna("") for k in ("name", "type", "section")})
+    counts = filled.groupby(keys, sort=False)["order"].transform("size")
+    filled["launches"] = counts
+    best = filled.sort_values(
+        ["speedup_pct", "order"], ascending=[False, True], na_position="last", kind="stable"
+    ).drop_duplicates(keys)
+    best = best.sort_values("order", kind="stable")
+    for g, part in best.groupby("gid", sort=False):
+        recs = part[[*RULE_FIELDS, "launches"]].astype(object)
+        recs = recs.where(recs.notna(), None)
+        for k in ("name", "type", "section"):
+            recs[k] = recs[k].map(lambda v: v or None)
+        out[int(g)] = list(recs.to_dict(orient="records"))
+    return out
+
+
+def disagrees(ours: FloatArray, ncu: FloatArray) -> npt.NDArray[np.bool_]:
+    """Where ncu's estimate and ours are both known and differ by more than the factor."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        hi, lo = np.fmax(ours, ncu), np.fmin(ours, ncu)
+        far = (hi > DISAGREE_FACTOR * lo) & (hi > 0)
+    return np.asarray(far & ~np.isnan(ours) & ~np.isnan(ncu), dtype=bool)
+
+
+__all__ = [
+    "DISAGREE_FACTOR",
+    "combine",
+    "disagrees",
+    "group_rules",
+    "launch_rule_columns",
+    "rank_bound",
+    "rule_frame",
+]

@@ -1,0 +1,182 @@
+"""ncu's own rule results and estimated speedups: read, joined to launches, and used to rank.
+
+Expected values are read off the exports by hand (quoted in each test).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers import DATA
+
+import ncu_roofline
+from ncu_roofline.analysis.ncu_rules import disagrees, rank_bound
+from ncu_roofline.core.rules import speedup_number
+from ncu_roofline.render.markdown_report import render_markdown
+from ncu_roofline.report.context import build_context
+
+CODEGANDEE = "CodeGandee__llm-perf-opt__reports_20251107-dsocr_ncu-v2_kernel_0005_ncu.details.csv"
+BERT = (
+    "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__"
+    "attention_actual_parameter_analysis_data_5-9_bert_torch_nsight.csv"
+)
+NBODY = "Lakoc__Nbody_CUDA__step4_profile_out.ncu-rep"
+DAXPY = "NVIDIA__nsight-training__cuda_nsight_compute_sample_reports_manual_nvtx.ncu-rep"
+
+
+def _analyse(samples_dir: Path, name: str) -> Any:
+    return ncu_roofline.analyze(ncu_roofline.load([str(samples_dir / name)]))
+
+
+def test_codegandee_rule_rows(samples_dir: Path) -> None:
+    """The four rule rows of launch 0 (process 1742833), as printed:
+
+    ``SpeedOfLight,SOLBottleneck,OPT,…,"",""``,
+    ``SpeedOfLight_RooflineChart,SOLFPRoofline,INF,…,"",""``,
+    ``SchedulerStats,IssueSlotUtilization,OPT,…,"local","67.9"``,
+    ``Occupancy,TheoreticalOccupancy,OPT,…,"global","67.9"``.
+    """
+    a = _analyse(samples_dir, CODEGANDEE)
+    rules = a.launches["ncu_rules"].iloc[0]
+    got = [(r["name"], r["type"], r["section"], r["speedup_type"], r["speedup_pct"]) for r in rules]
+    assert got == [
+        ("SOLBottleneck", "OPT", "SpeedOfLight", None, None),
+        ("SOLFPRoofline", "INF", "SpeedOfLight_RooflineChart", None, None),
+        ("IssueSlotUtilization", "OPT", "SchedulerStats", "local", 67.9),
+        ("TheoreticalOccupancy", "OPT", "Occupancy", "global", 67.9),
+    ]
+    assert rules[3]["message"].startswith("The 2.00 theoretical warps per scheduler")
+
+
+def test_codegandee_ncu_recoverable_by_hand(samples_dir: Path) -> None:
+    """Duration 111.81 us (``Duration,us,111.81``) x the largest estimate 67.9% / 100
+    = 75.919 us; of the two 67.9% estimates the global one (of the kernel's time)
+    is named."""
+    a = _analyse(samples_dir, CODEGANDEE)
+    row = a.launches.iloc[0]
+    assert row["ncu_speedup_pct"] == 67.9
+    assert row["ncu_recoverable_s"] == pytest.approx(111.81e-6 * 0.679, rel=1e-12)
+    assert row["ncu_recoverable_basis"] == "TheoreticalOccupancy (global 67.9%)"
+    k = a.kernels.iloc[0]
+    assert k["ncu_recoverable_s"] == pytest.approx(111.81e-6 * 0.679, rel=1e-12)
+    # Ours is known and smaller: it ranks, and the two agree within 2x.
+    assert row["recoverable_s"] < row["ncu_recoverable_s"]
+    assert k["rank_recoverable_s"] == pytest.approx(k["recoverable_s"])
+    assert k["recoverable_bound_by"] == "ours"
+    assert not k["ncu_disagrees"]
+    group = {r["name"]: r for r in k["ncu_rules"]}
+    assert group["TheoreticalOccupancy"]["speedup_pct"] == 67.9
+    assert group["TheoreticalOccupancy"]["launches"] == 1
+
+
+def test_bert_old_rule_columns_have_no_speedup(samples_dir: Path) -> None:
+    """ncu 2021.2: three rule columns (``Rule Name,Rule Type,Rule Description``), no
+    estimate.  Launch 0's only rule row: ``Occupancy,WRN,"This kernel's theoretical
+    occupancy (62.5%) is limited by the number of required registers …"``; 51 rule
+    rows in all."""
+    profile = ncu_roofline.load([str(samples_dir / BERT)])
+    assert len(profile.sources[0].rules) == 51
+    a = ncu_roofline.analyze(profile)
+    rules = a.launches["ncu_rules"].iloc[0]
+    assert [(r["name"], r["type"], r["section"]) for r in rules] == [
+        ("Occupancy", "WRN", "Occupancy")
+    ]
+    assert rules[0]["speedup_pct"] is None and rules[0]["speedup_type"] is None
+    assert np.isnan(a.launches["ncu_recoverable_s"]).all()
+    # Without ncu estimates the ranking is ours alone.
+    ours = a.launches["recoverable_s"].to_numpy(dtype=float)
+    ranked = a.launches["rank_recoverable_s"].to_numpy(dtype=float)
+    assert np.array_equal(ours, ranked, equal_nan=True)
+
+
+def test_ncu_rep_rule_results(samples_dir: Path) -> None:
+    """A100 N-body report (ncu 2022.2): calculate_velocity has ten rule results, from
+    ``HighPipeUtilization`` (ComputeWorkloadAnalysis) to ``SOLFPRoofline``; the SOL
+    rule is a warning ("Compute is more heavily utilized than Memory"), the roofline
+    rule an INF; no estimates in 2022 reports."""
+    pytest.importorskip("ncu_report")
+    a = _analyse(samples_dir, NBODY)
+    row = a.launches[a.launches["kernel_short"] == "calculate_velocity"].iloc[0]
+    rules = row["ncu_rules"]
+    assert len(rules) == 10
+    assert rules[0]["name"] == "HighPipeUtilization"
+    assert rules[0]["section"] == "ComputeWorkloadAnalysis"
+    sol = next(r for r in rules if r["name"] == "SOLBottleneck")
+    assert (sol["type"], sol["section"]) == ("WRN", "SpeedOfLight")
+    assert sol["message"].startswith("Compute is more heavily utilized than Memory")
+    assert next(r for r in rules if r["name"] == "SOLFPRoofline")["type"] == "INF"
+    assert all(r["speedup_pct"] is None for r in rules)
+    assert math.isnan(row["ncu_recoverable_s"])
+
+
+def test_daxpy_report_rules_per_launch(samples_dir: Path) -> None:
+    """RTX 3070 NVTX sample: every launch has the Occupancy (WRN) and SOLBottleneck (INF) rules."""
+    pytest.importorskip("ncu_report")
+    a = _analyse(samples_dir, DAXPY)
+    for rules in a.launches["ncu_rules"]:
+        assert [(r["name"], r["type"]) for r in rules] == [
+            ("Occupancy", "WRN"),
+            ("SOLBottleneck", "INF"),
+        ]
+
+
+def test_rank_bound_takes_the_smaller_and_says_which() -> None:
+    nan = float("nan")
+    ours = np.array([1.0, 3.0, nan, 2.0, nan])
+    ncu = np.array([2.0, 1.0, 4.0, nan, nan])
+    value, by = rank_bound(ours, ncu)
+    assert np.array_equal(value, [1.0, 1.0, 4.0, 2.0, nan], equal_nan=True)
+    assert by.tolist() == ["ours", "ncu", "ncu", "ours", None]
+
+
+def test_disagreement_is_more_than_twice() -> None:
+    nan = float("nan")
+    ours = np.array([1.0, 1.0, 3.0, nan, 0.0])
+    ncu = np.array([2.0, 2.01, 1.0, 5.0, 0.0])
+    assert disagrees(ours, ncu).tolist() == [False, True, True, False, False]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("67.9", 67.9), ("50", 50.0), ("1,234.5", 1234.5), ("", None), ("n/a", None), ("-3", None)],
+)
+def test_speedup_number(text: str, value: float | None) -> None:
+    got = speedup_number(text)
+    assert (math.isnan(got) and value is None) or got == value
+
+
+def test_markdown_and_page_show_ncu_beside_ours(samples_dir: Path) -> None:
+    context = build_context(_analyse(samples_dir, CODEGANDEE))
+    text = render_markdown(context)
+    assert "### ncu's own estimates" in text
+    assert "ncu 75.9 µs" in text
+    assert "TheoreticalOccupancy (OPT, global 67.9%)" in text
+
+
+def test_text_output_rule_paragraphs() -> None:
+    """heat_eq text output (RTX 4060-class, CC 8.9), first launch heat_kernel_2d (45.86 us):
+
+    ``OPT   Memory is more heavily utilized than Compute: …`` under the SOL section,
+    then under Occupancy ``OPT   Est. Local Speedup: 30.24%`` followed by "The
+    difference between calculated theoretical (100.0%) and measured achieved
+    occupancy (69.8%) …".  Text output prints no rule name.  ncu's recoverable
+    time: 45.86 us x 30.24% = 13.868 us.
+    """
+
+    a = ncu_roofline.analyze(ncu_roofline.load([str(DATA / "ncu-text" / "heat_eq_ncu_output.txt")]))
+    row = a.launches.iloc[0]
+    rules = row["ncu_rules"]
+    assert [(r["name"], r["type"], r["section"]) for r in rules] == [
+        (None, "OPT", "GPU Speed Of Light Throughput"),
+        (None, "OPT", "Occupancy"),
+    ]
+    assert rules[0]["message"].startswith("Memory is more heavily utilized than Compute: Look")
+    assert rules[0]["message"].endswith("whether there are values you can (re)compute.")
+    assert (rules[1]["speedup_type"], rules[1]["speedup_pct"]) == ("local", 30.24)
+    assert rules[1]["message"].startswith("The difference between calculated theoretical")
+    assert row["ncu_recoverable_s"] == pytest.approx(45.86e-6 * 0.3024, rel=1e-12)
+    assert row["ncu_recoverable_basis"] == "Occupancy (local 30.24%)"
