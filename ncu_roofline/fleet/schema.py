@@ -92,6 +92,8 @@ _STRINGS = frozenset(
         "bound_reason",
         "limiter",
         "limiter_basis",
+        "limiter_needs",
+        "recoverable_basis",
         "roof_source_compute",
         "roof_source_dram",
         "theory_op",

@@ -67,6 +67,7 @@ def summary_context(analysis: Analysis) -> Summary:
         "kernels": len(k),
         "total_duration_s": total,
         "recoverable_s": float(np.nansum(rec)) if (~np.isnan(rec)).any() else None,
+        "recoverable_unknown": int((np.isnan(rec) & ~np.isnan(durations)).sum()),
         "latency_s": float(np.nansum(lat)) if (~np.isnan(lat)).any() else None,
         "by_bound": by_bound,
         "findings": {s: sum(1 for f in analysis.findings if f.severity == s) for s in SEVERITIES},
