@@ -82,14 +82,19 @@ def test_nbody_instruction_mix_caps_the_fp32_roof(samples_dir: Path) -> None:
 def test_curand_init_promises_no_roof_time(samples_dir: Path) -> None:
     """randomInit (curand state set-up): no FLOPs, DRAM at 0.05%, no speed-of-light.
 
-    Its work is integer arithmetic no FLOP counter sees: no limiter can be
-    named and no time is promised (it was "6.72 s of 6.73 s recoverable").
+    Its work is integer arithmetic no FLOP counter sees: the busiest unit
+    it has (L2 by its bytes, far under 10%) is named, but no time is
+    promised (it was "6.72 s of 6.73 s recoverable") and the speed-of-light
+    section that would settle it is asked for.
     """
     a = _analyse(samples_dir, CURAND, gpu="a100_40gb_pcie")
     init = a.kernels[a.kernels["kernel_short"] == "randomInit"]
     assert len(init) == 2
-    assert list(init["limiter"]) == ["unknown", "unknown"]
+    assert list(init["limiter"]) == ["l2", "l2"]
+    assert all(x < 0.10 for x in init["limiter_utilization"])
     assert all(math.isnan(x) for x in init["recoverable_s"])
+    assert all(str(b).startswith("unknown: no unit") for b in init["recoverable_basis"])
+    assert all("--section SpeedOfLight" in str(x) for x in init["limiter_needs"])
     assert all(x < 0.001 for x in init["dram_utilization"])
 
 
@@ -105,7 +110,13 @@ def test_bert_latency_time_is_apart(samples_dir: Path) -> None:
     recoverable = float(np.nansum(k["recoverable_s"]))
     assert total == pytest.approx(178.43e-6, rel=1e-3)
     assert latency / total > 0.9
-    assert recoverable / total < 0.05
+    # Only the random-number kernel has time to recover: 256 and 768
+    # blocks on 108 SMs give every SM a block (0.47 and 1.42 waves), and
+    # ncu's SM throughput (at most 38.9%) bounds it: under 10% of the total.
+    rng = k[k["kernel_short"] == "distribution_elementwise_grid_stride_kernel"].iloc[0]
+    assert recoverable == pytest.approx(float(rng["recoverable_s"]))
+    assert rng["recoverable_s"] <= rng["total_duration_s"] * (1 - 0.389) * 1.001
+    assert recoverable / total < 0.10
     assert set(k["limiter"]) <= {"latency", "under-filled", "sm"}
     # One finding for the many under-filled latency kernels, not one each.
     thin = [f for f in a.findings if f.kind == "under-filled" and f.kernel is None]
