@@ -322,8 +322,8 @@ def judge(
 
     comm = bound == "communication"
     _bandwidth_verdicts(placed, util, limiter, lim_util, bound, reason, eff)
-    recoverable, rec_basis = honest_recoverable(placed, eff, busiest, thresholds.far_below)
-    rec_basis[unseen] = _unseen_basis(limiter[unseen], max_util[unseen], thresholds.far_below)
+    recoverable, rec_basis = honest_recoverable(placed, eff, busiest)
+    rec_basis[unseen] = _unseen_basis(busiest.top[unseen], max_util[unseen], thresholds.far_below)
     recoverable[unseen] = np.nan
     latency_class = np.isin(limiter, LATENCY_CLASS) & ~comm
     for key, why in _LATENCY_REASONS.items():
@@ -422,21 +422,23 @@ def _pct_text(values: FloatArray) -> ObjArray:
 def _unit_text(limiter: ObjArray, util: FloatArray) -> ObjArray:
     """``"DRAM at 81%"`` per launch."""
     labels = pd.Series(limiter, dtype=object).map(UNIT_LABELS).fillna("?").to_numpy(dtype=object)
-    return labels.astype(str).astype(object) + " at " + _pct_text(util)
+    out: ObjArray = labels.astype(str).astype(object) + " at " + _pct_text(util)
+    return out
 
 
 def _unseen_basis(limiter: ObjArray, max_util: FloatArray, far_below: float) -> ObjArray:
     """Why a launch whose counted units are all far from busy has no recoverable bound."""
-    return (
+    out: ObjArray = (
         "unknown: no unit the export counts is "
         + f"{100 * far_below:g}% busy (busiest "
         + _unit_text(limiter, max_util)
         + ") and it has no speed-of-light metrics for the rest"
     )
+    return out
 
 
 def honest_recoverable(
-    placed: pd.DataFrame, eff: FloatArray, busiest: Busiest, far_below: float
+    placed: pd.DataFrame, eff: FloatArray, busiest: Busiest
 ) -> tuple[FloatArray, ObjArray]:
     """Recoverable time bounded by evidence, and the bound used, per launch.
 
@@ -543,9 +545,7 @@ def group_limiter(
     frame["latency_s"] = groups.sum(_f(launches, "latency_s"), strict=False)
 
 
-def _group_recoverable_basis(
-    launches: pd.DataFrame, gid: npt.NDArray[np.intp], n: int
-) -> ObjArray:
+def _group_recoverable_basis(launches: pd.DataFrame, gid: npt.NDArray[np.intp], n: int) -> ObjArray:
     """Per group, the bound of its launch with the most recoverable time, and its unknowns.
 
     A group whose launches are partly unknown sums the known ones only,
