@@ -339,6 +339,10 @@ def judge(
     recoverable[latency_class] = np.where(np.isnan(total[latency_class]), np.nan, 0.0)
     rec_basis[latency_class] = _LATENCY_BASIS["latency"]
     rec_basis[latency_class & (limiter == "under-filled")] = _LATENCY_BASIS["under-filled"]
+    rows = latency_class & any_known
+    rec_basis[rows] = (
+        rec_basis[rows] + "; busiest unit: " + _unit_text(busiest.top[rows], max_util[rows])
+    )
     recoverable[comm] = np.nan
     rec_basis[comm] = "unknown: a communication kernel waits on other GPUs, not on a roof"
     rec_basis[np.isnan(total)] = None
