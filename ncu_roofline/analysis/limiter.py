@@ -410,8 +410,11 @@ def _busiest(util: Utilisations, n: int) -> Busiest:
     for unit in UNITS:
         rows = limiter == unit.key
         lim_basis[rows] = util.basis[unit.key][rows]
-    limiter[~any_known] = "unknown"
-    lim_util = np.where(any_known, lim_util, np.nan)
+    # A unit at 0% limits nothing: every measured unit idle names none.
+    with np.errstate(invalid="ignore"):
+        named_any = any_known & (max_util > 0)
+    limiter[~named_any] = "unknown"
+    lim_util = np.where(named_any, lim_util, np.nan)
     top = keys[best_all].astype(object) if len(keys) else np.full(n, None, dtype=object)
     return Busiest(limiter, lim_util, lim_basis, max_util, top)
 
