@@ -22,32 +22,38 @@ The limiter, in this order:
     Shorter than :attr:`Thresholds.short_launch_s` with no unit
     :data:`BUSY` busy: launch overhead dominates.
 ``under-filled``
-    The grid has fewer blocks than the GPU has SMs, or less than one
-    wave, and no unit is :data:`BUSY` busy: the GPU is not given enough
-    work to be limited by any unit.
+    The grid leaves SMs without a block (fewer blocks than SMs, see
+    :mod:`ncu_roofline.analysis.waves`) and no unit is :data:`BUSY` busy:
+    the GPU is not given enough work to be limited by any unit.  Under
+    one wave with a block on every SM is not under-filled (occupancy is
+    the question there).
 ``latency`` (idle)
     Every unit is under :attr:`Thresholds.low_sol_pct` busy by ncu's
     speed-of-light metrics.
 ``unknown``
-    Nothing the export measured is :attr:`Thresholds.far_below` busy and
-    it has no speed-of-light metrics that could name another unit
-    (integer or special-function work, say, is not counted by FLOP
-    counters).  Such a launch under :data:`NEGLIGIBLE` of both roofs gets
-    no recoverable time at all (NaN): no roof describes its work.
+    The export has no utilisation of any unit above 0% (neither ncu's nor
+    the roofline's own: bytes over a bandwidth roof, FLOPs over the roof
+    the instruction mix reaches, tensor FLOPs, even estimated from the
+    kernel name, over the tensor roof).  ``limiter_needs`` then names the
+    speed-of-light section and metrics that would settle it.
 otherwise
     the busiest unit, preferring a named unit (``dram``, ``l2``, ``l1``,
-    ``fma-pipe``, ``alu-pipe``, ``fp64-pipe``, ``lsu-pipe``,
-    ``tensor-pipe``, ``issue``) to ncu's composite figures (``sm``,
-    ``memory``) unless the composite is more than :data:`COMPOSITE_MARGIN`
-    busier (then the busy unit was not collected).
+    the pipes, ``issue``) to ncu's composite figures (``sm``, ``memory``)
+    unless the composite is more than :data:`COMPOSITE_MARGIN` busier
+    (then the busy unit was not collected).
 
-Recoverable time is bounded twice.  No unit can do its work faster than at
-100%, so ``duration x (1 - highest utilisation)`` bounds it from the
-speed-of-light side; and the roof itself is the one the instruction mix
-can reach (:func:`mix_share`), so ``duration x (1 - achieved / attainable
-at the mix roof)`` bounds it from the roofline side.  The smaller is
-taken.  Latency-class and under-filled launches have nothing to recover
-from a roof: their time is ``latency_s``.
+Recoverable time is bounded by evidence, and ``recoverable_basis`` says
+which bound was used.  No unit can do its work faster than at 100%, so
+``duration x (1 - highest utilisation)`` bounds it ("busiest unit: DRAM at
+81%"); the roof itself is the one the instruction mix can reach
+(:func:`mix_share`), so ``duration x (1 - achieved / attainable at the mix
+roof)`` bounds it too ("instruction mix").  The smaller is taken.  The
+roof gap alone bounds nothing: a launch with no utilisation, or whose
+counted units are all under :attr:`Thresholds.far_below` with no
+speed-of-light metrics to cover the rest (an N-body kernel's SFU and
+integer work), gets NaN ("unknown: ..."), shown as ``?``.
+Latency-class and under-filled launches have nothing to recover from a
+roof: their time is ``latency_s``.
 """
 
 from __future__ import annotations
@@ -80,9 +86,6 @@ BUSY = 0.60
 #: A composite (ncu's SM or memory throughput) this much busier than every
 #: named unit names the limiter itself: the busy unit was not collected.
 COMPOSITE_MARGIN = 0.15
-#: Under this fraction of every roof, the roofline counts almost none of a
-#: launch's work (a curand set-up kernel: 0.003% of FP32, 0.05% of DRAM).
-NEGLIGIBLE = 0.01
 #: Why a launch the roofline placed is latency-class, by limiter.
 _LATENCY_REASONS = {
     "under-filled": "the grid leaves SMs idle (fewer blocks than SMs) and no unit is {busy} busy",
