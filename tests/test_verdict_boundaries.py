@@ -249,3 +249,25 @@ def test_group_sums_known_launches_and_says_how_many_it_left_out() -> None:
     )
     assert TEXT.recoverable_total(0.5e-3, 1) == "≥ 500 µs (1 launch unknown)"
     assert TEXT.recoverable_total(None, 3) == "?"
+
+
+MEINIE = (
+    "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode__"
+    "gqa_bf16_b128_ctx2k_p64.ncu.csv"
+)
+
+
+def test_b200_decode_at_077_waves_is_not_under_filled(samples_dir: Path) -> None:
+    """FlashInfer decode on a B200 (raw page): launch__grid_size 1024,
+    launch__sm_count 148, launch__waves_per_multiprocessor 0.77 in every
+    launch (block limit 9 per SM: 1,024 / (148 x 9) = 0.77).  Every SM holds
+    about 7 blocks: not under-filled, and no partial second wave."""
+    a = _analyse(samples_dir, MEINIE)
+    launches = a.launches
+    assert set(launches["grid_blocks"]) == {1024}
+    assert set(launches["waves"].round(2)) == {0.77}
+    assert 1024 / (148 * 9) == pytest.approx(0.77, abs=0.005)
+    assert not launches["under_filled"].any()
+    assert (launches["tail_loss"] == 0.0).all()
+    kinds = {f.kind for f in a.findings}
+    assert "under-filled" not in kinds and "tail-effect" not in kinds
