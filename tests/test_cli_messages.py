@@ -37,4 +37,5 @@ def test_the_catalogue_decides_which_findings_reach_stderr(
         "below-roof",
         "under-filled",
         "instruction-mix",
+        "tail-effect",
     ]

@@ -512,8 +512,10 @@ def test_no_flop_counters_not_placeable_but_bandwidth_known() -> None:
     assert "FLOP" in col(a, "bound_reason")[0]
     assert math.isnan(num(a, "flops"))
     assert math.isnan(num(a, "efficiency"))
-    assert math.isnan(num(a, "recoverable_s"))
     assert num(a, "dram_utilization") == approx(0.5)
+    # DRAM busy half the time bounds what can be recovered: 1 ms x (1 - 0.5).
+    assert num(a, "recoverable_s") == approx(0.5e-3)
+    assert col(a, "recoverable_basis") == ["busiest unit: DRAM at 50%"]
 
 
 def test_unknown_gpu_without_peaks() -> None:
@@ -658,14 +660,18 @@ def test_missing_dram_bytes_are_nan() -> None:
     assert math.isnan(num(a, "ai_dram", 1))
     assert math.isnan(num(a, "dram_utilization", 1))
     assert math.isnan(num(a, "efficiency", 1))
-    assert math.isnan(num(a, "recoverable_s", 1))
+    # Unplaced, but its FMA pipe is 1e8 FLOP / 1 ms / 1 TFLOP/s = 10% busy
+    # (no instruction mix given): at most 1 ms x 0.9 is recoverable.
+    assert num(a, "recoverable_s", 1) == approx(0.9e-3)
+    assert col(a, "recoverable_basis")[1] == "busiest unit: FMA pipe at 10%"
     assert col(a, "bound")[1] == "not placeable"
     assert "DRAM byte" in col(a, "bound_reason")[1]
     # The group sum is NaN when one launch lacks the bytes, not 2e7.
     assert math.isnan(float(a.kernels.iloc[0]["dram_bytes"]))
     assert math.isnan(float(a.kernels.iloc[0]["ai_dram"]))
-    # The recoverable time sums what is known: 1 ms x (1 - 0.2) = 0.8 ms.
-    assert float(a.kernels.iloc[0]["recoverable_s"]) == approx(8e-4)
+    # The recoverable time sums both launches' bounds: 1 ms x (1 - 0.2)
+    # (DRAM 2e7 B / 1 ms over 100 GB/s) + 0.9 ms = 1.7 ms.
+    assert float(a.kernels.iloc[0]["recoverable_s"]) == approx(1.7e-3)
 
 
 def test_missing_counter_is_not_a_partial_sum() -> None:

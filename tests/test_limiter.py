@@ -159,7 +159,13 @@ def test_bert_latency_time_is_apart(samples_dir: Path) -> None:
     recoverable = float(np.nansum(k["recoverable_s"]))
     assert total == pytest.approx(178.43e-6, rel=1e-3)
     assert latency / total > 0.9
-    assert recoverable / total < 0.05
+    # Only the random-number kernel has time to recover: 256 and 768
+    # blocks on 108 SMs give every SM a block (0.47 and 1.42 waves), and
+    # ncu's SM throughput (at most 38.9%) bounds it: under 10% of the total.
+    rng = k[k["kernel_short"] == "distribution_elementwise_grid_stride_kernel"].iloc[0]
+    assert recoverable == pytest.approx(float(rng["recoverable_s"]))
+    assert rng["recoverable_s"] <= rng["total_duration_s"] * (1 - 0.389) * 1.001
+    assert recoverable / total < 0.10
     assert set(k["limiter"]) <= {"latency", "under-filled", "sm"}
     # One finding for the many under-filled latency kernels, not one each.
     thin = [f for f in a.findings if f.kind == "under-filled" and f.kernel is None]

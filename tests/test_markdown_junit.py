@@ -397,11 +397,14 @@ def test_markdown_with_missing_values() -> None:
     }
     md = render_markdown(ctx)
     assert "**n/a** kernel time" in md
-    assert "No kernel has a recoverable time" in md
+    assert "No kernel has a known recoverable time" in md
     # No launch shape: no Grid and Block columns, said once under the table.
     assert "| 1 | `k` | n/a | not placeable | n/a |" in md
     assert "Grid and block: launch shape not exported." in md
-    assert "?" not in md
+    # "?" marks only the unknown recoverable time: the summary and the last column.
+    assert "**?** recoverable at the roofs" in md
+    assert "| n/a | ? |" in md
+    assert "?" not in md.replace("**?** recoverable", "").replace("| n/a | ? |", "")
 
 
 # --- JUnit ----------------------------------------------------------------------

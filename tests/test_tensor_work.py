@@ -243,12 +243,14 @@ UTILISATION = st.sampled_from(
     ]
 )
 NAMES = st.sampled_from(["k", "elementwise_kernel", "ampere_sgemm_128x128_nn", "flash_fwd"])
+#: Names of a matrix family (GEMM, attention), for which a trace of tensor work counts.
+MATRIX_NAMES = st.sampled_from(["ampere_sgemm_128x128_nn", "flash_fwd_kernel<Flash_fwd_traits>"])
 
 
 @settings(max_examples=60, deadline=None)
 @given(
     metric=UTILISATION,
-    pct=st.floats(min_value=1.0, max_value=100.0, allow_nan=False),
+    pct=st.floats(min_value=5.0, max_value=100.0, allow_nan=False),
     name=NAMES,
     cc=st.sampled_from(["7.5", "8.0", "8.6", "9.0", "12.0"]),
     fp32_flops=st.floats(min_value=0.0, max_value=1e15, allow_nan=False),
@@ -264,6 +266,47 @@ def test_tensor_pipe_activity_without_counters_always_marks(
     assert col(a, "tensor_uncounted") == [True]
     assert col(a, "bound") == ["not placeable"]
     assert any(f.kind == "tensor-uncounted" for f in a.findings)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    metric=UTILISATION,
+    pct=st.floats(min_value=1.0, max_value=4.99, allow_nan=False),
+    name=MATRIX_NAMES,
+    cc=st.sampled_from(["7.5", "8.0", "9.0"]),
+)
+def test_a_trace_of_tensor_work_marks_matrix_kernels(
+    metric: str, pct: float, name: str, cc: str
+) -> None:
+    """Between 1% and 5% busy, the tensor pipe matters only in a matrix-family kernel."""
+    a = analyse_rows(
+        [{**fp32(1e9), "dram__bytes.sum": 1e6, "gpu__time_duration.sum": 1e-4, metric: pct}],
+        kernel=name,
+        cc=cc,
+    )
+    assert col(a, "tensor_uncounted") == [True]
+
+
+#: A real PyTorch random-number kernel name (the BERT export's launch 0).
+RNG_KERNEL = (
+    "void at::native::<unnamed>::distribution_elementwise_grid_stride_kernel<float, (int)4, "
+    "void at::native::templates::cuda::uniform_and_transform<float, float, (unsigned long)4, "
+    "at::CUDAGeneratorImpl *>(at::TensorIteratorBase &, T4)>(int, at::PhiloxCudaState, T3, T4)"
+)
+
+
+def test_no_tensor_alarm_for_a_random_number_kernel_at_1_2_pct() -> None:
+    """The tensor pipe 1.2% busy in an RNG kernel is no evidence of uncounted tensor work;
+    the same 1.2% in a GEMM is (its product may be the whole kernel, memory-bound)."""
+    metric = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
+    row = {**fp32(1e9), "dram__bytes.sum": 1e6, "gpu__time_duration.sum": 1e-4, metric: 1.2}
+    rng = analyse_rows([row], kernel=RNG_KERNEL, cc="8.0")
+    assert col(rng, "tensor_uncounted") == [False]
+    assert not any(f.kind == "tensor-uncounted" for f in rng.findings)
+    gemm = analyse_rows([row], kernel="ampere_sgemm_128x64_tn", cc="8.0")
+    assert col(gemm, "tensor_uncounted") == [True]
+    assert any(f.kind == "tensor-uncounted" for f in gemm.findings)
+    assert "tensor pipe 1.2% busy" in col(gemm, "tensor_uncounted_basis")[0]
 
 
 def test_tensor_uncounted_is_a_gateable_warning() -> None:

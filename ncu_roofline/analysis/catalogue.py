@@ -348,16 +348,16 @@ _KINDS: tuple[FindingKind, ...] = (
         "under-filled",
         "warning",
         "Under-filled GPU",
-        "The grid gives the GPU fewer blocks than it has SMs, or less than one wave: some SMs "
-        "sit idle or half-filled whatever the kernel's code does.",
+        "The grid gives the GPU fewer blocks than it has SMs: some SMs sit idle whatever the "
+        "kernel's code does.",
         "Give each launch more parallel work: more, smaller blocks, batching several launches "
         "into one, or a persistent kernel sized to the SM count.",
         "under-filled",
         on_stderr=False,
         variants={
             "gemm": (
-                "The GEMM's output tiles give the GPU fewer CTAs than it has SMs, or less than "
-                "one wave: SMs sit idle while the rest compute.",
+                "The GEMM's output tiles give the GPU fewer CTAs than it has SMs: SMs sit idle "
+                "while the rest compute.",
                 "Split K (split-K, stream-K) so each output tile is shared by several CTAs, use "
                 "smaller CTA tiles for this shape, or batch the GEMMs that run back to back "
                 "(grouped or batched GEMM).",
@@ -498,6 +498,21 @@ _KINDS: tuple[FindingKind, ...] = (
         "Check --gpu or --roofs against the GPU the profile ran on; the finding names the "
         "built-in GPUs whose DRAM bandwidth fits the implied peak.",
         "roof mismatch",
+    ),
+    # --- tail effect (waves per SM) ---
+    FindingKind(
+        "tail-effect",
+        "warning",
+        "Partial last wave (tail effect)",
+        "The grid runs in more than one wave and the last one is partial: while it runs, part "
+        "of the GPU's block slots are empty. If every block takes as long, the tail wastes "
+        "(1 - partial share) / ceil(waves) of the runtime (ncu's TailEffect rule quotes the "
+        "whole partial wave's share, 1 / ceil(waves), as an upper bound).",
+        "Size the grid to a whole number of waves (blocks = SMs x resident blocks per SM x k), "
+        "give each block more or less work so the count fits, raise occupancy so a wave holds "
+        "more blocks, or use a persistent kernel that loops over the work.",
+        "tail effect",
+        on_stderr=False,
     ),
 )
 

@@ -22,32 +22,38 @@ The limiter, in this order:
     Shorter than :attr:`Thresholds.short_launch_s` with no unit
     :data:`BUSY` busy: launch overhead dominates.
 ``under-filled``
-    The grid has fewer blocks than the GPU has SMs, or less than one
-    wave, and no unit is :data:`BUSY` busy: the GPU is not given enough
-    work to be limited by any unit.
+    The grid leaves SMs without a block (fewer blocks than SMs, see
+    :mod:`ncu_roofline.analysis.waves`) and no unit is :data:`BUSY` busy:
+    the GPU is not given enough work to be limited by any unit.  Under
+    one wave with a block on every SM is not under-filled (occupancy is
+    the question there).
 ``latency`` (idle)
     Every unit is under :attr:`Thresholds.low_sol_pct` busy by ncu's
     speed-of-light metrics.
 ``unknown``
-    Nothing the export measured is :attr:`Thresholds.far_below` busy and
-    it has no speed-of-light metrics that could name another unit
-    (integer or special-function work, say, is not counted by FLOP
-    counters).  Such a launch under :data:`NEGLIGIBLE` of both roofs gets
-    no recoverable time at all (NaN): no roof describes its work.
+    The export has no utilisation of any unit above 0% (neither ncu's nor
+    the roofline's own: bytes over a bandwidth roof, FLOPs over the roof
+    the instruction mix reaches, tensor FLOPs, even estimated from the
+    kernel name, over the tensor roof).  ``limiter_needs`` then names the
+    speed-of-light section and metrics that would settle it.
 otherwise
     the busiest unit, preferring a named unit (``dram``, ``l2``, ``l1``,
-    ``fma-pipe``, ``alu-pipe``, ``fp64-pipe``, ``lsu-pipe``,
-    ``tensor-pipe``, ``issue``) to ncu's composite figures (``sm``,
-    ``memory``) unless the composite is more than :data:`COMPOSITE_MARGIN`
-    busier (then the busy unit was not collected).
+    the pipes, ``issue``) to ncu's composite figures (``sm``, ``memory``)
+    unless the composite is more than :data:`COMPOSITE_MARGIN` busier
+    (then the busy unit was not collected).
 
-Recoverable time is bounded twice.  No unit can do its work faster than at
-100%, so ``duration x (1 - highest utilisation)`` bounds it from the
-speed-of-light side; and the roof itself is the one the instruction mix
-can reach (:func:`mix_share`), so ``duration x (1 - achieved / attainable
-at the mix roof)`` bounds it from the roofline side.  The smaller is
-taken.  Latency-class and under-filled launches have nothing to recover
-from a roof: their time is ``latency_s``.
+Recoverable time is bounded by evidence, and ``recoverable_basis`` says
+which bound was used.  No unit can do its work faster than at 100%, so
+``duration x (1 - highest utilisation)`` bounds it ("busiest unit: DRAM at
+81%"); the roof itself is the one the instruction mix can reach
+(:func:`mix_share`), so ``duration x (1 - achieved / attainable at the mix
+roof)`` bounds it too ("instruction mix").  The smaller is taken.  The
+roof gap alone bounds nothing: a launch with no utilisation, or whose
+counted units are all under :attr:`Thresholds.far_below` with no
+speed-of-light metrics to cover the rest (an N-body kernel's SFU and
+integer work), gets NaN ("unknown: ..."), shown as ``?``.
+Latency-class and under-filled launches have nothing to recover from a
+roof: their time is ``latency_s``.
 """
 
 from __future__ import annotations
@@ -62,8 +68,10 @@ import pandas as pd
 from ncu_roofline.analysis.limiter_units import SOL_METRICS, UNIT_LABELS, UNITS, Unit
 from ncu_roofline.analysis.measures import FLOP_WEIGHTS, packed_fp32_lanes
 from ncu_roofline.analysis.roofline import ratio
+from ncu_roofline.analysis.waves import blocks_per_sm, fill, tail_loss, under_filled
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import optional_column
+from ncu_roofline.core.metrics import REQUIREMENTS
 
 if TYPE_CHECKING:
     # Only for annotations: the classification imports this module.
@@ -78,19 +86,30 @@ BUSY = 0.60
 #: A composite (ncu's SM or memory throughput) this much busier than every
 #: named unit names the limiter itself: the busy unit was not collected.
 COMPOSITE_MARGIN = 0.15
-#: Under this fraction of every roof, the roofline counts almost none of a
-#: launch's work (a curand set-up kernel: 0.003% of FP32, 0.05% of DRAM).
-NEGLIGIBLE = 0.01
 #: Why a launch the roofline placed is latency-class, by limiter.
 _LATENCY_REASONS = {
-    "under-filled": "the grid does not fill the GPU (fewer blocks than SMs, or under one wave) "
-    "and no unit is {busy} busy",
+    "under-filled": "the grid leaves SMs idle (fewer blocks than SMs) and no unit is {busy} busy",
     "latency": "every unit under {low} busy, or shorter than {short}: latency, not a roof, "
     "limits it",
 }
 
 #: Limiters that leave nothing for a roof to recover.
 LATENCY_CLASS = ("latency", "under-filled")
+#: What bounds a latency-class launch's recoverable time (nothing: it is latency).
+_LATENCY_BASIS = {
+    "latency": "none: latency, not a roof, limits it (its time is latency_s)",
+    "under-filled": "none: the grid leaves SMs idle (its time is latency_s)",
+}
+
+
+def _needs() -> str:
+    """The ncu section and metrics that give every unit's utilisation."""
+    sol = next(r for r in REQUIREMENTS if r.key == "sol_pct")
+    return f"--section {sol.ncu_section} ({', '.join(sol.collect)})"
+
+
+#: What to collect where the export cannot name a limiter, or only units far from busy.
+LIMITER_NEEDS = _needs()
 
 
 #: The pipe a launch's FLOPs run on, by dominant precision.
@@ -206,6 +225,14 @@ def _instruction_counts(
     return None
 
 
+def _approximate_tensor(placed: pd.DataFrame) -> npt.NDArray[np.bool_]:
+    """Launches whose tensor FLOPs are an estimate (the MMA shape read off the kernel name)."""
+    if "flops_tensor_basis" not in placed:
+        return np.zeros(len(placed), dtype=bool)
+    text = placed["flops_tensor_basis"].astype(object)
+    return text.str.contains("approximate", na=False, regex=False).to_numpy(dtype=bool)
+
+
 @dataclass
 class Utilisations:
     """Per unit, per launch: the fraction of its peak over elapsed time, and its metric."""
@@ -232,14 +259,14 @@ def utilisations(df: pd.DataFrame, placed: pd.DataFrame) -> Utilisations:
     # the bandwidth roofs, and FLOP/s over the roof the instruction mix
     # reaches (the FP32 issue rate of the FMA pipe).
     for level in ("dram", "l2", "l1"):
-        fill = np.isnan(values[level])
+        missing = np.isnan(values[level])
         roof = _f(placed, f"{level}_utilization")
         if level == "dram" and "dram_utilization_basis" in placed:
             from_bytes = placed["dram_utilization_basis"].to_numpy(dtype=object) == (
                 "bytes/s over the DRAM roof"
             )
             roof = np.where(from_bytes, roof, np.nan)
-        take = fill & ~np.isnan(roof)
+        take = missing & ~np.isnan(roof)
         values[level][take] = roof[take]
         basis[level][take] = f"{level}_bytes_per_s over the {level.upper()} roof"
     precision = placed["precision"].to_numpy(dtype=object)
@@ -256,32 +283,25 @@ def utilisations(df: pd.DataFrame, placed: pd.DataFrame) -> Utilisations:
     rows = tensor & np.isnan(values["tensor-pipe"]) & ~np.isnan(compute)
     values["tensor-pipe"][rows] = compute[rows]
     basis["tensor-pipe"][rows] = "tensor FLOP/s over the tensor roof"
+    # Tensor FLOPs the roofline could not place (an estimate from the
+    # kernel name's MMA shape, no SASS FLOP counters) still measure how busy
+    # the tensor pipe was: their rate over the tensor roof.
+    rate = ratio(_f(placed, "flops_tensor"), _f(placed, "duration_s"))
+    from_rate = ratio(rate, _f(placed, "peak_flops_per_s"))
+    with np.errstate(invalid="ignore"):
+        rows = tensor & np.isnan(values["tensor-pipe"]) & (from_rate > 0)
+    values["tensor-pipe"][rows] = from_rate[rows]
+    approx = _approximate_tensor(placed)
+    basis["tensor-pipe"][rows & ~approx] = "tensor FLOP/s over the tensor roof"
+    basis["tensor-pipe"][rows & approx] = (
+        "tensor FLOP/s over the tensor roof (FLOPs from the kernel name's MMA shape)"
+    )
     has_sol = np.zeros(n, dtype=bool)
     for name in SOL_METRICS:
         col = optional_column(df, name)
         if col is not None:
             has_sol |= ~np.isnan(col)
     return Utilisations(values, basis, has_sol)
-
-
-def fill(df: pd.DataFrame) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Grid blocks, waves per SM and achieved occupancy (fraction) per launch.
-
-    Waves come from ncu's ``launch__waves_per_multiprocessor``; without it,
-    a grid of fewer blocks than SMs is still known to be under one wave.
-    """
-    blocks = _f(df, "grid_blocks")
-    waves = _f(df, "launch__waves_per_multiprocessor")
-    occupancy = _f(df, "sm__warps_active.avg.pct_of_peak_sustained_active") / 100.0
-    return blocks, waves, occupancy
-
-
-def under_filled(blocks: FloatArray, waves: FloatArray, sms: FloatArray) -> npt.NDArray[np.bool_]:
-    """Launches whose grid leaves SMs idle or fills less than one wave."""
-    with np.errstate(invalid="ignore"):
-        few_blocks = blocks < sms
-        part_wave = waves < 1.0
-    return np.asarray(few_blocks | part_wave, dtype=bool)
 
 
 def judge(
@@ -299,30 +319,13 @@ def judge(
     """
     n = len(df)
     util = utilisations(df, placed)
-    stack = np.vstack([util.values[u.key] for u in UNITS]) if UNITS else np.empty((0, n))
-    known = ~np.isnan(stack)
-    any_known = known.any(axis=0)
-    filled = np.where(known, stack, -1.0)
-    max_util = np.where(any_known, filled.max(axis=0), np.nan)
-    named = np.array([not u.composite for u in UNITS], dtype=bool)
-    named_best = np.where(known[named], filled[named], -1.0)
-    best_named = named_best.argmax(axis=0)
-    best_named_util = named_best.max(axis=0)
-    best_all = filled.argmax(axis=0)
-    keys = np.array([u.key for u in UNITS], dtype=object)
-    named_keys = keys[named]
-    use_named = (best_named_util >= 0) & (best_named_util >= max_util - COMPOSITE_MARGIN)
-    limiter = np.where(use_named, named_keys[best_named], keys[best_all]).astype(object)
-    lim_util = np.where(use_named, best_named_util, max_util)
-    lim_basis = np.full(n, None, dtype=object)
-    for unit in UNITS:
-        rows = limiter == unit.key
-        lim_basis[rows] = util.basis[unit.key][rows]
-    limiter[~any_known] = "unknown"
-    lim_util = np.where(any_known, lim_util, np.nan)
+    busiest = _busiest(util, n)
+    limiter, lim_util, lim_basis = busiest.limiter, busiest.utilization, busiest.basis
+    max_util = busiest.max_util
+    any_known = ~np.isnan(max_util)
 
     blocks, waves, occupancy = fill(df)
-    thin = under_filled(blocks, waves, sms)
+    thin = under_filled(blocks, waves, sms, blocks_per_sm(df))
     bound = placed["bound"].to_numpy(dtype=object).copy()
     reason = placed["bound_reason"].to_numpy(dtype=object).copy()
     eff = _f(placed, "efficiency").copy()
@@ -331,20 +334,22 @@ def judge(
     low = thresholds.low_sol_pct / 100.0
     with np.errstate(invalid="ignore"):
         idle = any_known & (max_util < low) & util.has_sol
+        # Every unit counted is far from busy and nothing covers the rest:
+        # the work that takes the time was not measured.
         unseen = any_known & (max_util < thresholds.far_below) & ~util.has_sol
         busy = max_util >= BUSY
     short = (duration < thresholds.short_launch_s) & ~busy
     starved = thin & ~busy & ~short & pd.notna(bound) & (bound != "not placeable")
     latency = short | (((bound == "latency") | idle) & ~starved)
-    limiter[unseen] = "unknown"
-    lim_util[unseen] = np.nan
     limiter[starved] = "under-filled"
     limiter[latency] = "latency"
     lim_basis[np.isin(limiter, ["latency", "under-filled", "unknown"])] = None
 
     comm = bound == "communication"
     _bandwidth_verdicts(placed, util, limiter, lim_util, bound, reason, eff)
-    recoverable = honest_recoverable(placed, eff, max_util)
+    recoverable, rec_basis = honest_recoverable(placed, eff, busiest)
+    rec_basis[unseen] = _unseen_basis(busiest.top[unseen], max_util[unseen], thresholds.far_below)
+    recoverable[unseen] = np.nan
     latency_class = np.isin(limiter, LATENCY_CLASS) & ~comm
     for key, why in _LATENCY_REASONS.items():
         rows = (limiter == key) & np.isin(bound, ["memory", "compute", "latency"])
@@ -357,41 +362,124 @@ def judge(
             short=f"{thresholds.short_launch_s * 1e6:g} us",
         )
     recoverable[latency_class] = np.where(np.isnan(total[latency_class]), np.nan, 0.0)
-    # A launch under 1% of both roofs without speed-of-light metrics does
-    # work no roof counts (integer, special-function, atomics): its roofline
-    # "recoverable" time means nothing.
-    with np.errstate(invalid="ignore"):
-        no_work = np.fmax(_f(placed, "compute_utilization"), _f(placed, "dram_utilization")) < (
-            NEGLIGIBLE
-        )
-    recoverable[unseen & no_work & ~latency_class] = np.nan
+    rec_basis[latency_class] = _LATENCY_BASIS["latency"]
+    rec_basis[latency_class & (limiter == "under-filled")] = _LATENCY_BASIS["under-filled"]
+    rows = latency_class & any_known
+    rec_basis[rows] = (
+        rec_basis[rows] + "; busiest unit: " + _unit_text(busiest.top[rows], max_util[rows])
+    )
     recoverable[comm] = np.nan
+    rec_basis[comm] = "unknown: a communication kernel waits on other GPUs, not on a roof"
+    rec_basis[np.isnan(total)] = None
     latency_s = np.where(latency_class, total, 0.0)
     latency_s[np.isnan(total)] = np.nan
+    needs = np.full(n, None, dtype=object)
+    needs[(limiter == "unknown") | (unseen & ~latency_class)] = LIMITER_NEEDS
     return {
         "limiter": limiter,
         "limiter_utilization": lim_util,
         "limiter_basis": lim_basis,
+        "limiter_needs": needs,
         "max_utilization": max_util,
         "under_filled": thin,
         "waves": waves,
+        "tail_loss": tail_loss(waves),
         "achieved_occupancy": occupancy,
         "sm_count": sms,
         "bound": bound,
         "bound_reason": reason,
         "efficiency": eff,
         "recoverable_s": recoverable,
+        "recoverable_basis": rec_basis,
         "latency_s": latency_s,
     }
 
 
-def honest_recoverable(placed: pd.DataFrame, eff: FloatArray, max_util: FloatArray) -> FloatArray:
-    """Recoverable time bounded by the instruction mix's roof and by the busiest unit.
+@dataclass
+class Busiest:
+    """Per launch: the limiter, its utilisation and metric, the highest utilisation and its unit."""
 
-    ``min(t x (1 - achieved / attainable at the mix roof), t x (1 - max
-    utilisation))`` where each is known; NaN where the launch is not
-    placed (and has no bandwidth verdict).
+    limiter: ObjArray
+    utilization: FloatArray
+    basis: ObjArray
+    max_util: FloatArray
+    top: ObjArray
+
+
+def _busiest(util: Utilisations, n: int) -> Busiest:
+    """The busiest unit of every launch with any utilisation; ``unknown`` where it has none.
+
+    A named unit wins over ncu's composites unless a composite is more
+    than :data:`COMPOSITE_MARGIN` busier (the busy unit was not collected).
     """
+    stack = np.vstack([util.values[u.key] for u in UNITS]) if UNITS else np.empty((0, n))
+    known = ~np.isnan(stack)
+    any_known = known.any(axis=0)
+    filled = np.where(known, stack, -1.0)
+    max_util = np.where(any_known, filled.max(axis=0), np.nan) if len(stack) else np.full(n, np.nan)
+    named = np.array([not u.composite for u in UNITS], dtype=bool)
+    keys = np.array([u.key for u in UNITS], dtype=object)
+    named_best = np.where(known[named], filled[named], -1.0)
+    if named.any():
+        best_named = named_best.argmax(axis=0)
+        best_named_util = named_best.max(axis=0)
+    else:
+        best_named = np.zeros(n, dtype=np.intp)
+        best_named_util = np.full(n, -1.0)
+    best_all = filled.argmax(axis=0) if len(stack) else np.zeros(n, dtype=np.intp)
+    named_keys = keys[named] if named.any() else keys
+    use_named = (best_named_util >= 0) & (best_named_util >= max_util - COMPOSITE_MARGIN)
+    limiter = np.where(use_named, named_keys[best_named], keys[best_all]).astype(object)
+    lim_util = np.where(use_named, best_named_util, max_util)
+    lim_basis = np.full(n, None, dtype=object)
+    for unit in UNITS:
+        rows = limiter == unit.key
+        lim_basis[rows] = util.basis[unit.key][rows]
+    # A unit at 0% limits nothing: every measured unit idle names none.
+    with np.errstate(invalid="ignore"):
+        named_any = any_known & (max_util > 0)
+    limiter[~named_any] = "unknown"
+    lim_util = np.where(named_any, lim_util, np.nan)
+    top = keys[best_all].astype(object) if len(keys) else np.full(n, None, dtype=object)
+    return Busiest(limiter, lim_util, lim_basis, max_util, top)
+
+
+def _pct_text(values: FloatArray) -> ObjArray:
+    """Fractions as ``"81%"`` (one decimal under 10%), object strings."""
+    pct = 100.0 * values
+    text = np.where(pct < 10.0, np.char.mod("%.1f%%", pct), np.char.mod("%.0f%%", pct))
+    return text.astype(object)
+
+
+def _unit_text(limiter: ObjArray, util: FloatArray) -> ObjArray:
+    """``"DRAM at 81%"`` per launch."""
+    labels = pd.Series(limiter, dtype=object).map(UNIT_LABELS).fillna("?").to_numpy(dtype=object)
+    out: ObjArray = labels.astype(str).astype(object) + " at " + _pct_text(util)
+    return out
+
+
+def _unseen_basis(limiter: ObjArray, max_util: FloatArray, far_below: float) -> ObjArray:
+    """Why a launch whose counted units are all far from busy has no recoverable bound."""
+    out: ObjArray = (
+        "unknown: no unit the export counts is "
+        + f"{100 * far_below:g}% busy (busiest "
+        + _unit_text(limiter, max_util)
+        + ") and it has no speed-of-light metrics for the rest"
+    )
+    return out
+
+
+def honest_recoverable(
+    placed: pd.DataFrame, eff: FloatArray, busiest: Busiest
+) -> tuple[FloatArray, ObjArray]:
+    """Recoverable time bounded by evidence, and the bound used, per launch.
+
+    ``min(t x (1 - achieved / attainable at the mix roof), t x (1 - busiest
+    unit's utilisation))``: no unit does its work faster than at 100%, and
+    the instruction mix caps the FLOP roof.  The roof gap alone bounds
+    nothing, so a launch with no utilisation at all gets NaN ("unknown").
+    """
+    max_util = busiest.max_util
     total = _f(placed, "total_duration_s")
     achieved = _f(placed, "achieved_flops_per_s")
     peak = _f(placed, "peak_flops_per_s")
@@ -404,9 +492,26 @@ def honest_recoverable(placed: pd.DataFrame, eff: FloatArray, max_util: FloatArr
     roof_eff = np.where(np.isnan(eff_mix) | np.isnan(eff), eff, np.fmax(eff, eff_mix))
     by_roof = total * np.clip(1.0 - roof_eff, 0.0, None)
     by_sol = total * np.clip(1.0 - max_util, 0.0, None)
-    out = np.where(np.isnan(by_sol), by_roof, np.fmin(by_roof, by_sol))
-    out[np.isnan(by_roof)] = np.nan
-    return out
+    by_mix = ~np.isnan(by_roof) & (np.isnan(by_sol) | (by_roof < by_sol))
+    out = np.where(by_mix, by_roof, by_sol)
+    # The roof gap is a bound only where a unit's utilisation stands behind it.
+    out[np.isnan(max_util)] = np.nan
+    basis = np.full(len(placed), "unknown: the export has no utilisation of any unit", dtype=object)
+    # The busiest unit, whichever it is (a composite included).
+    top = busiest.top
+    rows = ~np.isnan(by_sol) & ~by_mix
+    basis[rows] = "busiest unit: " + _unit_text(top[rows], max_util[rows])
+    rows = by_mix & ~np.isnan(max_util)
+    with_mix = rows & ~np.isnan(eff_mix) & (eff_mix >= eff)
+    basis[rows] = "roof gap: " + _pct_text(roof_eff[rows]) + " of the attainable roof"
+    basis[with_mix] = (
+        "instruction mix: "
+        + _pct_text(eff_mix[with_mix])
+        + " of the roof its mix reaches ("
+        + _pct_text(mix[with_mix])
+        + " of the FLOP roof)"
+    )
+    return out, basis
 
 
 def _bandwidth_verdicts(
@@ -462,9 +567,39 @@ def group_limiter(
         np.where(same, _f(launches, "limiter_utilization"), np.nan), t0
     )
     frame["limiter_basis"] = launches["limiter_basis"].to_numpy(dtype=object)[first]
-    for col in ("max_utilization", "mix_share", "waves", "achieved_occupancy"):
+    frame["limiter_needs"] = launches["limiter_needs"].to_numpy(dtype=object)[first]
+    frame["recoverable_basis"] = _group_recoverable_basis(launches, groups.gid, groups.n)
+    for col in ("max_utilization", "mix_share", "waves", "tail_loss", "achieved_occupancy"):
         frame[col] = groups.weighted_mean(_f(launches, col), t0)
     frame["sm_count"] = groups.weighted_mean(_f(launches, "sm_count"), np.ones(len(t0)))
     thin = launches["under_filled"].to_numpy(dtype=bool)
     frame["under_filled"] = ratio(groups.count(np.where(thin, t0, 0.0)), groups.count(t0)) > 0.5
     frame["latency_s"] = groups.sum(_f(launches, "latency_s"), strict=False)
+
+
+def _group_recoverable_basis(launches: pd.DataFrame, gid: npt.NDArray[np.intp], n: int) -> ObjArray:
+    """Per group, the bound of its launch with the most recoverable time, and its unknowns.
+
+    A group whose launches are partly unknown sums the known ones only,
+    and says how many it left out.
+    """
+    rec = _f(launches, "recoverable_s")
+    basis = launches["recoverable_basis"].to_numpy(dtype=object)
+    # Most recoverable first within each group; unknown (NaN) launches last.
+    order = np.lexsort((np.where(np.isnan(rec), np.inf, -rec), gid))
+    lead = np.full(n, -1, dtype=np.intp)
+    lead[gid[order][::-1]] = order[::-1]
+    out = np.full(n, None, dtype=object)
+    has = lead >= 0
+    out[has] = basis[lead[has]]
+    unknown = np.bincount(gid, weights=np.isnan(rec).astype(np.float64), minlength=n)
+    known = np.bincount(gid, weights=(~np.isnan(rec)).astype(np.float64), minlength=n)
+    partial = (unknown > 0) & (known > 0)
+    counts = unknown[partial].astype(np.int64).astype(str).astype(object)
+    out[partial] = (
+        out[partial].astype(str).astype(object)
+        + "; excludes "
+        + counts
+        + " launch(es) with unknown recoverable time"
+    )
+    return out

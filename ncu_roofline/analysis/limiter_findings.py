@@ -1,5 +1,6 @@
 """Findings from the limiter evidence: a limiter the roofline does not show,
-a grid that leaves the GPU idle, an instruction mix that caps the FLOP roof.
+a grid that leaves SMs idle, a partial last wave (tail effect), an
+instruction mix that caps the FLOP roof.
 
 Each is about a kernel group with at least :data:`MIN_TIME_SHARE` of the
 profile's time, so an ordinary profile's many tiny kernels do not bury the
@@ -24,6 +25,9 @@ DISAGREE_MARGIN = 0.15
 MAX_UNDER_FILLED = 3
 #: Mix shares under this (FFMA under 80% of the instructions) are worth a finding.
 MIX_SHARE_FINDING = 0.90
+#: A partial last wave losing at least this share of a group's time is a finding
+#: (:func:`~ncu_roofline.analysis.waves.tail_loss`).
+TAIL_LOSS_FINDING = 0.10
 
 #: The units each side of the ridge stands for.
 _SIDE_UNITS = {
@@ -59,7 +63,7 @@ def limiter_findings(kernels: pd.DataFrame, grand: float) -> list[Found]:
         if thin is not None and str(k.get("limiter")) in LATENCY_CLASS:
             starved.append(thin)
             thin = None
-        for found in (_disagrees(k), thin, _mix(k)):
+        for found in (_disagrees(k), thin, _tail(k), _mix(k)):
             if found is not None:
                 out.append(found)
     out.extend(_starved_summary(starved, big, grand))
@@ -133,7 +137,7 @@ def _disagrees(k: pd.Series) -> Found | None:
 
 
 def _under_filled(k: pd.Series) -> Found | None:
-    """A grid with fewer blocks than SMs, or under one wave."""
+    """A grid that leaves SMs without a block (:func:`~ncu_roofline.analysis.waves.under_filled`)."""
     if not bool(k.get("under_filled")) or k.get("bound") == "communication":
         return None
     blocks = float(k["grid_blocks"]) if pd.notna(k.get("grid_blocks")) else float("nan")
@@ -158,6 +162,31 @@ def _under_filled(k: pd.Series) -> Found | None:
         tail = f"it still keeps {_label(k.get('limiter'))} {_pct(float(k['limiter_utilization']))} busy"
     message = f"{k['kernel_short']} launches {', '.join(parts)}: {tail}."
     return _found("under-filled", k, message, severity=None if thin else "info")
+
+
+def _tail(k: pd.Series) -> Found | None:
+    """A partial last wave that idles at least :data:`TAIL_LOSS_FINDING` of the group's time."""
+    loss = float(k.get("tail_loss", np.nan))
+    if not np.isfinite(loss) or loss < TAIL_LOSS_FINDING or k.get("bound") == "communication":
+        return None
+    waves = float(k["waves"])
+    total = float(k["total_duration_s"])
+    lost = (
+        f"about {format_si(loss * total, 's')} ({_pct(loss)}) of {format_si(total, 's')} "
+        "lost to the tail"
+    )
+    last = int(np.ceil(waves))
+    frac = waves - np.floor(waves)
+    if abs((1.0 - frac) / last - loss) > 0.01:
+        # Launches of different wave counts: their mean is no one launch's shape.
+        message = f"{k['kernel_short']} ends its launches with partial waves: {lost}."
+    else:
+        message = (
+            f"{k['kernel_short']} runs {waves:.2f} waves per SM: the last of {last} waves holds "
+            f"only {_pct(frac)} of a wave's blocks. If every block takes as long, that wave takes "
+            f"1/{last} of the runtime with {_pct(1.0 - frac)} of the block slots idle: {lost}."
+        )
+    return _found("tail-effect", k, message, recoverable_s=loss * total)
 
 
 def _mix(k: pd.Series) -> Found | None:

@@ -97,6 +97,8 @@ _STRINGS = frozenset(
         "limiter_basis",
         "ncu_recoverable_basis",
         "recoverable_bound_by",
+        "limiter_needs",
+        "recoverable_basis",
         "roof_source_compute",
         "roof_source_dram",
         "theory_op",

@@ -31,6 +31,8 @@ from ncu_roofline.core.si import format_si
 NOT_AVAILABLE = "n/a"
 #: How the HTML tables show an unknown value.
 DASH = "–"
+#: How every report shows a recoverable time nothing bounds (see ``recoverable_basis``).
+UNKNOWN_RECOVERABLE = "?"
 
 
 def unknown(value: object) -> bool:
@@ -104,6 +106,24 @@ class Formatter:
         if unknown(value):
             return self.missing
         return f"{int(value):,}"  # type: ignore[call-overload]
+
+    def recoverable(self, value: object) -> str:
+        """A recoverable time; ``?`` when unknown (nothing the export measured bounds it)."""
+        return UNKNOWN_RECOVERABLE if unknown(value) else self.duration(value)
+
+    def recoverable_total(self, value: object, unknowns: object) -> str:
+        """A sum of recoverable times that says it excludes ``unknowns`` launches.
+
+        ``?`` when nothing is known; ``≥ 1.2 ms (3 launches unknown)`` when some are.
+        """
+        count = 0 if unknown(unknowns) else int(unknowns)  # type: ignore[call-overload]
+        if unknown(value):
+            return UNKNOWN_RECOVERABLE
+        text = self.duration(value)
+        if count:
+            many = "launch" if count == 1 else "launches"
+            text = f"≥ {text} ({count:,} {many} unknown)"
+        return text
 
     def signed(self, value: object, unit: str = "", *, typographic: bool = False) -> str:
         """A signed change in SI units.

@@ -75,10 +75,11 @@ def _system_out(k: dict[str, Any]) -> str:
         f"bound: {bound}" + (f" ({reason})" if reason else ""),
         f"efficiency: {TEXT.pct(k.get('efficiency'))} of its roof",
     ]
-    if k.get("recoverable_s") is not None:
+    if k.get("recoverable_s") is not None or k.get("recoverable_basis"):
         lines.append(
-            f"recoverable: {TEXT.duration(k['recoverable_s'])} of "
+            f"recoverable: {TEXT.recoverable(k.get('recoverable_s'))} of "
             f"{TEXT.duration(k.get('total_duration_s'))} over {k.get('launches') or 0} launch(es)"
+            + (f" ({k['recoverable_basis']})" if k.get("recoverable_basis") else "")
         )
     if k.get("byte_excess") is not None:
         lines.append(f"bytes over theory minimum: {TEXT.ratio(k['byte_excess'], mark='x')}")

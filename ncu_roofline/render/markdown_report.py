@@ -179,7 +179,7 @@ def _verdict(top: list[dict[str, Any]], names: _Names, gates: list[dict[str, Any
         k = top[0]
         look = (
             f"look first at {names.cell(k, table=False)} "
-            f"({TEXT.duration(k.get('recoverable_s'))} recoverable, {escape_text(k.get('bound') or 'n/a')})"
+            f"({TEXT.recoverable(k.get('recoverable_s'))} recoverable, {escape_text(k.get('bound') or 'n/a')})"
         )
     else:
         look = "no kernel has recoverable time to look at"
@@ -196,7 +196,10 @@ def _summary(context: ReportContext) -> str:
         f"({plural(int(summary.get('launches') or 0), 'launch', 'launches')})"
     ]
     share = f" ({TEXT.pct(recoverable / total)} of it)" if recoverable is not None and total else ""
-    parts.append(f"**{TEXT.duration(recoverable)}** recoverable at the roofs{share}")
+    unknowns = summary.get("recoverable_unknown")
+    parts.append(
+        f"**{TEXT.recoverable_total(recoverable, unknowns)}** recoverable at the roofs{share}"
+    )
     latency = summary.get("latency_s")
     if latency:
         parts.append(f"{TEXT.duration(latency)} latency-bound (no roof can promise it)")
@@ -252,7 +255,7 @@ def _top_rows(ranked: list[dict[str, Any]], names: _Names, with_theory: bool) ->
             escape_text(k.get("bound") or "n/a"),
             TEXT.pct(k.get("efficiency")),
             TEXT.duration(k.get("total_duration_s")),
-            TEXT.duration(k.get("recoverable_s")),
+            TEXT.recoverable(k.get("recoverable_s")),
         ]
         if with_theory:
             row.append(TEXT.ratio(k.get("byte_excess")))
@@ -314,7 +317,7 @@ def _full_rows(
             TEXT.pct(k.get("time_share")),
             TEXT.number(k.get("ai_dram")),
             TEXT.si(k.get("achieved_flops_per_s"), "FLOP/s"),
-            TEXT.duration(k.get("recoverable_s")),
+            TEXT.recoverable(k.get("recoverable_s")),
         ]
         if with_theory:
             row.append(TEXT.ratio(k.get("byte_excess")))

@@ -81,7 +81,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
             ("achieved", TABLE.si(k["achieved_flops_per_s"], "FLOP/s"), k["achieved_flops_per_s"]),
             ("bandwidth", TABLE.si(k["dram_bytes_per_s"], "B/s"), k["dram_bytes_per_s"]),
             ("efficiency", TABLE.pct(k["efficiency"]), k["efficiency"]),
-            ("recoverable", TABLE.duration(k["recoverable_s"]), k["recoverable_s"]),
+            ("recoverable", TABLE.recoverable(k["recoverable_s"]), k["recoverable_s"]),
         ]
         if with_theory:
             cells.append(
@@ -104,6 +104,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
                 "bound_reason": k["bound_reason"] or "",
                 "limiter": _limiter_text(k),
                 "binding": _binding_text(k),
+                "recoverable_basis": k.get("recoverable_basis") or "",
                 "precision": k["precision"] or TABLE.missing,
                 "config": f"grid {k['grid'] or '?'} block {k['block'] or '?'}",
                 "device": k["device_name"] or (f"CC {k['cc']}" if k["cc"] else "unknown device"),
@@ -247,7 +248,7 @@ def _top_recoverable(kernels: list[dict[str, Any]], total: Any) -> list[dict[str
             "time": TABLE.duration(k["total_duration_s"]),
             "time_share": TABLE.pct(k["time_share"]),
             "efficiency": TABLE.pct(k["efficiency"]),
-            "recoverable": TABLE.duration(k["recoverable_s"]),
+            "recoverable": TABLE.recoverable(k["recoverable_s"]),
             "share": TABLE.pct(k["recoverable_s"] / total if total else None),
             "try": try_line(k),
         }
@@ -272,7 +273,9 @@ def _summary(context: ReportContext) -> dict[str, Any]:
         "total": TABLE.duration(total),
         "launches": TABLE.count(summary["launches"]),
         "kernels": TABLE.count(summary["kernels"]),
-        "recoverable": TABLE.duration(summary["recoverable_s"]),
+        "recoverable": TABLE.recoverable_total(
+            summary["recoverable_s"], summary.get("recoverable_unknown")
+        ),
         "recoverable_share": TABLE.pct(summary["recoverable_s"] / total)
         if (summary["recoverable_s"] is not None and total)
         else TABLE.missing,

@@ -87,7 +87,9 @@ def _header(context: ReportContext, groups: int, shape: bool) -> list[str]:
     latency = summary.get("latency_s")
     return [
         f"{NAME}: " + (", ".join(terminal_safe(n) for n in inputs) or "no input"),
-        f"{TEXT.duration(total)} kernel time, {TEXT.duration(recoverable)} recoverable{share}, "
+        f"{TEXT.duration(total)} kernel time, "
+        f"{TEXT.recoverable_total(recoverable, summary.get('recoverable_unknown'))} "
+        f"recoverable{share}, "
         + (f"{TEXT.duration(latency)} latency, " if latency else "")
         + f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
         *(
@@ -190,7 +192,7 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
         _Column("roof%", _efficiency, True),
         _Column("time", lambda k: TEXT.duration(k.get("total_duration_s")), True),
         _Column("share", lambda k: TEXT.pct(k.get("time_share")), True),
-        _Column("recov.", lambda k: TEXT.duration(k.get("recoverable_s")), True),
+        _Column("recov.", lambda k: TEXT.recoverable(k.get("recoverable_s")), True),
         _Column("findings", lambda k: ", ".join(kinds.get(str(k.get("kernel")), [])), False),
     ]
     cells = [[terminal_safe(c.cell(k)) for c in columns] for k in shown]

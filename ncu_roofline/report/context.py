@@ -68,6 +68,7 @@ def summary_context(analysis: Analysis) -> Summary:
         "kernels": len(k),
         "total_duration_s": total,
         "recoverable_s": float(np.nansum(rec)) if (~np.isnan(rec)).any() else None,
+        "recoverable_unknown": int((np.isnan(rec) & ~np.isnan(durations)).sum()),
         "latency_s": float(np.nansum(lat)) if (~np.isnan(lat)).any() else None,
         "by_bound": by_bound,
         "profiling_failed": _failed_totals(launches, k),

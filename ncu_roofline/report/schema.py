@@ -106,6 +106,8 @@ class Summary(TypedDict):
     kernels: int
     total_duration_s: float | None
     recoverable_s: float | None
+    #: Timed launch rows whose recoverable time is unknown (excluded from ``recoverable_s``).
+    recoverable_unknown: int
     #: Time in latency-class and under-filled launches: not recoverable at a roof.
     latency_s: float | None
     #: Every bound class, in the order of ``analysis.BOUND_CLASSES``.
