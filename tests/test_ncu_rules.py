@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from helpers import DATA
 
 import ncu_roofline
-from ncu_roofline.analysis.ncu_rules import disagrees, rank_bound
+from ncu_roofline.analysis.ncu_rules import combine, disagrees, rank_bound
+from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import speedup_number
 from ncu_roofline.render.markdown_report import render_markdown
 from ncu_roofline.report.context import build_context
@@ -63,9 +65,9 @@ def test_codegandee_ncu_recoverable_by_hand(samples_dir: Path) -> None:
     assert row["ncu_recoverable_basis"] == "TheoreticalOccupancy (global 67.9%)"
     k = a.kernels.iloc[0]
     assert k["ncu_recoverable_s"] == pytest.approx(111.81e-6 * 0.679, rel=1e-12)
-    # Ours is known and smaller: it ranks, and the two agree within 2x.
-    assert row["recoverable_s"] < row["ncu_recoverable_s"]
-    assert k["rank_recoverable_s"] == pytest.approx(k["recoverable_s"])
+    # Ours is known and smaller: it is the recoverable time, and the two agree within 2x.
+    assert row["roof_recoverable_s"] < row["ncu_recoverable_s"]
+    assert k["recoverable_s"] == pytest.approx(k["roof_recoverable_s"])
     assert k["recoverable_bound_by"] == "ours"
     assert not k["ncu_disagrees"]
     group = {r["name"]: r for r in k["ncu_rules"]}
@@ -88,8 +90,8 @@ def test_bert_old_rule_columns_have_no_speedup(samples_dir: Path) -> None:
     assert rules[0]["speedup_pct"] is None and rules[0]["speedup_type"] is None
     assert np.isnan(a.launches["ncu_recoverable_s"]).all()
     # Without ncu estimates the ranking is ours alone.
-    ours = a.launches["recoverable_s"].to_numpy(dtype=float)
-    ranked = a.launches["rank_recoverable_s"].to_numpy(dtype=float)
+    ours = a.launches["roof_recoverable_s"].to_numpy(dtype=float)
+    ranked = a.launches["recoverable_s"].to_numpy(dtype=float)
     assert np.array_equal(ours, ranked, equal_nan=True)
 
 
@@ -180,3 +182,34 @@ def test_text_output_rule_paragraphs() -> None:
     assert rules[1]["message"].startswith("The difference between calculated theoretical")
     assert row["ncu_recoverable_s"] == pytest.approx(45.86e-6 * 0.3024, rel=1e-12)
     assert row["ncu_recoverable_basis"] == "Occupancy (local 30.24%)"
+
+
+def test_ncu_estimate_bounds_the_recoverable_time() -> None:
+    """ncu's estimate is a bound like ours: it becomes ``recoverable_s`` where it is
+    smaller or ours is unknown, and the basis names its rule.
+
+    Launch 0 (1 ms): ours unknown, ncu's IssueSlotUtilization global 20% -> 0.2 ms.
+    Launch 1 (2 ms): ours 1.5 ms, ncu's 10% -> 0.2 ms, the smaller.
+    Launch 2 (1 ms): ours 0.1 ms, ncu's 50% -> 0.5 ms: ours stays.
+    """
+    info = SourceInfo(path="p.csv", layout="details")
+    for lid, pct in ((0, 20.0), (1, 10.0), (2, 50.0)):
+        info.rules.add(7, lid, "IssueSlotUtilization", "OPT", "SchedulerStats", "m", "global", pct)
+    frame = pd.DataFrame(
+        {
+            "source": ["p.csv"] * 3,
+            "process_id": [7, 7, 7],
+            "id": [0, 1, 2],
+            "total_duration_s": [1e-3, 2e-3, 1e-3],
+            "recoverable_s": [np.nan, 1.5e-3, 1e-4],
+            "recoverable_basis": [None, "busiest unit: DRAM at 25%", "busiest unit: DRAM at 90%"],
+        }
+    )
+    cols = combine(frame, [info])
+    assert cols["recoverable_s"] == pytest.approx([2e-4, 2e-4, 1e-4])
+    assert list(cols["recoverable_bound_by"]) == ["ncu", "ncu", "ours"]
+    assert np.array_equal(cols["roof_recoverable_s"], [np.nan, 1.5e-3, 1e-4], equal_nan=True)
+    assert cols["recoverable_basis"][0] == (
+        "ncu's estimated speedup: IssueSlotUtilization (global 20%)"
+    )
+    assert cols["recoverable_basis"][2] == "busiest unit: DRAM at 90%"

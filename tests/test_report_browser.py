@@ -225,7 +225,10 @@ def saturated_hues(colours: Counter[bytes]) -> Counter[tuple[int, int, int]]:
 
 
 def plottable(kernel: dict[str, Any]) -> bool:
-    """A kernel group the chart must show: positive intensity and rate, a placeable class."""
+    """A kernel group the chart must show: one placed by bandwidth (no FLOPs) or from
+    theory, or a measured one with positive intensity and rate in a placeable class."""
+    if kernel.get("placement") in ("bandwidth", "theory"):
+        return True
 
     def positive(v: Any) -> bool:
         return (

@@ -8,8 +8,9 @@ fails if the cut it pins moves:
 * ``Thresholds.low_sol_pct`` (20%): a launch at 12.14% SM throughput is
   latency; at a 10% cut it would not be.
 * ``Thresholds.far_below`` (0.10): a launch without speed-of-light metrics
-  whose FMA pipe is 17.8% busy gets a bounded recoverable time; at a 0.20
-  cut it would be unknown.
+  whose FMA pipe is 17.8% busy (and whose L1 counter is left out, as an
+  export of the FLOP and DRAM metrics alone would be) gets a bounded
+  recoverable time; at a 0.20 cut it would be unknown.
 * ``lts__throughput`` as a limiter unit: an A100 launch whose L2 SOL is its
   busiest unit names L2 at that utilisation.
 """
@@ -67,7 +68,7 @@ def test_low_sol_cut_is_20_pct(samples_dir: Path) -> None:
     assert busy["recoverable_basis"] == "busiest unit: SM (ncu's SM throughput) at 39%"
 
 
-def test_far_below_cut_is_10_pct(samples_dir: Path) -> None:
+def test_far_below_cut_is_10_pct(samples_dir: Path, tmp_path: Path) -> None:
     """gemm_v0 (file lines 39-53), no speed-of-light metrics: 34,359,738,368,000
     FFMA = 6.8719e13 FLOPs (no FADD/FMUL: the mix reaches the whole roof) in
     27,957,495,411.17 cycles / 764,444,046.88 Hz = 36.5723 s: 1.8790e12
@@ -75,8 +76,17 @@ def test_far_below_cut_is_10_pct(samples_dir: Path) -> None:
     10.5721e12, 17.77% busy.  Its busiest unit is over the 10% cut, so it
     bounds the recoverable time: 36.5723 s x (1 - 0.1777).  At a 20% cut
     no unit would be evidence and the time unknown.
+
+    The export's ``l1tex__t_bytes.sum`` rows (lines 10, 25, 40) are left
+    out: with them the L1 roof makes L1/TEX the busiest unit (44.5%), far
+    from the cut under test.
     """
-    a = _analyse(samples_dir, GARDENIA, gpu="a100_40gb_pcie")
+    lines = (samples_dir / GARDENIA).read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [line for line in lines if '"l1tex__t_bytes.sum"' not in line]
+    assert len(lines) - len(kept) == 3
+    without_l1 = tmp_path / "gemm_without_l1.csv"
+    without_l1.write_text("".join(kept), encoding="utf-8")
+    a = ncu_roofline.analyze(ncu_roofline.load([str(without_l1)]), gpu="a100_40gb_pcie")
     row = a.launches[a.launches["kernel_short"] == "gemm_v0"].iloc[0]
     t = 27_957_495_411.17 / 764_444_046.88
     util = 34_359_738_368_000 * 2 / t / (19.5e12 * 764.44404688 / 1410)

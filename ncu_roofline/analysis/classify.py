@@ -452,16 +452,15 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
         failed = launches["profiling_failed"].notna().to_numpy(dtype=np.float64)
         frame["failed_launches"] = groups.count(failed * inv).astype(np.int64)
     frame["placement"] = placement(frame, "total_duration_s")
-    if "rank_recoverable_s" in launches:
+    if "roof_recoverable_s" in launches:
         _group_ncu_rules(launches, groups, tw, frame)
     above = launches["above_roof"].notna().to_numpy()
     frame["above_roof_launches"] = groups.count(above.astype(np.float64)).astype(np.int64)
     grand = float(np.nansum(t0))
     frame["time_share"] = ratio(total, np.full(groups.n, grand))
     frame["launches"] = frame["launches"].astype(np.int64)
-    rank_by = "rank_recoverable_s" if "rank_recoverable_s" in frame else "recoverable_s"
     frame = frame.sort_values(
-        [rank_by, "total_duration_s"],
+        ["recoverable_s", "total_duration_s"],
         ascending=[False, False],
         na_position="last",
         kind="stable",
@@ -474,7 +473,7 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
 def _group_ncu_rules(
     launches: pd.DataFrame, groups: Groups, tw: FloatArray, frame: pd.DataFrame
 ) -> None:
-    """A group's ncu rules and estimates, and the recoverable time that ranks it, in place.
+    """A group's ncu rules and estimates, and our own roof-and-units bound, in place.
 
     Sums over the launches that have a value (ncu estimates only some);
     the bound that won for most of the time names the group's.
@@ -484,11 +483,12 @@ def _group_ncu_rules(
     )
     ncu = groups.sum(_f(launches, "ncu_recoverable_s"), strict=False)
     frame["ncu_recoverable_s"] = ncu
-    frame["rank_recoverable_s"] = groups.sum(_f(launches, "rank_recoverable_s"), strict=False)
+    ours = groups.sum(_f(launches, "roof_recoverable_s"), strict=False)
+    frame["roof_recoverable_s"] = ours
     by, _ = _dominant(launches, "recoverable_bound_by", groups, tw, "")
     by[by == ""] = None
     frame["recoverable_bound_by"] = by
-    frame["ncu_disagrees"] = disagrees(_f(frame, "recoverable_s"), ncu)
+    frame["ncu_disagrees"] = disagrees(ours, ncu)
 
 
 def _group_counts(

@@ -14,10 +14,13 @@ to the launches once (a pandas merge, no loop over launches) and give:
     sum over the launches ncu estimated).  A ``local`` estimate is of the
     rule's own unit, so as a share of the kernel's time it is an upper
     bound; ``ncu_recoverable_basis`` names the rule and its type.
-``rank_recoverable_s``
-    What ranks the kernel groups: the smaller of ncu's estimate and ours
-    (``recoverable_s``) where both exist, ncu's where ours is unknown, ours
-    where ncu estimated nothing; ``recoverable_bound_by`` says which won.
+``recoverable_s``
+    The recoverable time every output shows and ranks by: the smaller of
+    ncu's estimate and ours (``roof_recoverable_s``, bounded by the roof and
+    the units, :mod:`~ncu_roofline.analysis.limiter`) where both exist,
+    ncu's where ours is unknown, ours where ncu estimated nothing;
+    ``recoverable_bound_by`` says which won, and ``recoverable_basis``
+    names ncu's rule where it did.
 ``ncu_disagrees``
     A group whose two estimates differ by more than :data:`DISAGREE_FACTOR`.
 
@@ -162,16 +165,24 @@ def rank_bound(ours: FloatArray, ncu: FloatArray) -> tuple[FloatArray, ObjArray]
 
 
 def combine(frame: pd.DataFrame, sources: Sequence[SourceInfo]) -> dict[str, Any]:
-    """The launch columns of ncu's rules and of the ranking bound, for the analysed frame.
+    """The launch columns of ncu's rules and the recoverable time bounded by both estimates.
 
-    A separate step after :func:`~ncu_roofline.analysis.limiter.judge`:
-    ``recoverable_s`` (ours) is read, never changed.
+    A separate step after :func:`~ncu_roofline.analysis.limiter.judge`,
+    whose ``recoverable_s`` becomes ``roof_recoverable_s``; the returned
+    ``recoverable_s`` is the smaller of it and ncu's estimate.
     """
     rules = rule_frame(sources, frame)
     cols = launch_rule_columns(rules, len(frame), _f(frame, "total_duration_s"))
-    rank, by = rank_bound(_f(frame, "recoverable_s"), cols["ncu_recoverable_s"])
-    cols["rank_recoverable_s"] = rank
+    ours = _f(frame, "recoverable_s")
+    bounded, by = rank_bound(ours, cols["ncu_recoverable_s"])
+    cols["roof_recoverable_s"] = ours
+    cols["recoverable_s"] = bounded
     cols["recoverable_bound_by"] = by
+    if "recoverable_basis" in frame:
+        basis = frame["recoverable_basis"].to_numpy(dtype=object).copy()
+        won = by == "ncu"
+        basis[won] = "ncu's estimated speedup: " + cols["ncu_recoverable_basis"][won].astype(str)
+        cols["recoverable_basis"] = basis
     return cols
 
 

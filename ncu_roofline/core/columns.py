@@ -193,8 +193,9 @@ COLUMNS: tuple[Column, ...] = (
     _col("ncu_speedup_pct", "analysis", "none", "L"),
     _col("ncu_recoverable_s", "analysis", "recomputed", "LK"),
     _col("ncu_recoverable_basis", "analysis", "none", "L"),
-    # What ranks the groups: the smaller of ncu's estimate and ours.
-    _col("rank_recoverable_s", "analysis", "recomputed", "LK"),
+    # Our own bound (roof and units) before ncu's estimate bounds it into
+    # recoverable_s (analysis/ncu_rules.py).
+    _col("roof_recoverable_s", "analysis", "recomputed", "LK"),
     _col("recoverable_bound_by", "analysis", "recomputed", "LK"),
     _col("ncu_disagrees", "group", "recomputed", "K"),
     _col("limiter", "analysis", "recomputed", "LK"),

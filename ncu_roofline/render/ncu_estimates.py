@@ -35,7 +35,7 @@ def ncu_estimate_rows(kernels: list[dict[str, Any]], limit: int = 10) -> list[di
     for k in rows[:limit]:
         rules = [r for r in k.get("ncu_rules") or [] if r.get("speedup_pct") is not None]
         rules.sort(key=lambda r: -float(r["speedup_pct"]))
-        ours = k.get("recoverable_s")
+        ours = k.get("roof_recoverable_s")
         by = k.get("recoverable_bound_by")
         note = ""
         if k.get("ncu_disagrees"):
@@ -50,7 +50,7 @@ def ncu_estimate_rows(kernels: list[dict[str, Any]], limit: int = 10) -> list[di
                 "full": k.get("kernel") or "",
                 "ncu": TEXT.duration(k["ncu_recoverable_s"]),
                 "ours": TEXT.duration(ours),
-                "ranked": TEXT.duration(k.get("rank_recoverable_s")),
+                "ranked": TEXT.duration(k.get("recoverable_s")),
                 "ranked_by": {"ncu": "ncu's", "ours": "ours"}.get(str(by), "n/a"),
                 "rules": [_rule_text(r) for r in rules[:RULES_SHOWN]],
                 "more_rules": max(0, len(rules) - RULES_SHOWN),
