@@ -596,16 +596,23 @@ def test_chart_labels_are_the_table_numbers(
     assert {str(n) for n in numbers} <= set(table)
 
 
-def test_a_table_row_picks_its_point(probed: Loaded) -> None:
+def test_a_table_row_picks_its_point(
+    probed: Loaded, sample_files: tuple[Path, dict[str, Any]]
+) -> None:
+    _, report = sample_files
     body = probed.body
     first = probed.kernel_rows()[0]
     rank = first.xpath("./td")[0].text_content().strip()
     assert rank == "1" and body["data-selected"] == rank
     assert "selected" in body["data-row-class"].split()
-    # Each of the 12 placed groups is a trace of its own: group 1's has its
-    # point selected, the others none.
+    # Each of the 13 placed groups is a trace of its own: group 1's has its
+    # point selected, the others none.  (13 since groups without FLOPs are
+    # drawn on the bandwidth strip: the sample's #2, elementwise_kernel, had
+    # no point before and now has one, and a trace like every other group.)
+    placed = sum(1 for k in report["kernels"] if plottable(k))
+    assert placed == 13
     picked = body["data-picked"].split("|")
-    assert sorted(picked) == ["[0]"] + ["[]"] * 11, picked
+    assert sorted(picked) == ["[0]"] + ["[]"] * (placed - 1), picked
 
 
 def test_legend_entries_carry_the_chart_and_table_numbers(
@@ -632,8 +639,13 @@ def test_memory_levels_button_draws_three_points_per_group(
 ) -> None:
     _, report = sample_files
     groups = [k for k in report["kernels"] if plottable(k)]
-    assert len(groups) == 12
-    assert int(probed.body["data-level-points"]) == 3 * len(groups)
+    assert len(groups) == 13
+    # The levels are intensities at L1, L2 and DRAM, which only a group placed
+    # by its measured FLOPs and bytes has: the group on the bandwidth strip
+    # (#2, no FLOPs, zero intensity everywhere) keeps its marker alone.
+    measured = [k for k in groups if k.get("placement") == "measured"]
+    assert len(measured) == 12
+    assert int(probed.body["data-level-points"]) == 3 * len(measured)
 
 
 # --------------------------------------------------------------------------- 6. first screen, phone
@@ -811,10 +823,18 @@ def test_bert_legend_labels_and_table_agree(
     legend = [t for t in body["data-legend"].split("|") if " · " in t]
     numbers = [int(t.split(" · ")[0]) for t in legend]
     by_rank = {k["rank"]: k for k in report["kernels"]}
-    assert numbers == sorted(k["rank"] for k in report["kernels"] if plottable(k))
-    assert len(numbers) == 10, legend
+    placed = [k for k in report["kernels"] if plottable(k)]
+    assert numbers == sorted(k["rank"] for k in placed)
+    # Every one of the 12 groups is placed (two without FLOPs, #3 and #10, on
+    # the bandwidth strip, which earlier versions left off the chart): up to
+    # 20 groups, each has a legend entry of its own (README), so 12 entries.
+    assert len(numbers) == 12, legend
+    assert [k["rank"] for k in placed if k["placement"] == "bandwidth"] == [3, 10]
     for n, text in zip(numbers, legend, strict=True):
         assert by_rank[n]["kernel_short"].startswith(text.split(" · ", 1)[1].removesuffix("…"))
+    # Only the ten groups with the most time are numbered on the chart.
     labels = {int(x) for label in body["data-labels"].split("|") for x in label.split(",")}
+    top = sorted(placed, key=lambda k: -k["total_duration_s"])[:10]
+    assert labels == {k["rank"] for k in top}, body["data-labels"]
     table = {int(r.xpath("./td")[0].text_content()) for r in loaded.kernel_rows()}
     assert labels <= set(numbers) <= table and len(table) == 12

@@ -27,8 +27,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis.limiter import group_limiter
-from ncu_roofline.analysis.placement import placement
 from ncu_roofline.analysis.ncu_rules import disagrees, group_rules
+from ncu_roofline.analysis.placement import placement
 from ncu_roofline.analysis.rate_point import (
     counts_or_rates,
     duration_weights,

@@ -22,8 +22,8 @@ from ncu_roofline.analysis.findings import Finding, collect_findings
 from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.analysis.limiter import judge, mix_share
 from ncu_roofline.analysis.measures import measure
-from ncu_roofline.analysis.placement import placement
 from ncu_roofline.analysis.ncu_rules import combine
+from ncu_roofline.analysis.placement import placement
 from ncu_roofline.analysis.roofline import ratio
 from ncu_roofline.analysis.roofs import (
     ALL_COMPUTE_KEYS,

@@ -53,7 +53,10 @@ counted units are all under :attr:`Thresholds.far_below` with no
 speed-of-light metrics to cover the rest (an N-body kernel's SFU and
 integer work), gets NaN ("unknown: ..."), shown as ``?``.
 Latency-class and under-filled launches have nothing to recover from a
-roof: their time is ``latency_s``.
+roof: their time is ``latency_s``.  After this judgement, ncu's own
+estimated speedups bound the figure once more
+(:mod:`ncu_roofline.analysis.ncu_rules`), which keeps this one as
+``roof_recoverable_s``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ point reads against its own level's roof, and the level whose point sits
 nearest its roof is the one that binds.  One trace holds every group (the
 lines broken by gaps), hidden until the view is chosen; launches get no
 such points, so the view costs three points per group whatever the
-profile's size.
+profile's size.  Groups placed other than by their measurements (on the
+bandwidth strip, from theory) have no intensity per level and get none.
 """
 
 from __future__ import annotations
@@ -28,7 +29,15 @@ _LABEL = {key: label for key, label, _ in LEVELS}
 
 
 def level_points(p: GroupPoint) -> list[tuple[str, float]]:
-    """``(level, intensity)`` of one group at every level with a finite positive intensity."""
+    """``(level, intensity)`` of one group at every level with a finite positive intensity.
+
+    Only a group placed by its measured FLOPs and bytes has such points: one
+    on the bandwidth strip did no floating-point work (zero intensity at
+    every level), and one placed from theory has the theory's intensity at
+    DRAM only; either keeps its marker alone in the view.
+    """
+    if p.placement != "measured":
+        return []
     out = []
     for key, _, _ in LEVELS:
         ai = p.x if key == "dram" else finite(p.record.get(f"ai_{key}"))
