@@ -5,6 +5,8 @@ Expected values are read off the exports by hand (quoted in each test).
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from pathlib import Path
 from typing import Any
@@ -213,3 +215,47 @@ def test_ncu_estimate_bounds_the_recoverable_time() -> None:
         "ncu's estimated speedup: IssueSlotUtilization (global 20%)"
     )
     assert cols["recoverable_basis"][2] == "busiest unit: DRAM at 90%"
+
+
+def test_disagreement_compares_the_launches_ncu_estimated(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    """CodeGandee's GEMM launch with two copies of its metric rows (IDs 1 and 2) and
+    no rule rows for them: ncu estimated one launch (75.92 us), ours covers three
+    (about 3 x 75.8 us).  Like for like, the one launch ncu estimated agrees with ours
+    within 2x: no disagreement, although the group's sums differ threefold."""
+    src = samples_dir / CODEGANDEE
+    lines = src.read_text(encoding="utf-8").splitlines()
+    header = next(csv.reader([lines[0]]))
+    rows = [next(csv.reader([line])) for line in lines[1:] if line.strip()]
+    metric_rows = [r for r in rows if len(r) < len(header)]
+    assert len(metric_rows) < len(rows)  # the export has rule rows
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    for copy in ("1", "2"):
+        writer.writerows([copy, *r[1:]] for r in metric_rows)
+    path = tmp_path / "three_launches.csv"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    a = ncu_roofline.analyze(ncu_roofline.load([str(path)]))
+    k = a.kernels.iloc[0]
+    assert k["launches"] == 3
+    assert k["ncu_recoverable_s"] == pytest.approx(111.81e-6 * 0.679, rel=1e-12)
+    assert k["roof_recoverable_s"] > 2.5 * k["ncu_recoverable_s"]
+    assert not k["ncu_disagrees"]
+
+
+def test_tail_effect_agrees_with_ncus_launch_rule(samples_dir: Path) -> None:
+    """BERT's distribution_elementwise_grid_stride_kernel, launch 2: 1.42 waves, and
+    ncu's LaunchConfiguration rule "1 full waves and a partial wave of 227 thread
+    blocks ... the partial wave may account for up to 50.0% of the total kernel
+    runtime".  Ours: (1 - 0.42) / 2 = 29% of that launch, within ncu's 50% bound."""
+    a = ncu_roofline.analyze(ncu_roofline.load([str(samples_dir / BERT)]), gpu="a100_40gb_sxm")
+    launch = a.launches[(a.launches["id"] == 2)].iloc[0]
+    assert launch["ncu_tail_pct"] == 50.0
+    assert launch["tail_loss"] == pytest.approx((1 - 0.42) / 2, abs=1e-9)
+    assert a.launches[a.launches["id"] != 2]["ncu_tail_pct"].isna().all()
+    tail = [f for f in a.findings if f.kind == "tail-effect"]
+    assert len(tail) == 1
+    assert "up to 50% of the runtime: this estimate is within that bound" in tail[0].message

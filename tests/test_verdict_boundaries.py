@@ -27,7 +27,7 @@ import pytest
 from helpers import analyse_rows, col, fp32, num
 
 import ncu_roofline
-from ncu_roofline.analysis.waves import tail_loss
+from ncu_roofline.analysis.waves import tail_loss, under_filled
 from ncu_roofline.render.format import TABLE, TEXT
 
 YKTIAN = (
@@ -38,6 +38,7 @@ GARDENIA = "Gardenia-Tian__LearningNote4Dev__CUDA_gemm_output_share_tile.csv"
 NBODY_REP = "Lakoc__Nbody_CUDA__step4_profile_out.ncu-rep"
 NBODY_OUT = "Lakoc__Nbody_CUDA__profile_1.out"
 WANGZY_A100 = "wangzy0327__cuda-roofline__src_output_A100.csv"
+WANGZY_V100 = "wangzy0327__cuda-roofline__src_output.csv"
 
 
 def _analyse(samples_dir: Path, name: str, gpu: str | None = None) -> Any:
@@ -281,3 +282,26 @@ def test_b200_decode_at_077_waves_is_not_under_filled(samples_dir: Path) -> None
     assert (launches["tail_loss"] == 0.0).all()
     kinds = {f.kind for f in a.findings}
     assert "under-filled" not in kinds and "tail-effect" not in kinds
+
+
+def test_waves_judge_idle_sms_when_the_sm_count_is_missing() -> None:
+    """BERT's 1-block launches (ncu: "only 1 blocks, which is less than the GPU's 108
+    multiprocessors"): with the grid known but no SM count, ncu's waves (0.0093 for 1
+    block at one block per SM on 108 SMs) still say some SM has no block."""
+    blocks = np.array([1.0, 256.0, np.nan])
+    waves = np.array([1 / 108, 256 / 108 / 4, np.nan])
+    per_sm = np.array([1.0, 4.0, 4.0])
+    sms = np.full(3, np.nan)
+    assert list(under_filled(blocks, waves, sms, per_sm)) == [True, False, False]
+
+
+def test_no_instruction_mix_bound_without_an_instruction_mix(samples_dir: Path) -> None:
+    """The V100 CUTLASS GEMM export has FLOP counters but the mix of its dominant
+    precision is unknown (NaN): a bound from the DRAM roof is a roof gap, never an
+    "instruction mix" with a NaN share."""
+    a = _analyse(samples_dir, WANGZY_V100)
+    basis = a.launches["recoverable_basis"].astype(str)
+    assert not basis.str.contains("nan").any(), list(basis)
+    mix = a.launches["mix_share"].to_numpy(dtype=float)
+    said_mix = basis.str.startswith("instruction mix").to_numpy()
+    assert not (said_mix & np.isnan(mix)).any()

@@ -481,14 +481,20 @@ def _group_ncu_rules(
     frame["ncu_rules"] = group_rules(
         launches["ncu_rules"].to_numpy(dtype=object), groups.gid, groups.n
     )
-    ncu = groups.sum(_f(launches, "ncu_recoverable_s"), strict=False)
+    launch_ncu = _f(launches, "ncu_recoverable_s")
+    launch_ours = _f(launches, "roof_recoverable_s")
+    ncu = groups.sum(launch_ncu, strict=False)
     frame["ncu_recoverable_s"] = ncu
-    ours = groups.sum(_f(launches, "roof_recoverable_s"), strict=False)
-    frame["roof_recoverable_s"] = ours
+    frame["roof_recoverable_s"] = groups.sum(launch_ours, strict=False)
     by, _ = _dominant(launches, "recoverable_bound_by", groups, tw, "")
     by[by == ""] = None
     frame["recoverable_bound_by"] = by
-    frame["ncu_disagrees"] = disagrees(ours, ncu)
+    frame["ncu_tail_pct"] = (
+        pd.Series(_f(launches, "ncu_tail_pct")).groupby(groups.gid).max().to_numpy()
+    )
+    # Like for like: ours over the launches ncu estimated, not over all of them.
+    ours_where_ncu = groups.sum(np.where(np.isnan(launch_ncu), np.nan, launch_ours), strict=False)
+    frame["ncu_disagrees"] = disagrees(ours_where_ncu, ncu)
 
 
 def _group_counts(

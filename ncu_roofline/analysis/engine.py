@@ -197,11 +197,11 @@ def analyze(
     judged = judge(src, frame, _sm_counts(src, assignment.devices), thresholds)
     for col, values in judged.items():
         frame[col] = values
-    _mark_failed(frame, failed_profiles(src))
     # ncu's own rule results and speedup estimates, and the recoverable time
     # that ranks: ours bounded by ncu's (a step apart from the judgement).
     for col, values in combine(frame, profile.sources).items():
         frame[col] = values
+    _mark_failed(frame, failed_profiles(src))
 
     unmatched: list[str] = []
     if theory is not None:
@@ -248,12 +248,23 @@ def _mark_failed(frame: pd.DataFrame, failed: npt.NDArray[np.object_]) -> None:
         return
     frame.loc[rows, "bound"] = "not placeable"
     frame.loc[rows, "bound_reason"] = failed[rows]
-    for col in ("efficiency", "recoverable_s", "latency_s", "limiter_utilization"):
+    for col in (
+        "efficiency",
+        "recoverable_s",
+        "latency_s",
+        "limiter_utilization",
+        "max_utilization",
+        "tail_loss",
+        "roof_recoverable_s",
+        "ncu_recoverable_s",
+    ):
         if col in frame:
             frame.loc[rows, col] = np.nan
-    for col in ("limiter", "limiter_basis", "side"):
+    for col in ("limiter", "limiter_basis", "side", "limiter_needs", "recoverable_bound_by"):
         if col in frame:
             frame.loc[rows, col] = None
+    if "recoverable_basis" in frame:
+        frame.loc[rows, "recoverable_basis"] = "unknown: profiling failed"
 
 
 def _sm_counts(src: pd.DataFrame, devices: list[DeviceRoofs]) -> npt.NDArray[np.float64]:

@@ -505,7 +505,9 @@ def honest_recoverable(
     rows = ~np.isnan(by_sol) & ~by_mix
     basis[rows] = "busiest unit: " + _unit_text(top[rows], max_util[rows])
     rows = by_mix & ~np.isnan(max_util)
-    with_mix = rows & ~np.isnan(eff_mix) & (eff_mix >= eff)
+    # The mix roof is the mix's only where the mix is known: without it
+    # fmin leaves the DRAM roof, a plain roof gap.
+    with_mix = rows & ~np.isnan(mix) & ~np.isnan(eff_mix) & (eff_mix >= eff)
     basis[rows] = "roof gap: " + _pct_text(roof_eff[rows]) + " of the attainable roof"
     basis[with_mix] = (
         "instruction mix: "

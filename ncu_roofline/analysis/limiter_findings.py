@@ -186,6 +186,15 @@ def _tail(k: pd.Series) -> Found | None:
             f"only {_pct(frac)} of a wave's blocks. If every block takes as long, that wave takes "
             f"1/{last} of the runtime with {_pct(1.0 - frac)} of the block slots idle: {lost}."
         )
+    ncu = float(k.get("ncu_tail_pct", np.nan))
+    if np.isfinite(ncu):
+        # ncu's rule states the partial wave's whole share of the runtime, an
+        # upper bound; ours counts only its idle block slots, so it is at most that.
+        verdict = "within" if loss <= ncu / 100.0 + 1e-9 else "above"
+        message += (
+            f" ncu's own launch rule says the partial wave may take up to {ncu:g}% of the "
+            f"runtime: this estimate is {verdict} that bound."
+        )
     return _found("tail-effect", k, message, recoverable_s=loss * total)
 
 

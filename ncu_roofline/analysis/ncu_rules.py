@@ -23,6 +23,9 @@ to the launches once (a pandas merge, no loop over launches) and give:
     names ncu's rule where it did.
 ``ncu_disagrees``
     A group whose two estimates differ by more than :data:`DISAGREE_FACTOR`.
+``ncu_tail_pct``
+    The share of the runtime ncu's launch rule says a partial last wave may
+    take ("up to 50.0%"), for the tail-effect finding to compare with.
 
 A launch is named by its process id (absent in ``.ncu-rep`` files: -1)
 and ncu's result ID within its source; where two launches of one source
@@ -144,7 +147,31 @@ def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> dic
         "ncu_speedup_pct": pct,
         "ncu_recoverable_s": total_s * pct / 100.0,
         "ncu_recoverable_basis": basis,
+        "ncu_tail_pct": _tail_pct(rules, n),
     }
+
+
+#: ncu's wording of a partial last wave's share of the runtime (its
+#: LaunchConfiguration / TailEffect rules): "the partial wave may account for
+#: up to 50.0% of the total kernel runtime".
+_NCU_TAIL = r"partial wave may account for up to ([0-9.]+)%"
+
+
+def _tail_pct(rules: pd.DataFrame, n: int) -> FloatArray:
+    """Per launch: the share of the runtime (percent) ncu's rule says its partial wave may take.
+
+    NaN where no rule of the launch speaks of a partial wave.
+    """
+    out = np.full(n, np.nan)
+    if not len(rules):
+        return out
+    said = rules["message"].astype(object).fillna("").astype(str).str.extract(_NCU_TAIL)[0]
+    pct = pd.to_numeric(said, errors="coerce").to_numpy(dtype=np.float64)
+    has = ~np.isnan(pct)
+    if has.any():
+        launch = rules["launch"].to_numpy(dtype=np.int64)[has]
+        np.fmax.at(out, launch, pct[has])
+    return out
 
 
 def rank_bound(ours: FloatArray, ncu: FloatArray) -> tuple[FloatArray, ObjArray]:

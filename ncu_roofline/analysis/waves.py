@@ -71,12 +71,13 @@ def under_filled(
 ) -> BoolArray:
     """Launches whose grid leaves some SM without a block.
 
-    Fewer blocks than SMs; where the grid size is missing, fewer than one
-    block per SM by ``waves x blocks per SM < 1``.  Unknown stays False.
+    Fewer blocks than SMs; where the grid size or the SM count is missing,
+    fewer than one block per SM by ``waves x blocks per SM < 1`` (ncu's
+    waves already divide the grid by the SMs).  Unknown stays False.
     """
     with np.errstate(invalid="ignore"):
         few_blocks = blocks < sms
-        by_waves = np.isnan(blocks) & (waves * per_sm < 1.0)
+        by_waves = (np.isnan(blocks) | np.isnan(sms)) & (waves * per_sm < 1.0)
     return np.asarray(few_blocks | by_waves, dtype=bool)
 
 

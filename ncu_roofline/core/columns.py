@@ -198,6 +198,8 @@ COLUMNS: tuple[Column, ...] = (
     _col("roof_recoverable_s", "analysis", "recomputed", "LK"),
     _col("recoverable_bound_by", "analysis", "recomputed", "LK"),
     _col("ncu_disagrees", "group", "recomputed", "K"),
+    # ncu's own bound on a partial last wave's share of the runtime (percent).
+    _col("ncu_tail_pct", "analysis", "recomputed", "LK"),
     _col("limiter", "analysis", "recomputed", "LK"),
     _col("limiter_utilization", "analysis", "recomputed", "LK"),
     _col("limiter_basis", "analysis", "recomputed", "LK"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 
 from ncu_roofline.core.rules import RuleTable, speedup_number
+from ncu_roofline.readers.decode import long_csv_fields
 
 
 def _whole(text: str) -> int | None:
@@ -37,7 +38,10 @@ def rule_table(texts: list[str], header: list[str]) -> RuleTable:
         i = at.get(name)
         return row[i] if i is not None and i < len(row) else None
 
-    for row in csv.reader(texts):
+    # A kernel name can be longer than the csv module's default field limit.
+    with long_csv_fields():
+        rows = list(csv.reader(texts))
+    for row in rows:
         if len(row) != width:
             continue
         name = (cell(row, "Rule Name") or "").strip()
