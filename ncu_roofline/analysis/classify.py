@@ -479,7 +479,10 @@ def _group_ncu_rules(
     the bound that won for most of the time names the group's.
     """
     frame["ncu_rules"] = group_rules(
-        launches["ncu_rules"].to_numpy(dtype=object), groups.gid, groups.n
+        launches["ncu_rules"].to_numpy(dtype=object),
+        launches["ncu_rule_messages"].to_numpy(dtype=object),
+        groups.gid,
+        groups.n,
     )
     launch_ncu = _f(launches, "ncu_recoverable_s")
     launch_ours = _f(launches, "roof_recoverable_s")

@@ -5,10 +5,10 @@ The readers keep each source's rule results as one table keyed by
 to the launches once (a pandas merge, no loop over launches) and give:
 
 ``ncu_rules``
-    The launch's rule results, ``{name, type, section, message,
-    speedup_type, speedup_pct}`` each (a kernel group: one entry per
-    distinct rule, with its largest estimate and the message of the launch
-    that gave it).
+    The launch's rule results, ``{name, type, section, speedup_type,
+    speedup_pct}`` each; a kernel group's: one entry per distinct rule, with
+    its largest estimate and the ``message`` of the launch that gave it (a
+    launch's messages stay in the frame as ``ncu_rule_messages``).
 ``ncu_recoverable_s``
     The launch's time x ncu's largest estimated speedup / 100 (a group: the
     sum over the launches ncu estimated).  A ``local`` estimate is of the
@@ -94,34 +94,43 @@ def _ints(frame: pd.DataFrame, name: str) -> npt.NDArray[np.int64]:
     return np.where(np.isnan(values), -1, values).astype(np.int64)
 
 
-def _records(rules: pd.DataFrame) -> list[dict[str, Any]]:
+#: A launch's rule records leave the message out: at 100,000 launches with a
+#: handful of rules each, the texts would be most of the JSON report, and a
+#: kernel group's records carry each rule's message once.
+LAUNCH_RULE_FIELDS = tuple(f for f in RULE_FIELDS if f != "message")
+
+
+def _records(rules: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
     """Rule rows as plain JSON records (NaN speedup as None), built column by column."""
     cols: list[list[Any]] = []
-    for name in RULE_FIELDS:
+    for name in fields:
         values = rules[name].to_numpy(dtype=object)
         missing = pd.isna(values)
         if missing.any():
             values = values.copy()
             values[missing] = None
         cols.append(values.tolist())
-    return list(map(dict, map(zip, repeat(RULE_FIELDS), zip(*cols, strict=True))))
+    return list(map(dict, map(zip, repeat(fields), zip(*cols, strict=True))))
 
 
 def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> dict[str, Any]:
     """Per launch: its rules, ncu's largest estimated speedup and the time it stands for."""
     listed = np.full(n, None, dtype=object)
+    messages = np.full(n, None, dtype=object)
     pct = np.full(n, np.nan)
     basis = np.full(n, None, dtype=object)
     if len(rules):
         order = rules.sort_values("launch", kind="stable")
         launch = order["launch"].to_numpy(dtype=np.int64)
         starts = np.flatnonzero(np.r_[True, launch[1:] != launch[:-1]])
-        records = _records(order)
+        records = _records(order, LAUNCH_RULE_FIELDS)
+        texts = order["message"].astype(object).where(order["message"].notna(), None).tolist()
         bounds = [*starts.tolist(), len(records)]
         # One slice of records per launch that has rules: the loop is over
         # launches with rules, each a handful of rule results.
         for k, start in enumerate(starts.tolist()):
             listed[launch[start]] = records[start : bounds[k + 1]]
+            messages[launch[start]] = texts[start : bounds[k + 1]]
         est = order.dropna(subset=["speedup_pct"])
         if len(est):
             # The largest estimate; a global one (of the kernel's time) before
@@ -144,6 +153,9 @@ def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> dic
             ).to_numpy(dtype=object)
     return {
         "ncu_rules": listed,
+        # The messages of a launch's rules, in its records' order, for its
+        # group's records (a frame column the reports do not write).
+        "ncu_rule_messages": messages,
         "ncu_speedup_pct": pct,
         "ncu_recoverable_s": total_s * pct / 100.0,
         "ncu_recoverable_basis": basis,
@@ -213,18 +225,25 @@ def combine(frame: pd.DataFrame, sources: Sequence[SourceInfo]) -> dict[str, Any
     return cols
 
 
-def group_rules(listed: ObjArray, gid: npt.NDArray[np.intp], n_groups: int) -> ObjArray:
+def group_rules(
+    listed: ObjArray, messages: ObjArray, gid: npt.NDArray[np.intp], n_groups: int
+) -> ObjArray:
     """Per group: one entry per distinct rule (name, type, section) over its launches.
 
-    Each keeps the largest estimate any launch got and that launch's
-    message, and says in how many of the group's launches the rule fired.
+    ``listed`` holds each launch's rule records, ``messages`` their texts in
+    the same order.  Each entry keeps the largest estimate any launch got and
+    that launch's message, and says in how many of the group's launches the
+    rule fired.
     """
     out = np.full(n_groups, None, dtype=object)
     has = np.flatnonzero(pd.notna(listed) & pd.Series(listed).map(bool, na_action="ignore"))
     if has.size == 0:
         return out
     per = listed[has]
-    flat = pd.DataFrame.from_records(list(chain.from_iterable(per)), columns=list(RULE_FIELDS))
+    flat = pd.DataFrame.from_records(
+        list(chain.from_iterable(per)), columns=list(LAUNCH_RULE_FIELDS)
+    )
+    flat["message"] = list(chain.from_iterable(messages[has]))
     flat["gid"] = np.repeat(gid[has], [len(x) for x in per])
     flat["order"] = np.arange(len(flat))
     keys = ["gid", "name", "type", "section"]
@@ -254,6 +273,7 @@ def disagrees(ours: FloatArray, ncu: FloatArray) -> npt.NDArray[np.bool_]:
 
 __all__ = [
     "DISAGREE_FACTOR",
+    "LAUNCH_RULE_FIELDS",
     "combine",
     "disagrees",
     "group_rules",

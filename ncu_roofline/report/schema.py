@@ -165,7 +165,9 @@ class NcuRuleRecord(TypedDict, total=False):
     estimates none, and in exports older than ncu 2023.x); ``speedup_type``
     is ``"global"`` (of the kernel's time) or ``"local"`` (of the rule's own
     unit).  A kernel group's entries are one per distinct rule, with the
-    largest estimate and ``launches``, how many of its launches it fired in.
+    largest estimate and ``launches``, how many of its launches it fired in;
+    only a group's entries carry the rule's ``message`` (once per rule, not
+    once per launch).
     """
 
     name: str
