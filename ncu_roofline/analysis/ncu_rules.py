@@ -177,11 +177,17 @@ def _tail_pct(rules: pd.DataFrame, n: int) -> FloatArray:
     out = np.full(n, np.nan)
     if not len(rules):
         return out
-    said = rules["message"].astype(object).fillna("").astype(str).str.extract(_NCU_TAIL)[0]
+    text = rules["message"].astype(object).fillna("").astype(str)
+    # A plain substring test first: the regular expression runs on the few
+    # rules that speak of a partial wave, not on every rule of every launch.
+    near = text.str.contains("partial wave", regex=False).to_numpy(dtype=bool)
+    if not near.any():
+        return out
+    said = text[near].str.extract(_NCU_TAIL)[0]
     pct = pd.to_numeric(said, errors="coerce").to_numpy(dtype=np.float64)
     has = ~np.isnan(pct)
     if has.any():
-        launch = rules["launch"].to_numpy(dtype=np.int64)[has]
+        launch = rules["launch"].to_numpy(dtype=np.int64)[near][has]
         np.fmax.at(out, launch, pct[has])
     return out
 
