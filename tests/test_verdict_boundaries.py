@@ -29,6 +29,9 @@ from helpers import analyse_rows, col, fp32, num
 import ncu_roofline
 from ncu_roofline.analysis.waves import tail_loss, under_filled
 from ncu_roofline.render.format import TABLE, TEXT
+from ncu_roofline.render.html_report import render_html
+from ncu_roofline.render.page import build_page
+from ncu_roofline.report.context import build_context
 
 YKTIAN = (
     "YKTian-x2b__AI4Materials_EvaluationTool__CodeInstrumentation_TestCase_GCN_res_TorchRes_"
@@ -305,3 +308,16 @@ def test_no_instruction_mix_bound_without_an_instruction_mix(samples_dir: Path) 
     mix = a.launches["mix_share"].to_numpy(dtype=float)
     said_mix = basis.str.startswith("instruction mix").to_numpy()
     assert not (said_mix & np.isnan(mix)).any()
+
+
+def test_an_unknown_limiter_says_what_to_collect(samples_dir: Path) -> None:
+    """Lakoc's N-body .out without --gpu: no device, no peaks, no speed of light,
+    so no unit's utilisation is known; the page's kernel rows say so and name the
+    section that would settle it."""
+    a = _analyse(samples_dir, NBODY_OUT)
+    assert set(a.kernels["limiter"]) == {"unknown"}
+    needs = str(a.kernels["limiter_needs"].iloc[0])
+    assert needs.startswith("--section SpeedOfLight (sm__throughput")
+    html = render_html(build_page(build_context(a)))
+    text = "limiter: unknown (no utilisation in the export); collect --section SpeedOfLight"
+    assert html.count(text) == len(a.kernels)

@@ -138,10 +138,14 @@ def _binding_text(k: dict[str, Any]) -> str:
 
 
 def _limiter_text(k: dict[str, Any]) -> str:
-    """``"limiter: L1/TEX 55%"``; the class alone where no unit limits; empty when unknown."""
+    """``"limiter: L1/TEX 55%"``; the class alone where no unit limits; for an unknown
+    limiter, what to collect to settle it; empty where the group has none."""
     limiter = k.get("limiter")
     if not isinstance(limiter, str) or not limiter:
         return ""
+    needs = k.get("limiter_needs")
+    if limiter == "unknown" and isinstance(needs, str) and needs:
+        return f"limiter: unknown (no utilisation in the export); collect {needs}"
     util = k.get("limiter_utilization")
     label = UNIT_LABELS.get(limiter, limiter)
     busy = f" {TABLE.pct(util)}" if limiter in UNIT_LABELS and not unknown(util) else ""
