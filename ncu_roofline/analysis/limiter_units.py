@@ -123,7 +123,8 @@ UNITS: tuple[Unit, ...] = (
         "tensor-pipe",
         "tensor pipe",
         _pipes("tensor", "tc", "tensor_op_hmma", "tensor_op_imma", "tensor_subpipe_hmma")
-        + _pipes("tensor_subpipe_imma"),
+        # Blackwell's FP64 matrix sub-pipe is a tensor sub-pipe like HMMA and IMMA.
+        + _pipes("tensor_subpipe_imma", "tensor_subpipe_dmma"),
     ),
     # Volta and Turing's pipe shared by FP16 and tensor work.
     Unit("shared-pipe", "shared pipe (FP16 and tensor)", _pipes("shared")),
