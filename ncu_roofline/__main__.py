@@ -19,6 +19,7 @@ from ncu_roofline import interrupts
 def main() -> None:
     """Console entry point: signal handlers first, then the command line."""
     interrupts.install()
+    interrupts.guard_closed_stdout()
     try:
         # Imported here, after the handlers: an interrupt during these imports
         # must end like one during the run.

@@ -25,6 +25,8 @@ command line's heavy imports.
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import os
 import signal
 import sys
@@ -35,10 +37,12 @@ from typing import NoReturn
 from ncu_roofline.version import NAME
 
 __all__ = [
+    "ClosedStdout",
     "Interrupted",
     "StdoutClosed",
     "deferred",
     "end",
+    "guard_closed_stdout",
     "ignore",
     "install",
     "settle_stdout",
@@ -155,3 +159,35 @@ def end(exc: BaseException) -> NoReturn:
         with contextlib.suppress(OSError, ValueError):
             print(f"{NAME}: {said}", file=sys.stderr, flush=True)
     sys.exit(128 + signum)
+
+
+class ClosedStdout(io.TextIOBase):
+    """Standard output when the process started with descriptor 1 closed.
+
+    Python then sets ``sys.stdout`` to None, and every print or echo to it
+    is dropped without a word: a report "written" to a closed stdout would
+    exit 0 having written nothing.  This stand-in makes the first write fail
+    as a write to a closed descriptor does (``EBADF``), so the command ends
+    with its output error instead.  Flushing has nothing to lose.
+    """
+
+    def writable(self) -> bool:
+        """Writes are attempted, and fail."""
+        return True
+
+    def write(self, text: str) -> int:
+        """Refuse ``text``: the descriptor is closed."""
+        raise OSError(errno.EBADF, "it is closed")
+
+    def fileno(self) -> int:
+        """There is no descriptor to write through."""
+        raise OSError(errno.EBADF, "it is closed")
+
+    def flush(self) -> None:
+        """Nothing was buffered."""
+
+
+def guard_closed_stdout() -> None:
+    """Give a process started with standard output closed a stdout that says so when written."""
+    if sys.stdout is None:
+        sys.stdout = ClosedStdout()

@@ -134,6 +134,50 @@ def test_raw_page_cut_in_its_last_row_keeps_the_fields_before_the_cut(
     )
 
 
+def test_raw_page_cut_before_its_device_name_keeps_every_launch(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    """The B200 raw page's device name is text (read as codes into its distinct
+    names): a row cut before it leaves that launch's name missing, and every
+    launch before it intact (it was an internal error)."""
+    lines = _lines(samples_dir, MEINIE_RAW)
+    header = next(csv.reader([lines[2].decode()]))
+    name = header.index("device__attribute_display_name")
+    last = next(csv.reader([lines[-1].decode()]))
+    assert last[name] == "NVIDIA B200"
+    prefix = io.StringIO()
+    csv.writer(prefix, quoting=csv.QUOTE_ALL, lineterminator="").writerow(last[:name])
+    cut = prefix.getvalue().encode() + b","
+    assert lines[-1].startswith(cut)
+    path = _write(tmp_path, "raw_cut_name.csv", b"".join(lines[:-1]) + cut)
+    df, info = read_source(str(path))
+    assert len(df) == 64
+    assert any("launch ID 63" in w and "cut off" in w for w in info.warnings), info.warnings
+    names = df["device_name"].astype(object)
+    assert pd.isna(names.iloc[-1])
+    assert set(names.iloc[:-1]) == {"NVIDIA B200"}
+
+
+def test_raw_page_cut_inside_any_row_is_read(samples_dir: Path, tmp_path: Path) -> None:
+    """Cuts inside every eighth data row of the B200 raw page, at a quarter, half,
+    three quarters and just before the end of the row: each reads, keeps the
+    launches before the cut and every one of their durations."""
+    data = (samples_dir / MEINIE_RAW).read_bytes()
+    lines = data.splitlines(keepends=True)
+    intact, _ = read_source(str(samples_dir / MEINIE_RAW))
+    full = intact["gpu__time_duration.sum"].to_numpy(dtype=float)
+    start = sum(len(line) for line in lines[:4])  # two ==PROF== lines, header, units
+    for row in range(0, 64, 8):
+        row_start = start + sum(len(line) for line in lines[4 : 4 + row])
+        length = len(lines[4 + row])
+        for at in (length // 4, length // 2, 3 * length // 4, length - 3):
+            path = _write(tmp_path, "cut.csv", data[: row_start + at])
+            df, _ = read_source(str(path))
+            assert row <= len(df) <= row + 1, (row, at)
+            got = df["gpu__time_duration.sum"].to_numpy(dtype=float)[:row]
+            assert list(got) == list(full[:row]), (row, at)
+
+
 # --- 2. exports concatenated ----------------------------------------------------
 
 

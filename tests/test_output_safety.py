@@ -35,7 +35,7 @@ from ncu_roofline import interrupts
 from ncu_roofline.errors import OutputError
 from ncu_roofline.render import output
 from ncu_roofline.render.output import refuse_existing, write_atomic, write_output
-from tests.helpers import REPO, SAMPLE, run
+from tests.helpers import CLI_TIMEOUT, REPO, SAMPLE, run
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file kinds and signals")
@@ -572,3 +572,48 @@ def test_a_link_to_the_file_stdout_appends_to_is_written_through(tmp_path: Path)
     assert log.stat().st_ino == inode
     text = log.read_text(encoding="utf-8")
     assert text.startswith("hello\n") and "## ncu-roofline report" in text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--version",),
+        ("gpus",),
+        ("inspect", str(SAMPLE)),
+        ("summary", str(SAMPLE)),
+        ("report", str(SAMPLE), "--format", "json", "-o", "-"),
+    ],
+    ids=["version", "gpus", "inspect", "summary", "report-json"],
+)
+def test_a_closed_stdout_is_an_output_error(args: tuple[str, ...]) -> None:
+    """Started with descriptor 1 closed (``>&-``), Python's stdout is None and every
+    write would vanish: the command must say so and exit 5, not 0."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "ncu_roofline", *args],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        # The child must start without descriptor 1, as after `>&-`.
+        preexec_fn=lambda: os.close(1),
+        cwd=REPO,
+        timeout=CLI_TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 5, proc.stderr
+    assert b"standard output: cannot write (it is closed)" in proc.stderr
+    assert b"Traceback" not in proc.stderr
+
+
+def test_a_closed_stdout_does_not_matter_when_nothing_goes_to_it(tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "ncu_roofline", "report", str(SAMPLE), "-o", str(out)],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        # The child must start without descriptor 1, as after `>&-`.
+        preexec_fn=lambda: os.close(1),
+        cwd=REPO,
+        timeout=CLI_TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert out.stat().st_size > 0

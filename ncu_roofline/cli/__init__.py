@@ -197,7 +197,9 @@ def _run(argv: list[str] | None) -> None:
 
 #: Errors of a write to a stream that cannot take more: an output error, not a bug.
 _STREAM_FULL = frozenset(
-    getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EIO", "EFBIG") if hasattr(errno, name)
+    getattr(errno, name)
+    for name in ("ENOSPC", "EDQUOT", "EIO", "EFBIG", "EBADF")
+    if hasattr(errno, name)
 )
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from ncu_roofline.core.launches import LaunchColumns
+from ncu_roofline.core.launches import Coded, LaunchColumns
 from ncu_roofline.core.metrics import (
     canonical_metric,
     looks_like_metric_id,
@@ -286,6 +286,21 @@ def _partial_metric(loc: Located, launch_id: str) -> set[str] | None:
     return {mid} if mid else set()
 
 
+def blank(values: Any, launch: int) -> None:
+    """Leave one launch's value of a metric column missing, in place.
+
+    A text metric read as codes into its distinct values (``Coded``, the
+    raw page's device name) is missing at code -1; an object column at
+    None; a number column at NaN.
+    """
+    if isinstance(values, Coded):
+        values.codes[launch] = -1
+    elif values.dtype == object:
+        values[launch] = None
+    else:
+        values[launch] = np.nan
+
+
 def blank_cut(
     metrics: dict[str, Any],
     launch: int,
@@ -298,7 +313,7 @@ def blank_cut(
     families = {f for f in (quantity_family(m) for m in missing) if f is not None}
     for mid, values in metrics.items():
         if quantity_family(mid) in families:
-            values[launch] = None if values.dtype == object else np.nan
+            blank(values, launch)
     return sorted(families)
 
 
@@ -496,7 +511,7 @@ def check_raw(
     missing = {canonical_metric(c) for c in lacking}
     blanked = blank_cut(metrics, launch, missing)
     for mid in missing & metrics.keys():
-        metrics[mid][launch] = None if metrics[mid].dtype == object else np.nan
+        blank(metrics[mid], launch)
     id_codes, id_dict = dict_codes(table.column("ID"))
     lost = f"its {', '.join(blanked)} left missing" if blanked else "no roofline input lost"
     info.warn(
