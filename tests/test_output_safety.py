@@ -574,6 +574,19 @@ def test_a_link_to_the_file_stdout_appends_to_is_written_through(tmp_path: Path)
     assert text.startswith("hello\n") and "## ncu-roofline report" in text
 
 
+def _without_stdout(*args: str) -> subprocess.CompletedProcess[bytes]:
+    """``ncu-roofline ARGS`` started with descriptor 1 closed, as after ``>&-``."""
+    return subprocess.run(
+        [sys.executable, "-m", "ncu_roofline", *args],
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(1),
+        cwd=REPO,
+        timeout=CLI_TIMEOUT,
+        check=False,
+    )
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -588,16 +601,7 @@ def test_a_link_to_the_file_stdout_appends_to_is_written_through(tmp_path: Path)
 def test_a_closed_stdout_is_an_output_error(args: tuple[str, ...]) -> None:
     """Started with descriptor 1 closed (``>&-``), Python's stdout is None and every
     write would vanish: the command must say so and exit 5, not 0."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", *args],
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        # The child must start without descriptor 1, as after `>&-`.
-        preexec_fn=lambda: os.close(1),
-        cwd=REPO,
-        timeout=CLI_TIMEOUT,
-        check=False,
-    )
+    proc = _without_stdout(*args)
     assert proc.returncode == 5, proc.stderr
     assert b"standard output: cannot write (it is closed)" in proc.stderr
     assert b"Traceback" not in proc.stderr
@@ -605,15 +609,6 @@ def test_a_closed_stdout_is_an_output_error(args: tuple[str, ...]) -> None:
 
 def test_a_closed_stdout_does_not_matter_when_nothing_goes_to_it(tmp_path: Path) -> None:
     out = tmp_path / "r.html"
-    proc = subprocess.run(
-        [sys.executable, "-m", "ncu_roofline", "report", str(SAMPLE), "-o", str(out)],
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        # The child must start without descriptor 1, as after `>&-`.
-        preexec_fn=lambda: os.close(1),
-        cwd=REPO,
-        timeout=CLI_TIMEOUT,
-        check=False,
-    )
+    proc = _without_stdout("report", str(SAMPLE), "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     assert out.stat().st_size > 0

@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 from ncu_roofline.analysis.catalogue import SEVERITIES, advice, advice_label
 from ncu_roofline.core.names import middle_cut
+from ncu_roofline.render.advice_refs import groups_by_advice
 from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
@@ -276,13 +277,11 @@ def _advice_lines(
     "Try" column names every group's advice by its few words.
     """
     said = {f.get("advice") or f.get("kind") for f in findings}
-    users: dict[str, list[str]] = {}
-    for k in ranked:
-        advice_id = k.get("advice")
-        if isinstance(advice_id, str) and advice_id and advice_id not in said:
-            users.setdefault(advice_id, []).append(f"#{k.get('rank')}")
     lines = []
-    for advice_id, ranks in users.items():
+    for advice_id, groups in groups_by_advice(ranked).items():
+        if advice_id in said:
+            continue
+        ranks = [f"#{k.get('rank')}" for k in groups]
         text = texts.get(advice_id)
         what = text["what_to_try"] if text else advice(advice_id)[1]
         lines.append(

@@ -9,32 +9,54 @@ note where the two estimates differ by more than
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from ncu_roofline.core.rules import DISAGREE_FACTOR
 from ncu_roofline.render.format import TEXT
+from ncu_roofline.report.schema import NcuRuleRecord, Record
 
 #: Rules named per group, largest estimate first.
 RULES_SHOWN = 3
 
 
-def _rule_text(rule: dict[str, Any]) -> str:
+class NcuEstimateRow(TypedDict):
+    """One kernel group's line of the "ncu's own estimates" table, as display text."""
+
+    #: The short name, and the full one for the hover.
+    kernel: str
+    full: str
+    #: ncu's recoverable time, ours (roof and units), and the smaller that ranks.
+    ncu: str
+    ours: str
+    ranked: str
+    #: Whose estimate ranks: ``"ncu's"``, ``"ours"`` or ``"n/a"``.
+    ranked_by: str
+    #: Up to :data:`RULES_SHOWN` rules with an estimate, and how many more there are.
+    rules: list[str]
+    more_rules: int
+    #: Where the two estimates differ by more than the factor; else empty.
+    note: str
+
+
+def _rule_text(rule: NcuRuleRecord) -> str:
     """``"TheoreticalOccupancy (OPT, global 67.9%)"``."""
     kind = rule.get("speedup_type") or "unknown type"
-    parts = [p for p in (rule.get("type"), f"{kind} {rule['speedup_pct']:g}%") if p]
+    parts = [p for p in (rule.get("type"), f"{kind} {rule.get('speedup_pct'):g}%") if p]
     # Text output names no rule: its section stands in.
     name = rule.get("name") or rule.get("section") or "ncu rule"
     return f"{name} ({', '.join(parts)})"
 
 
-def ncu_estimate_rows(kernels: list[dict[str, Any]], limit: int = 10) -> list[dict[str, Any]]:
+def ncu_estimate_rows(kernels: list[Record], limit: int = 10) -> list[NcuEstimateRow]:
     """Kernel groups ncu estimated a speedup for, most recoverable by ncu first."""
     rows = [k for k in kernels if k.get("ncu_recoverable_s") is not None]
     rows.sort(key=lambda k: (-float(k["ncu_recoverable_s"]), k.get("rank") or 0))
-    out: list[dict[str, Any]] = []
+    out: list[NcuEstimateRow] = []
     for k in rows[:limit]:
-        rules = [r for r in k.get("ncu_rules") or [] if r.get("speedup_pct") is not None]
-        rules.sort(key=lambda r: -float(r["speedup_pct"]))
+        rules: list[NcuRuleRecord] = [
+            r for r in k.get("ncu_rules") or [] if r.get("speedup_pct") is not None
+        ]
+        rules.sort(key=lambda r: -float(r.get("speedup_pct") or 0.0))
         ours = k.get("roof_recoverable_s")
         by = k.get("recoverable_bound_by")
         note = ""
@@ -60,4 +82,4 @@ def ncu_estimate_rows(kernels: list[dict[str, Any]], limit: int = 10) -> list[di
     return out
 
 
-__all__ = ["RULES_SHOWN", "ncu_estimate_rows"]
+__all__ = ["RULES_SHOWN", "NcuEstimateRow", "ncu_estimate_rows"]

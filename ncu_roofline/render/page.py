@@ -9,10 +9,11 @@ come ready to embed.  The template only lays this out; it computes nothing.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TypedDict
 
 from ncu_roofline.analysis.catalogue import advice, advice_label
 from ncu_roofline.analysis.limiter_units import UNIT_LABELS
+from ncu_roofline.render.advice_refs import groups_by_advice
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
 from ncu_roofline.render.charts.values import field_values
@@ -20,7 +21,13 @@ from ncu_roofline.render.format import TABLE, collect_command, file_name, unknow
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
 from ncu_roofline.render.severity import most_severe_first
-from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, ReportContext, Summary
+from ncu_roofline.report.schema import (
+    DeviceRoofsRecord,
+    InputRecord,
+    Record,
+    ReportContext,
+    Summary,
+)
 from ncu_roofline.version import __version__
 
 #: What each bound class means, in one line, for the summary.
@@ -38,7 +45,23 @@ def advice_anchor(advice_id: str) -> str:
     return "advice-" + "".join(c if c.isalnum() or c == "-" else "--" for c in advice_id)
 
 
-def try_line(k: dict[str, Any]) -> dict[str, Any] | None:
+class TryLine(TypedDict):
+    """A kernel row's "Try:" reference: the advice's few words, its card's anchor, the gain."""
+
+    label: str
+    anchor: str
+    #: The group's recoverable time as text; None where it has none.
+    gain: str | None
+
+
+#: A card of advice that no finding shares, naming the kernel groups told to try it.
+AdviceCard = TypedDict(
+    "AdviceCard",
+    {"advice": str, "anchor": str, "label": str, "for": str, "why": str, "what": str},
+)
+
+
+def try_line(k: Record) -> TryLine | None:
     """A group's "Try" reference: its advice's few words, the card's anchor and the gain.
 
     The gain is the group's recoverable time where it has any; the advice's
@@ -326,27 +349,24 @@ def _findings(context: ReportContext) -> list[dict[str, Any]]:
     return list(groups.values())
 
 
-def _advice_users(kernels: list[dict[str, Any]]) -> dict[str, str]:
+def _advice_users(kernels: list[Record]) -> dict[str, str]:
     """Per advice id, the kernel groups that carry it: ``"#1 name, #4 name"`` (first ten)."""
-    by_id: dict[str, list[str]] = {}
-    for k in kernels:
-        advice_id = k.get("advice")
-        if isinstance(advice_id, str) and advice_id:
-            by_id.setdefault(advice_id, []).append(
-                f"#{k['rank']} {k['kernel_short'] or k['kernel']}"
-            )
+    by_id = {
+        a: [f"#{k['rank']} {k['kernel_short'] or k['kernel']}" for k in groups]
+        for a, groups in groups_by_advice(kernels).items()
+    }
     return {
         a: ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
         for a, names in by_id.items()
     }
 
 
-def _advice_cards(context: ReportContext, findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _advice_cards(context: ReportContext, findings: list[dict[str, Any]]) -> list[AdviceCard]:
     """The advice of kernel groups that no finding shares, one card each, in rank order."""
     texts = context.get("advice") or {}
     users = _advice_users(context["kernels"])
     shown = {g["advice"] for g in findings}
-    cards = []
+    cards: list[AdviceCard] = []
     for advice_id in users:
         if advice_id in shown:
             continue

@@ -15,6 +15,7 @@ from typing import Any
 
 from ncu_roofline.analysis.catalogue import abbreviation, advice_label
 from ncu_roofline.core.names import middle_cut
+from ncu_roofline.render.advice_refs import groups_by_advice
 from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.safe_text import terminal_safe
@@ -126,21 +127,22 @@ def _fit(widths: list[int], width: int, titles: list[str], wanted: int) -> list[
     return keep
 
 
+def _ranks(groups: list[dict[str, Any]]) -> str:
+    """``"#1,#4"``: the groups' table numbers."""
+    return ",".join(f"#{k.get('rank')}" for k in groups)
+
+
 def _try_lines(shown: list[dict[str, Any]]) -> list[str]:
     """What to try for the groups shown, each advice once with the groups' numbers.
 
     The full text is in the HTML, Markdown and JSON reports (``advice``).
     """
-    users: dict[str, list[str]] = {}
-    for k in shown:
-        advice_id = k.get("advice")
-        if isinstance(advice_id, str) and advice_id:
-            users.setdefault(advice_id, []).append(f"#{k.get('rank')}")
+    users = groups_by_advice(shown)
     if not users:
         return []
     out = ["try:"]
     out += [
-        f"  {','.join(ranks)}: {terminal_safe(advice_label(a))} ({a})" for a, ranks in users.items()
+        f"  {_ranks(groups)}: {terminal_safe(advice_label(a))} ({a})" for a, groups in users.items()
     ]
     out.append("")
     return out
