@@ -85,6 +85,7 @@ def test_pieces_join_to_the_whole_document(name: str, chunk: int) -> None:
 
 def test_pieces_of_synthetic_contexts() -> None:
     # Launches first, last, empty, or a plain list: the splice never shifts a byte.
+    # The writers escape U+2028 (raw in orjson's output), as they escape bidi controls.
     option = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_APPEND_NEWLINE
     rows = [{"id": i, "x": i / 3, "k": 'a\u2028"b'} for i in range(5)]
     for context in (
@@ -96,7 +97,8 @@ def test_pieces_of_synthetic_contexts() -> None:
     ):
         for chunk in (1, 2, 100):
             got = b"".join(iter_json_report(context, chunk))
-            assert got == orjson.dumps(context, option=option)
+            whole = orjson.dumps(context, option=option)
+            assert got == whole.replace("\u2028".encode(), b"\\u2028")
 
 
 @pytest.mark.parametrize("chunk", CHUNKS)

@@ -33,7 +33,12 @@ HOSTILE = [
     " spaced ",
 ]
 
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+def _as_shown(name: str) -> str:
+    """A HOSTILE name as the documents show it: breaks as spaces, controls as their escapes."""
+    for raw, shown in (("\n", " "), ("\r", " "), ("\x00", "\\x00"), ("\x1b", "\\x1b")):
+        name = name.replace(raw, shown)
+    return name
 
 
 @pytest.fixture(scope="module")
@@ -309,7 +314,7 @@ def test_markdown_escapes_hostile_names(context: dict[str, Any]) -> None:
         cells = _cells(row)
         assert len(cells) == 13, row
         # The collapsed table shows the full name.
-        assert _shown(cells[1]) == _CONTROLS.sub(" ", k["kernel"]), row
+        assert _shown(cells[1]) == _as_shown(k["kernel"]), row
     assert _plain(_cells(rows[0])[2]) == "<b>|(1, 1, 1)"
     # A javascript: address is shown, never linked.
     assert "](javascript" not in md
@@ -480,7 +485,9 @@ def test_junit_skips_unplaceable_groups(context: dict[str, Any]) -> None:
     assert suite.get("skipped") == "1"
 
 
-def test_junit_strips_characters_xml_cannot_hold(context: dict[str, Any]) -> None:
+def test_junit_shows_controls_and_strips_characters_xml_cannot_hold(
+    context: dict[str, Any],
+) -> None:
     k = context["kernels"][0]
     k["kernel_short"] = "bad\x00name\x1b[31m</testcase>&"
     k["kernel"] = "void bad\x00name\x1b[31m\ufffe(int)"
@@ -488,11 +495,12 @@ def test_junit_strips_characters_xml_cannot_hold(context: dict[str, Any]) -> Non
     xml = render_junit(context, gates=gates, suite_name="s\x0cuite")
     suite = _suite(xml)
     case = suite.findall("testcase")[0]
-    assert case.get("name").startswith("badname[31m</testcase>& grid ")
-    assert "kernel: void badname[31m(int)" in case.findtext("system-out")
+    # Controls are shown as their escapes; U+FFFE, which XML cannot hold, is dropped.
+    assert case.get("name").startswith("bad\\x00name\\x1b[31m</testcase>& grid ")
+    assert "kernel: void bad\\x00name\\x1b[31m(int)" in case.findtext("system-out")
     failure = case.find("failure")
-    assert (failure.get("type"), failure.get("message")) == ("rule", "msg")
-    assert suite.get("name") == "suite"
+    assert (failure.get("type"), failure.get("message")) == ("r\\x07ule", "m\\x00sg\\x1b")
+    assert suite.get("name") == "s\\x0cuite"
     assert b"\x00" not in xml and b"\x1b" not in xml
 
 

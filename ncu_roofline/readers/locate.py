@@ -170,8 +170,14 @@ def _last_error(raw: RawInput) -> str | None:
 
 
 def locate_table(raw: RawInput) -> Located:
-    """Find the (first) CSV table; raise :class:`InputFormatError` when there is none."""
-    if b"\x00" in raw.buf[:8192]:
+    """Find the (first) CSV table; raise :class:`InputFormatError` when there is none.
+
+    A NUL in the first 8 KiB before any table header means binary data; one
+    after a header is a character of the table's text, kept as it is
+    wherever it lies (the writers show it as ``\\x00``).
+    """
+    nul = raw.buf.find(b"\x00", 0, 8192)
+    if nul >= 0 and not _HEADER_RE.search(raw.buf, 0, nul):
         raise InputFormatError(
             f"{raw.name}: binary data, not an ncu CSV export (expected `ncu --csv` output or a .ncu-rep report)"
         )

@@ -13,10 +13,9 @@ import datetime as _dt
 from functools import lru_cache
 from typing import Any
 
-from markupsafe import Markup
-
 from ncu_roofline.render import PLOTLY_MODES
-from ncu_roofline.render.templates import environment, templates_dir
+from ncu_roofline.render.safe_text import escape_unsafe
+from ncu_roofline.render.templates import Code, environment, templates_dir
 
 
 @lru_cache(maxsize=1)
@@ -24,9 +23,11 @@ def _plotly_inline() -> str:
     from plotly.offline import get_plotlyjs
 
     source: str = get_plotlyjs()
-    # The library is inlined verbatim; a literal "</script" inside it would
-    # end the element early, so break any such sequence.
-    return source.replace("</script", "<\\/script")
+    # The library is inlined as it is, but: a literal "</script" inside it would
+    # end the element early, so break any such sequence.  Its few raw control
+    # characters (in string literals: a PNG signature's SUB) are written as
+    # their JavaScript escapes, which mean the same: no page holds one raw.
+    return escape_unsafe(source.replace("</script", "<\\/script"))
 
 
 def plotly_cdn_url() -> str:
@@ -48,15 +49,16 @@ def page_assets(plotly_js: str) -> dict[str, Any]:
     ``plotly_js`` is one of :data:`PLOTLY_MODES`: ``"inline"`` embeds the
     library, ``"cdn"`` links it.  First-party assets and plotly.js are code,
     not data: they are not escaped and never pass through the template
-    engine's parser.
+    engine's parser; they are :class:`~ncu_roofline.render.templates.Code`,
+    which the template engine writes untouched.
     """
     if plotly_js not in PLOTLY_MODES:
         raise ValueError(f"plotly_js must be one of {PLOTLY_MODES}, not {plotly_js!r}")
     return {
-        "css": Markup(_asset("report.css")),
-        "js": Markup(_asset("report.js")),
+        "css": Code(_asset("report.css")),
+        "js": Code(_asset("report.js")),
         "plotly_src": plotly_cdn_url() if plotly_js == "cdn" else None,
-        "plotly_inline": Markup(_plotly_inline()) if plotly_js == "inline" else "",
+        "plotly_inline": Code(_plotly_inline()) if plotly_js == "inline" else "",
     }
 
 

@@ -14,6 +14,12 @@ pieces, the launches encoded :data:`CHUNK_LAUNCHES` at a time, so neither
 all their dicts nor the whole document are ever held at once; the pieces
 join to exactly the bytes of :func:`render_json_bytes`, which (like every
 whole-document encoder here) reads any such sequence as a list.
+
+Every writer here escapes the characters that act on a terminal or reorder
+text (:mod:`~ncu_roofline.render.safe_text`): orjson escapes the C0
+controls, and DEL, C1 and the bidirectional controls are written as
+``\\uXXXX`` too, so the document carries the true text, losslessly, and
+nothing in it can drive a terminal that shows it.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import orjson
+
+from ncu_roofline.render.safe_text import json_escape_unsafe, json_escape_unsafe_bytes
 
 __all__ = ["CHUNK_LAUNCHES", "dumps", "iter_json_report", "render_json", "render_json_bytes"]
 
@@ -48,7 +56,7 @@ def dumps(value: Any, *, sort_keys: bool = False, **_: Any) -> str:
     ``sort_keys``; other keyword arguments of :func:`json.dumps` are ignored.
     """
     option = _OPTION | (orjson.OPT_SORT_KEYS if sort_keys else 0)
-    return orjson.dumps(value, default=_as_list, option=option).decode("utf-8")
+    return json_escape_unsafe(orjson.dumps(value, default=_as_list, option=option).decode("utf-8"))
 
 
 def render_json_bytes(context: Mapping[str, Any]) -> bytes:
@@ -57,7 +65,12 @@ def render_json_bytes(context: Mapping[str, Any]) -> bytes:
     The document is written as these bytes: no ``str`` copy is made of a
     report that can be a gigabyte.
     """
-    return orjson.dumps(context, default=_as_list, option=_OPTION | orjson.OPT_APPEND_NEWLINE)
+    return _encode(context, _OPTION | orjson.OPT_APPEND_NEWLINE)
+
+
+def _encode(value: Any, option: int = _OPTION) -> bytes:
+    """``value`` as UTF-8 JSON, the unsafe characters orjson leaves raw escaped."""
+    return json_escape_unsafe_bytes(orjson.dumps(value, default=_as_list, option=option))
 
 
 def iter_json_report(context: Mapping[str, Any], chunk: int | None = None) -> Iterator[bytes]:
@@ -77,13 +90,13 @@ def iter_json_report(context: Mapping[str, Any], chunk: int | None = None) -> It
         raise ValueError(f"chunk must be >= 1, not {size}")
     keys = list(context)
     at = keys.index("launches")
-    head = orjson.dumps({k: context[k] for k in keys[:at]}, default=_as_list, option=_OPTION)
-    tail = orjson.dumps({k: context[k] for k in keys[at + 1 :]}, default=_as_list, option=_OPTION)
+    head = _encode({k: context[k] for k in keys[:at]})
+    tail = _encode({k: context[k] for k in keys[at + 1 :]})
     # head is b"{...}": keep it open; b"{}" (nothing before) needs no comma.
     yield head[:-1] + (b"," if len(head) > 2 else b"") + b'"launches":['
     sep = b""
     for block in _blocks(launches, size):
-        yield sep + orjson.dumps(block, default=_as_list, option=_OPTION)[1:-1]
+        yield sep + _encode(block)[1:-1]
         sep = b","
     yield b"]" + (b"," + tail[1:] if len(tail) > 2 else b"}") + b"\n"
 
@@ -107,8 +120,6 @@ def render_json(context: Mapping[str, Any], indent: int | None = None) -> str:
         return dumps(context) + "\n"
     if indent == 2:
         option = _OPTION | orjson.OPT_INDENT_2
-        return orjson.dumps(context, default=_as_list, option=option).decode("utf-8") + "\n"
-    return (
-        json.dumps(context, indent=indent, allow_nan=False, ensure_ascii=False, default=_as_list)
-        + "\n"
-    )
+        return _encode(context, option).decode("utf-8") + "\n"
+    text = json.dumps(context, indent=indent, allow_nan=False, ensure_ascii=False, default=_as_list)
+    return json_escape_unsafe(text) + "\n"

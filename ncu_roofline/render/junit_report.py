@@ -7,9 +7,11 @@ about a kernel the profile does not hold, fail one extra test case named
 ``profile``.  Kernel groups that could not be placed on the roofline are
 skipped, unless a gate failed them.
 
-The document is built with :mod:`lxml.etree`, which escapes every string;
-characters that XML 1.0 cannot hold at all (most control characters, lone
-surrogates, U+FFFE and U+FFFF) are removed first, since lxml refuses them.
+The document is built with :mod:`lxml.etree`, which escapes every string.
+A control or bidirectional character is shown as its escape (``\\x1b``,
+``\\u202e``: :func:`~ncu_roofline.render.safe_text.safe_text`), as on every
+page; what XML 1.0 cannot hold at all besides (lone surrogates, U+FFFE and
+U+FFFF) is removed, since lxml refuses it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 from ncu_roofline.render.compare_text import change_text, context_lines
 from ncu_roofline.render.format import TEXT, file_name
+from ncu_roofline.render.safe_text import safe_text
 from ncu_roofline.report.schema import ComparisonContext, ReportContext
 from ncu_roofline.version import NAME
 
@@ -38,8 +41,8 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def xml_text(value: Any) -> str:
-    """A string XML 1.0 can hold: characters it forbids are dropped."""
-    return _NOT_XML.sub("", "" if value is None else str(value))
+    """A string XML 1.0 can hold, safe to show: controls escaped, what XML forbids dropped."""
+    return _NOT_XML.sub("", safe_text(value, lines=True))
 
 
 def _seconds(value: Any) -> str:

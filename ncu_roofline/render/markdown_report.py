@@ -13,7 +13,10 @@ and Markdown punctuation is backslash-escaped; inside code spans the fence is
 longer than any backtick run of the content.  In table cells ``|`` is escaped
 as ``\\|`` (GitHub removes that backslash before parsing the cell, code spans
 included).  No data ever reaches the document as raw HTML, so a kernel named
-``</details><script>x</script>`` stays text.
+``</details><script>x</script>`` stays text.  A control or bidirectional
+character (which would break a row, or reorder the comment's text) is shown
+as its escape, ``\\x1b`` or ``\\u202e``
+(:func:`~ncu_roofline.render.safe_text.safe_text`); a line break is a space.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from ncu_roofline.render.advice_refs import groups_by_advice
 from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
+from ncu_roofline.render.safe_text import safe_text
 from ncu_roofline.render.severity import most_severe_first, severity_counts
 from ncu_roofline.render.templates import render
 from ncu_roofline.report.schema import AdviceRecord, FindingRecord, ReportContext
@@ -47,9 +51,6 @@ _MAX_KERNEL = 50
 _MAX_MESSAGE = 2_000
 _MAX_INPUTS = 5
 
-# C0/C1 controls, DEL and the Unicode line/paragraph separators: each would
-# break a table row or a list item, so each becomes a space.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 # Markdown punctuation that means something in the middle of a line (GitHub
 # also renders ``$...$`` as maths and ``~~...~~`` as strike-through).
 _MD_PUNCT = re.compile(r"([\\`*_\[\]|~$])")
@@ -57,8 +58,11 @@ _BACKTICKS = re.compile(r"`+")
 
 
 def _one_line(value: Any, limit: int = _MAX_NAME) -> str:
-    """Data as a single line of at most ``limit`` characters (``…`` when cut)."""
-    text = _CONTROL.sub(" ", "" if value is None else str(value))
+    """Data as a single line of at most ``limit`` characters (``…`` when cut).
+
+    Line breaks are spaces, control and bidirectional characters their escapes.
+    """
+    text = safe_text(value)
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
@@ -108,7 +112,8 @@ def html_link(url: str, label: str = "Full HTML report") -> str:
     scheme = _SCHEME.match(url)
     if scheme and scheme.group(1).lower() not in ("http", "https"):
         return f"{label}: {escape_code(url, table=False, limit=_MAX_MESSAGE)}"
-    target = quote(_CONTROL.sub("", url), safe="/:?#@!$&'*+,;=%~")
+    # Percent-encoding leaves no control, bidirectional or other non-ASCII character.
+    target = quote(url, safe="/:?#@!$&'*+,;=%~")
     return f"[{label}]({target})"
 
 

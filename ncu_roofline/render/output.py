@@ -29,7 +29,19 @@ target (the README's "Output guarantees" says the same):
 A document is ``str``, ``bytes`` or an iterable of such pieces, written as
 they come (a large JSON report is encoded while it is written): a failure
 or signal part-way through a file leaves only the temporary file, which is
-removed, so the target is never half-written.
+removed, so the target is never half-written.  A temporary file's name
+holds the target's name, a tag of this host and the writing process's id
+(``.report.html.1a2b3c4d-4242.9f8e7d6c.tmp``): one left by a process killed
+outright (SIGKILL, a crash) is removed by the next write of the same target
+once that process no longer exists on this host and the file has not
+changed for a minute; another user's, or a live process's, is never touched.
+
+What was written to standard output, a FIFO or a device cannot be taken
+back: when such a write fails after some bytes went out, the error (or, for
+a failure that is not the write's, a warning line on stderr) says "the
+output on ... is incomplete: N bytes were written before the error", so
+whoever reads it knows the document is cut short.  A reader that closed its
+pipe is told nothing: it left.
 
 Refusals and failures are :class:`~ncu_roofline.errors.OutputError` (exit 5).
 A signal while writing removes the temporary file
@@ -44,8 +56,11 @@ import codecs
 import contextlib
 import errno
 import os
+import re
 import stat
 import sys
+import time
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +69,7 @@ import click
 
 from ncu_roofline import interrupts
 from ncu_roofline.errors import OutputError
+from ncu_roofline.version import NAME
 
 __all__ = [
     "Document",
@@ -87,6 +103,15 @@ _THROUGH = (
 )
 
 
+#: Longest part of the target's name in a temporary file's name (bytes): the
+#: rest (host tag, process id, random tag) fits within a 255-byte name.
+_TEMP_STEM_BYTES = 200
+#: What follows ``.NAME.`` in a temporary file's name: host tag, process id, random tag.
+_TEMP_TAIL = re.compile(r"(?P<host>[0-9a-f]{8})-(?P<pid>[1-9][0-9]{0,9})\.[0-9a-f]{8}\.tmp")
+#: Seconds a dead process's temporary file must have been left alone before it is removed.
+STALE_TEMP_AGE_S = 60.0
+
+
 def is_stdout(path: str | None) -> bool:
     """Whether ``path`` names standard output: no output given, or ``-``."""
     return path is None or path == "-"
@@ -106,8 +131,10 @@ def _exists(target: str | os.PathLike[str]) -> OutputError:
     return OutputError(f"{target}: already exists (use --force to overwrite)")
 
 
-def _cannot(target: str | os.PathLike[str], exc: OSError) -> OutputError:
-    return OutputError(f"{target}: cannot write ({exc.strerror or exc})")
+def _cannot(target: str | os.PathLike[str], exc: OSError, written: int = 0) -> OutputError:
+    return OutputError(
+        f"{target}: cannot write ({exc.strerror or exc})" + _incomplete(str(target), written, "; ")
+    )
 
 
 def refuse_existing(path: str | None, force: bool) -> None:
@@ -130,20 +157,61 @@ def write_output(data: Document, path: str | None, force: bool = False) -> bool:
     :class:`~ncu_roofline.interrupts.StdoutClosed`.
     """
     if path is None or is_stdout(path):
+        written = _Written("standard output")
         try:
-            _write_stdout(data)
+            with written.warn_if_cut():
+                _write_stdout(data, written)
         except BrokenPipeError:
             raise interrupts.StdoutClosed() from None
         except OSError as exc:
-            raise stdout_unwritable(exc) from None
+            raise stdout_unwritable(exc, written.bytes) from None
         return False
     write_atomic(path, data, force=force)
     return True
 
 
-def stdout_unwritable(exc: OSError) -> OutputError:
-    """The output error of a write to standard output that failed with ``exc``."""
-    return OutputError(f"standard output: cannot write ({exc.strerror or exc})")
+def stdout_unwritable(exc: OSError, written: int = 0) -> OutputError:
+    """The output error of a write to standard output that failed with ``exc``.
+
+    ``written`` bytes had gone out before it: the error says the output is incomplete.
+    """
+    return OutputError(
+        f"standard output: cannot write ({exc.strerror or exc})"
+        + _incomplete("standard output", written, "; ")
+    )
+
+
+def _incomplete(where: str, written: int, lead: str = "") -> str:
+    """What to say of a write to ``where`` cut short after ``written`` bytes ("" for none)."""
+    if written <= 0:
+        return ""
+    noun = "byte was" if written == 1 else "bytes were"
+    return f"{lead}the output on {where} is incomplete: {written:,} {noun} written before the error"
+
+
+class _Written:
+    """Bytes written to a target that cannot be taken back (standard output, a FIFO)."""
+
+    def __init__(self, where: str | os.PathLike[str]) -> None:
+        self.where = str(where)
+        self.bytes = 0
+
+    @contextlib.contextmanager
+    def warn_if_cut(self) -> Iterator[None]:
+        """Say on stderr, for a failure that is not the write's own, that the output is cut short.
+
+        The write's own errors (``OSError``) say it in their message; a reader
+        that closed its pipe (a broken pipe) has left and is told nothing.
+        """
+        try:
+            yield
+        except (OSError, interrupts.StdoutClosed):
+            raise
+        except BaseException:
+            if self.bytes:
+                with contextlib.suppress(Exception):
+                    click.echo(f"{NAME}: warning: {_incomplete(self.where, self.bytes)}", err=True)
+            raise
 
 
 def write_atomic(path: str | os.PathLike[str], data: Document, force: bool = False) -> Path:
@@ -187,15 +255,17 @@ def _write_stream(plan: _Plan, payload: Iterable[bytes]) -> None:
     fd = _own_stream(plan.existing) if plan.existing is not None else None
     if fd is None:
         raise OutputError(f"{plan.path}: changed while being opened; nothing written")
+    written = _Written(plan.path)
     try:
-        if fd == 1:
-            sys.stdout.flush()
-        _write_all(fd, payload)
+        with written.warn_if_cut():
+            if fd == 1:
+                sys.stdout.flush()
+            _write_all(fd, payload, written)
     except OSError as exc:
-        raise _cannot(plan.path, exc) from None
+        raise _cannot(plan.path, exc, written.bytes) from None
 
 
-def _write_stdout(data: Document) -> None:
+def _write_stdout(data: Document, written: _Written) -> None:
     """The document on standard output: straight to its descriptor where it has one.
 
     Python's buffered stdout can drop the rest of a large write silently
@@ -211,17 +281,20 @@ def _write_stdout(data: Document) -> None:
         decoder = codecs.getincrementaldecoder("utf-8")()
         for piece in _pieces(data):
             click.echo(decoder.decode(piece), nl=False)
+            written.bytes += len(piece)
         click.echo(decoder.decode(b"", final=True), nl=False)
         return
     stream.flush()
-    _write_all(fd, _pieces(data))
+    _write_all(fd, _pieces(data), written)
 
 
-def _write_all(fd: int, payload: Iterable[bytes]) -> None:
+def _write_all(fd: int, payload: Iterable[bytes], written: _Written) -> None:
     for piece in payload:
         view = memoryview(piece)
         while view:
-            view = view[os.write(fd, view) :]
+            n = os.write(fd, view)
+            written.bytes += n
+            view = view[n:]
 
 
 # --- what the target is ------------------------------------------------------------
@@ -339,14 +412,16 @@ def _write_through(plan: _Plan, payload: Iterable[bytes]) -> None:
                 f"{plan.path}: a FIFO with no reader (start the reader first)"
             ) from None
         raise _cannot(plan.path, exc) from None
+    written = _Written(plan.path)
     try:
         # Swapped for something else between the check and the open: write nothing.
         if plan.existing is None or not _same_node(os.fstat(fd), plan.existing):
             raise OutputError(f"{plan.path}: changed while being opened; nothing written")
         os.set_blocking(fd, True)
-        _write_all(fd, payload)
+        with written.warn_if_cut():
+            _write_all(fd, payload, written)
     except OSError as exc:
-        raise _cannot(plan.path, exc) from None
+        raise _cannot(plan.path, exc, written.bytes) from None
     finally:
         os.close(fd)
 
@@ -355,6 +430,7 @@ def _write_file(plan: _Plan, payload: Iterable[bytes]) -> None:
     """Write a temporary file beside the target, then link (new) or rename (replace) it there."""
     target = plan.path
     tmp: Path | None = None
+    _remove_stale_temps(target)
     try:
         # A signal between creating the file and knowing its name would leak it.
         with interrupts.deferred():
@@ -381,15 +457,76 @@ def _write_file(plan: _Plan, payload: Iterable[bytes]) -> None:
 
 
 def _create_temp(target: Path) -> tuple[int, Path]:
-    """A new hidden file beside ``target``, mode 0o666 less the umask (``mkstemp`` makes 0o600)."""
-    stem = target.name[:200]  # room for the suffix within a 255-byte name
+    """A new hidden file beside ``target``, mode 0o666 less the umask (``mkstemp`` makes 0o600).
+
+    Its name says which target, host and process it is for (the module's docstring).
+    """
+    prefix = f".{_temp_stem(target)}.{_host_tag()}-{os.getpid()}."
     for _ in range(100):
-        tmp = target.parent / f".{stem}.{os.urandom(4).hex()}.tmp"
+        tmp = target.parent / f"{prefix}{os.urandom(4).hex()}.tmp"
         try:
             return os.open(tmp, _EXCLUSIVE, 0o666), tmp
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no free temporary name", str(target.parent))
+
+
+def _temp_stem(target: Path) -> str:
+    """The target's name as its temporary files begin with it: cut to leave room for the tail."""
+    stem = target.name
+    while len(os.fsencode(stem)) > _TEMP_STEM_BYTES:
+        stem = stem[:-1]
+    return stem
+
+
+def _host_tag() -> str:
+    """Eight hex digits naming this host, so that process ids are only judged where they live."""
+    node = os.uname().nodename if hasattr(os, "uname") else os.environ.get("COMPUTERNAME", "")
+    return f"{zlib.crc32(node.encode('utf-8', 'surrogateescape')):08x}"
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this host (another user's counts: it exists)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):
+        return True
+    return True
+
+
+def _remove_stale_temps(target: Path) -> None:
+    """Remove the temporary files of ``target`` left by this user's processes that are gone.
+
+    Only on POSIX (where signal 0 asks whether a process exists); only files
+    named by this host, owned by this user, whose process no longer exists,
+    and unchanged for :data:`STALE_TEMP_AGE_S` seconds.  Anything unexpected
+    leaves the file alone: this is tidying, never a reason to fail a write.
+    """
+    if os.name != "posix":
+        return
+    prefix = f".{_temp_stem(target)}."
+    host, uid = _host_tag(), os.geteuid()
+    now = time.time()
+    try:
+        entries = list(os.scandir(target.parent))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        tail = _TEMP_TAIL.fullmatch(name[len(prefix) :]) if name.startswith(prefix) else None
+        if tail is None or tail.group("host") != host:
+            continue
+        with contextlib.suppress(OSError):
+            found = entry.stat(follow_symlinks=False)
+            if (
+                stat.S_ISREG(found.st_mode)
+                and found.st_uid == uid
+                and now - found.st_mtime >= STALE_TEMP_AGE_S
+                and not _pid_alive(int(tail.group("pid")))
+            ):
+                os.unlink(entry.path)
 
 
 def _keep_owner_and_mode(tmp: Path, existing: os.stat_result) -> None:

@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from ncu_roofline.render.json_report import dumps
+from ncu_roofline.render.safe_text import json_shows_otherwise, safe_data, safe_text
 from ncu_roofline.version import NAME
 
 #: The package root (``ncu_roofline/``), one level above this stage.
@@ -50,7 +52,11 @@ def _autoescape(template_name: str | None) -> bool:
 def environment() -> jinja2.Environment:
     """The Jinja environment: autoescape for HTML, undefined names are errors.
 
-    Every template can name the program as ``{{ program }}``.
+    Every template can name the program as ``{{ program }}``.  Every value a
+    template writes (``{{ ... }}``) is made safe to show first
+    (:func:`_finalize`), and so is every string of the data a page embeds
+    (``tojson``): no control or bidirectional character of a name reaches a
+    document raw.
     """
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
@@ -59,6 +65,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        finalize=_finalize,
     )
     env.globals["program"] = NAME
     # ``tojson`` (data embedded in pages) through the writers' one JSON encoder;
@@ -67,17 +74,41 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def script_json(value: Any, **kwargs: Any) -> str:
-    """JSON for a ``<script>`` element: the writers' encoding, U+2028/U+2029 escaped.
+class Code(Markup):
+    """Code a page embeds as it is (its stylesheet, its scripts, plotly.js): never altered."""
 
-    orjson writes non-ASCII characters as UTF-8 rather than ``\\u`` escapes.
-    The two line separators are valid in JSON but ended string literals in
-    JavaScript before ES2019, so they are written as escapes: the page data
-    stays valid wherever a script reads it.
+    __slots__ = ()
+
+
+def _finalize(value: Any) -> Any:
+    """What ``{{ value }}`` writes: text with its unsafe characters shown as escapes.
+
+    Tab and newline stay (a page or a document has lines).  Markup (an
+    escaped value, joined cells, embedded JSON) is text too and is treated
+    alike; only :class:`Code` is written untouched.
+    """
+    if not isinstance(value, str) or isinstance(value, Code):
+        return value
+    shown = safe_text(value, lines=True)
+    if shown is value:
+        return value
+    # The escapes hold no markup characters: escaped text stays escaped.
+    return Markup(shown) if isinstance(value, Markup) else shown
+
+
+def script_json(value: Any, **kwargs: Any) -> str:
+    """JSON for a ``<script>`` element: the writers' encoding, every string shown safely.
+
+    The page's scripts show the data's strings (hover boxes, tables): a
+    control or bidirectional character in one would reach the page as what
+    the browser decodes, so the strings are :func:`~ncu_roofline.render.safe_text.safe_data`
+    first, as the page's text is.  The writers' encoding escapes U+2028 and
+    U+2029, valid in JSON but ending string literals in JavaScript before
+    ES2019: the data stays valid wherever a script reads it.
     """
     text = dumps(value, **kwargs)
-    if "\u2028" in text or "\u2029" in text:
-        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    if json_shows_otherwise(text):
+        text = dumps(safe_data(value), **kwargs)
     return text
 
 
