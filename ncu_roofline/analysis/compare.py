@@ -139,7 +139,7 @@ COMPARISON_FIELDS: tuple[str, ...] = (
 )
 
 
-@dataclass
+@dataclass(repr=False)
 class Comparison:
     """Kernel-group comparison of two analyses.
 
@@ -158,6 +158,10 @@ class Comparison:
     noise: float = DEFAULT_NOISE
     #: Each side's GPU, clocks, ncu version, metric set and work, and how they differ.
     context: dict[str, Any] | None = None
+
+    def __repr__(self) -> str:
+        # Not the generated repr: it would print both analyses and every frame.
+        return f"{type(self).__name__}({len(self.kernels)} kernel groups, noise {self.noise:g})"
 
 
 def _objects(frame: pd.DataFrame, col: str) -> npt.NDArray[np.object_]:

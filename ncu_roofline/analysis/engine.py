@@ -68,7 +68,7 @@ _SOL = (
 )
 
 
-@dataclass
+@dataclass(repr=False)
 class Analysis:
     """Roofline analysis of a profile.
 
@@ -89,6 +89,14 @@ class Analysis:
     #: Theory inputs, and kernels that none of them matched.
     theory: TheoryConfig | None = None
     unmatched: list[str] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        # The generated repr would print every frame: a debugger or a failing
+        # test would show megabytes.  The counts say which analysis it is.
+        return (
+            f"{type(self).__name__}({len(self.launches)} launch rows, "
+            f"{len(self.kernels)} kernel groups, {len(self.findings)} findings)"
+        )
 
 
 def _explicit_specs(

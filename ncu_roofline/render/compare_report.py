@@ -214,7 +214,8 @@ def _compare_markdown(
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The comparison page's table rows: each group's name, status and changes as text."""
     return [
         {
             "short": r.get("kernel_short") or r.get("kernel") or "?",
@@ -245,6 +246,21 @@ def _html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def comparison_headline(cmp: ComparisonContext) -> dict[str, Any]:
+    """The comparison's totals as text (``totals``) and its groups per status (``counts``)."""
+    t = cmp["totals"]
+    return {
+        "totals": {
+            "base": TABLE.duration(t.get("base_total_duration_s")),
+            "candidate": TABLE.duration(t.get("candidate_total_duration_s")),
+            "delta": TABLE.signed(t.get("delta_s"), "s", typographic=True),
+            "pct": TABLE.pct(t.get("delta_pct"), sign=True),
+            "verdict": verdict_text(cmp),
+        },
+        "counts": {k: len(cmp[k]) for k in ("regressions", "improvements", "added", "removed")},
+    }
+
+
 def render_compare_html(
     cmp: ComparisonContext,
     charts: list[dict[str, Any]],
@@ -255,25 +271,17 @@ def render_compare_html(
 ) -> str:
     """The comparison page: totals, ranked changes, the roofline with arrows."""
     assets = page_assets(plotly_js)
-    t = cmp["totals"]
     page = {
         "title": "Roofline comparison",
         "generated_at": generated_at_text(generated_at),
         "version": __version__,
         "base_inputs": [i["path"] for i in cmp["base"]["inputs"]],
         "candidate_inputs": [i["path"] for i in cmp["candidate"]["inputs"]],
-        "totals": {
-            "base": TABLE.duration(t.get("base_total_duration_s")),
-            "candidate": TABLE.duration(t.get("candidate_total_duration_s")),
-            "delta": TABLE.signed(t.get("delta_s"), "s", typographic=True),
-            "pct": TABLE.pct(t.get("delta_pct"), sign=True),
-            "verdict": verdict_text(cmp),
-        },
+        **comparison_headline(cmp),
         "context_lines": context_lines(cmp),
         "launch_shape_missing": LAUNCH_SHAPE_MISSING if not _has_shape(cmp) else None,
         "matched": cmp["totals"].get("matched", 0),
-        "counts": {k: len(cmp[k]) for k in ("regressions", "improvements", "added", "removed")},
-        "rows": _html_rows(cmp["kernels"]),
+        "rows": html_rows(cmp["kernels"]),
         "gates": gates,
         "charts": [{"id": c["id"], "title": c["title"]} for c in charts],
     }

@@ -254,10 +254,18 @@ def _by_bound(summary: Summary) -> list[dict[str, Any]]:
     return rows
 
 
-def _top_recoverable(kernels: list[dict[str, Any]], total: Any) -> list[dict[str, Any]]:
-    """The five kernel groups with the most recoverable time (the context ranks them)."""
+#: Kernel groups in the summary's table of the most recoverable time.
+TOP_RECOVERABLE = 5
+
+
+def top_recoverable(kernels: list[Record], total: Any) -> list[dict[str, Any]]:
+    """The table of the kernel groups with the most recoverable time (the context ranks them).
+
+    At most :data:`TOP_RECOVERABLE` rows; the groups are ranked by
+    recoverable time, so the first rows of ``kernels`` are enough.
+    """
     # Latency-class groups have nothing to recover: they are not "top".
-    ranked = [k for k in kernels if k["recoverable_s"]][:5]
+    ranked = [k for k in kernels if k["recoverable_s"]][:TOP_RECOVERABLE]
     # One kernel at several launch shapes is several groups of one name:
     # their grids tell the rows apart (the # links them to the kernel table).
     names = Counter(k["kernel_short"] or k["kernel"] for k in ranked)
@@ -289,13 +297,10 @@ def _failed_launches(summary: Summary) -> int:
     return int(failed.get("launches") or 0)
 
 
-def _summary(context: ReportContext) -> dict[str, Any]:
-    """The summary block: totals, time by bound class, top kernels, finding kinds."""
-    summary = context["summary"]
-    kernels = context["kernels"]
+def headline(summary: Summary) -> dict[str, Any]:
+    """The summary's totals as text: time, launches, groups, recoverable and latency time."""
     total = summary["total_duration_s"]
     latency = summary.get("latency_s")
-    kinds = Counter(f["kind"] for f in context["findings"])
     return {
         "total": TABLE.duration(total),
         "launches": TABLE.count(summary["launches"]),
@@ -310,10 +315,19 @@ def _summary(context: ReportContext) -> dict[str, Any]:
         # Launches whose profiling failed have no time to add: counted apart.
         "failed": TABLE.count(failed) if (failed := _failed_launches(summary)) else None,
         "latency_share": TABLE.pct(latency / total) if (latency and total) else TABLE.missing,
+    }
+
+
+def _summary(context: ReportContext) -> dict[str, Any]:
+    """The summary block: totals, time by bound class, top kernels, finding kinds."""
+    summary = context["summary"]
+    kinds = Counter(f["kind"] for f in context["findings"])
+    return {
+        **headline(summary),
         "by_bound": _by_bound(summary),
         # Classes without kernels say nothing on the first screen.
         "by_bound_shown": [b for b in _by_bound(summary) if b["kernels"]],
-        "top": _top_recoverable(kernels, total),
+        "top": top_recoverable(context["kernels"], summary["total_duration_s"]),
         "finding_kinds": sorted(kinds.items(), key=lambda kv: -kv[1]),
     }
 
@@ -499,6 +513,24 @@ def _marker_hint(charts: list[dict[str, Any]]) -> str:
     return "; ".join(parts)
 
 
+def page_charts(
+    context: ReportContext, *, titled: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The page's roofline charts, and the box that replaces them when none can be drawn.
+
+    The charts are :func:`~ncu_roofline.render.charts.roofline_figures`,
+    without their in-chart titles (the page's headings say them) unless
+    ``titled``.  Where no kernel group could be placed there is no chart:
+    the second value is then what to collect (:func:`_collect`), else ``None``.
+    """
+    charts = roofline_figures(context)
+    collect = _collect(context, sum(c["groups_plotted"] for c in charts))
+    if collect is not None:
+        # Nothing to draw: the box with the command replaces the empty chart.
+        return [], collect
+    return (charts if titled else untitled(charts)), None
+
+
 def _title(inputs: list[InputRecord]) -> str:
     title = "Roofline report: " + ", ".join(file_name(i["path"]) for i in inputs[:3])
     if len(inputs) > 3:
@@ -512,13 +544,9 @@ def build_page(
     """The template's context for the HTML report."""
     kernels = context["kernels"]
     with_theory = context.get("theory") is not None
-    charts = untitled(roofline_figures(context))
+    charts, collect = page_charts(context)
     findings = _findings(context)
     points = sum(c["groups_plotted"] for c in charts)
-    collect = _collect(context, points)
-    if collect is not None:
-        # Nothing to draw: the box with the command replaces the empty chart.
-        charts = []
     return {
         "title": _title(context["inputs"]),
         "generated_at": generated_at_text(generated_at),

@@ -112,6 +112,16 @@ def script_json(value: Any, **kwargs: Any) -> str:
     return text
 
 
+def shown_data(value: Any) -> Any:
+    """Plain data as a page's scripts receive it through :func:`script_json`.
+
+    Its strings are :func:`~ncu_roofline.render.safe_text.safe_data` where any
+    needs it, and ``value`` itself is returned where none does: a figure handed
+    to a notebook shows every name as the page does.
+    """
+    return safe_data(value) if json_shows_otherwise(dumps(value)) else value
+
+
 def render(name: str, **context: Any) -> str:
     """Render template ``name`` with plain-data ``context``."""
     return environment().get_template(name).render(**context)

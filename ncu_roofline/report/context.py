@@ -43,7 +43,13 @@ def generator() -> Generator:
     return {"name": NAME, "version": __version__}
 
 
+def launch_count(launches: pd.DataFrame) -> int:
+    """Launches a launch frame stands for: a summary row counts its invocations."""
+    return int(launches["invocations"].fillna(1).sum()) if len(launches) else 0
+
+
 def summary_context(analysis: Analysis) -> Summary:
+    """The whole analysis's totals: launches, groups, time, recoverable time, by bound class."""
     k = analysis.kernels
     launches = analysis.launches
     durations = floats(launches["total_duration_s"])
@@ -63,7 +69,7 @@ def summary_context(analysis: Analysis) -> Summary:
             "duration_s": float(np.nansum(group_t)) if timed else None,
         }
     return {
-        "launches": int(launches["invocations"].fillna(1).sum()) if len(launches) else 0,
+        "launches": launch_count(launches),
         "rows": len(launches),
         "kernels": len(k),
         "total_duration_s": total,

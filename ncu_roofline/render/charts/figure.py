@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ncu_roofline.errors import UsageError
 from ncu_roofline.render.charts.ceilings import Roofs, ceiling_traces, device_roofs
 from ncu_roofline.render.charts.groups import group_traces, kinds_by_kernel, on_strip, place_groups
 from ncu_roofline.render.charts.launches import LaunchFields, launch_points, launch_trace
@@ -28,6 +29,14 @@ from ncu_roofline.render.charts.layout import (
 from ncu_roofline.render.charts.levels import level_points, level_trace
 from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
 from ncu_roofline.render.charts.values import column, field_values, finite_positive
+
+#: The chart's views, by the name a caller asks for, and the label of the
+#: view menu's button that shows each (in the menu's order).
+VIEWS: dict[str, str] = {
+    "groups": "Kernel groups",
+    "levels": "Memory levels",
+    "launches": "Every launch",
+}
 
 
 class DeviceIndex:
@@ -73,7 +82,7 @@ def _views(
     """The chart's views: kernel groups, memory levels (with every memory roof), every launch."""
     base: list[bool | str] = [t.get("visible", True) for t in data]
     groups = list(base)
-    views: list[tuple[str, list[bool | str], bool]] = [("Kernel groups", groups, True)]
+    views: list[tuple[str, list[bool | str], bool]] = [(VIEWS["groups"], groups, True)]
     if levels_index is not None:
         levels = list(base)
         levels[levels_index] = True
@@ -81,14 +90,14 @@ def _views(
             # Each level's point reads against that level's roof.
             if t.get("legendgroup") == "memory roofs":
                 levels[i] = True
-        views.append(("Memory levels", levels, True))
+        views.append((VIEWS["levels"], levels, True))
     if launch_index is not None:
         launch = list(base)
         for i, t in enumerate(data):
             if t.get("legendgroup") in ("kernel groups", "memory levels"):
                 launch[i] = "legendonly"
         launch[launch_index] = True
-        views.append(("Every launch", launch, False))
+        views.append((VIEWS["launches"], launch, False))
     return views
 
 
@@ -211,3 +220,55 @@ def roofline_figures(
         launches = launch_points(fields, rows, ai, rate, max_launch_points)
         figures.append(_device_figure(index, device, roofs, groups, launches, kinds))
     return figures
+
+
+def check_view(view: str) -> None:
+    """Refuse a view name that is not one of :data:`VIEWS`, naming those that are."""
+    if view not in VIEWS:
+        raise UsageError(f"unknown view {view!r}; expected one of {', '.join(VIEWS)}")
+
+
+def figure_views(figure: Mapping[str, Any]) -> list[str]:
+    """The views a figure of :func:`roofline_figures` offers, by name, in its menu's order.
+
+    A chart with nothing but kernel groups to show has no menu: its one view
+    is ``"groups"``.
+    """
+    menus = figure["layout"].get("updatemenus") or []
+    if not menus:
+        return ["groups"]
+    by_label = {label: name for name, label in VIEWS.items()}
+    return [by_label[b["label"]] for b in menus[0]["buttons"]]
+
+
+def show_view(figure: Mapping[str, Any], view: str) -> dict[str, Any]:
+    """A copy of ``figure`` as its view menu's ``view`` button shows it.
+
+    The button's own arguments (which traces are visible, whether the theory
+    arrows are) are applied, and the menu marks that button active, so the
+    figure is what a reader of the page sees after the click.  An unknown
+    view, or one this chart lacks, is a :class:`~ncu_roofline.errors.UsageError`
+    naming those it has.
+    """
+    check_view(view)
+    views = figure_views(figure)
+    if view not in views:
+        raise UsageError(
+            f"this chart has no {view!r} view (nothing to draw in it); it has: {', '.join(views)}"
+        )
+    data = [dict(trace) for trace in figure["data"]]
+    layout = dict(figure["layout"])
+    menus = layout.get("updatemenus") or []
+    if not menus:
+        return {"data": data, "layout": layout}
+    index = views.index(view)
+    menu = {**menus[0], "active": index}
+    traces, arrows = menu["buttons"][index]["args"]
+    for trace, visible in zip(data, traces["visible"], strict=True):
+        trace["visible"] = visible
+    annotations = [dict(a) for a in layout.get("annotations") or []]
+    for key, visible in arrows.items():
+        # The button's keys are plotly.js paths: "annotations[<i>].visible".
+        annotations[int(key[key.index("[") + 1 : key.index("]")])]["visible"] = visible
+    layout.update(annotations=annotations, updatemenus=[menu, *menus[1:]])
+    return {"data": data, "layout": layout}

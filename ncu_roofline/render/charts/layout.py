@@ -9,7 +9,7 @@ to where the primary memory roof enters the chart.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,12 +74,21 @@ def axis_ranges(
     return Ranges(x_lo, x_hi, y_lo, y_hi)
 
 
+def device_name(device: Mapping[str, Any]) -> str:
+    """A device record's name, plain text: the export's, else its GPU's from the table."""
+    gpu = device.get("gpu") or {}
+    return str(device.get("device_name") or gpu.get("name") or "unknown device")
+
+
+def device_label(device: Mapping[str, Any]) -> str:
+    """A device record's name and compute capability, plain text: ``A100 (CC 8.0)``."""
+    cc = device.get("cc")
+    return f"{device_name(device)} (CC {cc})" if cc else device_name(device)
+
+
 def device_title(device: dict[str, Any]) -> str:
     """The chart's title, plain text: device, compute capability and source file."""
-    gpu = device.get("gpu") or {}
-    name = device.get("device_name") or gpu.get("name") or "unknown device"
-    cc = device.get("cc")
-    label = f"{name} (CC {cc})" if cc else str(name)
+    label = device_label(device)
     source = device.get("source")
     if source:
         label += f", {file_name(source)}"
