@@ -1,34 +1,79 @@
 """Fixtures and session checks shared by the test modules.
 
 Plain helpers (paths, the CLI runner, synthetic profiles) live in
-``tests/helpers.py``.  The real ncu exports live outside the repository, in
-``../shared/ncu-samples/`` beside the checkout: on a developer's machine the
-tests that read them skip, with a reason, when that folder is absent; with
-``NCU_ROOFLINE_REQUIRE_SAMPLES=1`` (set by ``.ci/run``) a missing folder
-fails the session at start instead, so CI cannot go green on skips.
+``tests/helpers.py``; synthetic ncu exports of every layout in
+``tests/synthetic_exports.py``.  Three kinds of test need something from
+outside the repository and skip, with a reason, where it is absent on a
+developer's machine:
+
+* the real ncu exports, in ``../shared/ncu-samples/`` beside the checkout;
+* a headless browser (Chromium) on PATH, for the report page tests;
+* NVIDIA's ``ncu_report`` module (``pip install 'ncu-roofline[ncu-rep]'``),
+  for the ``.ncu-rep`` tests.
+
+Each has a variable that makes its absence fail the session at start
+instead, before any test runs: ``NCU_ROOFLINE_REQUIRE_SAMPLES``,
+``NCU_ROOFLINE_REQUIRE_BROWSER`` and ``NCU_ROOFLINE_REQUIRE_NCU_REPORT``
+(set to anything but empty or ``0``).  ``.ci/run`` sets all three, so CI
+cannot go green on skips.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import SAMPLES
+from tests.helpers import BROWSERS, SAMPLES, find_browser
 
 #: Set (to anything but empty or ``0``) to make missing real samples an error.
 REQUIRE_SAMPLES = "NCU_ROOFLINE_REQUIRE_SAMPLES"
+#: ... a missing headless browser an error.
+REQUIRE_BROWSER = "NCU_ROOFLINE_REQUIRE_BROWSER"
+#: ... a missing (or unimportable) ``ncu_report`` module an error.
+REQUIRE_NCU_REPORT = "NCU_ROOFLINE_REQUIRE_NCU_REPORT"
+
+
+def _required(variable: str) -> bool:
+    return os.environ.get(variable, "") not in ("", "0")
+
+
+def _ncu_report_problem() -> str | None:
+    """Why ``import ncu_report`` fails (as the tests' importorskip would), or None."""
+    try:
+        importlib.import_module("ncu_report")
+    except ImportError as exc:
+        return str(exc) or type(exc).__name__
+    return None
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Stop before any test runs when the samples are required but absent."""
-    if os.environ.get(REQUIRE_SAMPLES, "") not in ("", "0") and not SAMPLES.is_dir():
-        raise pytest.UsageError(
+    """Stop before any test runs when something required is absent."""
+    problems = []
+    if _required(REQUIRE_SAMPLES) and not SAMPLES.is_dir():
+        problems.append(
             f"{REQUIRE_SAMPLES} is set but the real ncu samples are not at {SAMPLES}; "
             "put the exports in ../shared/ncu-samples/ beside the checkout, "
             f"or unset {REQUIRE_SAMPLES} to skip the tests that read them"
         )
+    if _required(REQUIRE_BROWSER) and find_browser() is None:
+        problems.append(
+            f"{REQUIRE_BROWSER} is set but no headless browser is on PATH (looked for "
+            f"{', '.join(BROWSERS)}); install Chromium, "
+            f"or unset {REQUIRE_BROWSER} to skip the tests that load the report page"
+        )
+    if _required(REQUIRE_NCU_REPORT):
+        why = _ncu_report_problem()
+        if why is not None:
+            problems.append(
+                f"{REQUIRE_NCU_REPORT} is set but NVIDIA's ncu_report module cannot be "
+                f"imported ({why}); pip install 'ncu-roofline[ncu-rep]', "
+                f"or unset {REQUIRE_NCU_REPORT} to skip the tests that read .ncu-rep files"
+            )
+    if problems:
+        raise pytest.UsageError("\n".join(problems))
 
 
 @pytest.fixture

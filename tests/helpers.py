@@ -7,6 +7,9 @@ without breaking the others.
 * Paths: the checkout, its test data, the shipped simulated sample and the
   folder of real ncu exports that lives beside the checkout.
 * :func:`run`: the command line exactly as a user runs it, in a subprocess.
+* :func:`foreground_signals`: SIGINT, SIGTERM and SIGHUP at their defaults, as
+  a terminal's foreground job has them, for the tests that send signals
+  (``preexec_fn`` of a child, or in process), however pytest was started.
 * :func:`slower_candidate`: the shipped sample with one kernel 50% slower,
   the candidate side of the comparison tests.
 * The input read by hand: :func:`details_metrics` and :func:`sample_launches`
@@ -29,6 +32,8 @@ import io
 import json
 import math
 import re
+import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -84,6 +89,39 @@ def run(
         proc.stdout.decode("utf-8", errors="replace"),
         proc.stderr.decode("utf-8", errors="replace"),
     )
+
+
+#: The signals the tool ends a run on, where the platform has them.
+FOREGROUND_SIGNALS: tuple[signal.Signals, ...] = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def foreground_signals() -> None:
+    """Set SIGINT, SIGTERM and SIGHUP to their defaults, as a foreground terminal job has them.
+
+    A process inherits ignored signals: pytest started as a background job
+    (``pytest &``) ignores SIGINT, under ``nohup`` SIGHUP, and so does every
+    child it starts; the tool rightly keeps an ignored signal ignored, so a
+    test that sends one would see nothing happen.  Pass this as the
+    ``preexec_fn`` of a child the test signals (it runs in the child before
+    exec), or call it in process after saving the handlers to restore.
+    """
+    for sig in FOREGROUND_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+
+
+#: The headless browsers the page tests drive, in order of preference.
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+
+
+def find_browser() -> str | None:
+    """The first of :data:`BROWSERS` on PATH, or None (the browser tests then skip)."""
+    for name in BROWSERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
 
 
 def slower_candidate(path: Path) -> None:

@@ -7,7 +7,10 @@ link is followed and never replaced, a FIFO, the null device or this
 terminal is written through, anything else is refused.  A new file's mode is
 0o666 less the umask; of two runs racing for one new name exactly one wins;
 a signal during the write leaves no temporary file; standard output that
-cannot be written is exit 5, a closed pipe a quiet exit 141.
+cannot be written is exit 5, a closed pipe a quiet exit 141.  The signal
+tests start their children with the signals at their defaults
+(:func:`tests.helpers.foreground_signals`), so they mean the same under
+``nohup`` or as a background job, which start pytest with them ignored.
 
 Device nodes are made with ``mknod`` in the test's folder when running as
 root (a regression must never replace the machine's own ``/dev/null``); as
@@ -35,7 +38,7 @@ from ncu_roofline import interrupts
 from ncu_roofline.errors import OutputError
 from ncu_roofline.render import output
 from ncu_roofline.render.output import refuse_existing, write_atomic, write_output
-from tests.helpers import CLI_TIMEOUT, REPO, SAMPLE, run
+from tests.helpers import CLI_TIMEOUT, REPO, SAMPLE, foreground_signals, run
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file kinds and signals")
@@ -394,6 +397,8 @@ def test_a_keyboard_interrupt_mid_write_leaves_no_temporary_file(
 def test_a_signal_inside_a_deferred_block_is_raised_at_its_end() -> None:
     saved = {sig: signal.getsignal(sig) for sig in interrupts.SIGNALS}
     try:
+        # As in a foreground terminal: under nohup SIGHUP would stay ignored.
+        foreground_signals()
         interrupts.install()
         reached = []
         with pytest.raises(interrupts.Interrupted) as caught, interrupts.deferred():
@@ -403,6 +408,23 @@ def test_a_signal_inside_a_deferred_block_is_raised_at_its_end() -> None:
         assert caught.value.exit_code == 128 + signal.SIGTERM == 143
         with pytest.raises(interrupts.Interrupted):
             signal.raise_signal(signal.SIGHUP)
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+
+
+def test_a_signal_ignored_before_the_run_stays_ignored() -> None:
+    """``nohup`` and a background job's SIGINT: the handlers leave an ignored signal ignored."""
+    saved = {sig: signal.getsignal(sig) for sig in interrupts.SIGNALS}
+    try:
+        foreground_signals()
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        interrupts.install()
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+        signal.raise_signal(signal.SIGHUP)  # nothing happens
+        with pytest.raises(interrupts.Interrupted):
+            signal.raise_signal(signal.SIGTERM)
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
@@ -441,6 +463,7 @@ def test_a_signal_during_the_write_removes_the_temporary_file(
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=foreground_signals,
     )
     assert proc.stdout is not None
     assert proc.stdout.readline() == b"writing\n"
@@ -462,6 +485,7 @@ def test_ctrl_c_during_the_imports_says_one_line_and_exits_130(tmp_path: Path) -
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=foreground_signals,
     )
     assert proc.stderr is not None
     for line in proc.stderr:

@@ -29,6 +29,7 @@ from ncu_roofline.core.units import Unit, parse_numbers_checked
 from ncu_roofline.readers import read_source
 from ncu_roofline.readers.table import read_table
 from ncu_roofline.readers.typed import typed_columns, typed_numbers
+from tests import synthetic_exports as synthetic
 from tests.helpers import SAMPLES
 
 RAW = (
@@ -100,6 +101,32 @@ def test_real_raw_export_reads_the_same_typed(samples_dir: Path, monkeypatch: An
     assert frame[DURATION].iat[0] == pytest.approx(628_480e-9)
     # line 5, ID 0: device__attribute_clock_rate "1965000" (units row "": kHz)
     assert frame["device__attribute_clock_rate"].iat[0] == pytest.approx(1.965e9)
+
+
+@pytest.mark.parametrize("value", ["1,234", "n/a", "-3", "abc", "1.5e3"])
+def test_a_synthetic_raw_page_reads_the_same_typed(
+    tmp_path: Path, monkeypatch: Any, value: str
+) -> None:
+    """The same on a raw page the tests write (tests/synthetic_exports.py), 64 launches
+    long, with a value past the sampled rows: it runs without the real exports."""
+    src = tmp_path / "synthetic_raw.csv"
+    src.write_bytes(synthetic.raw(synthetic.many_launches(64)))
+    prefix, rows = _rows(src)
+    assert len(rows) == 2 + 64
+    rows[2 + LATE][rows[0].index(DURATION)] = value
+    path = _write(tmp_path / "raw.csv", prefix, rows)
+    typed, text, n_typed = _both(path, monkeypatch)
+    _assert_same(typed, text)
+    assert (DURATION in n_typed) == (value in ("n/a", "1.5e3"))
+    got = typed[0][DURATION].iat[LATE]
+    expected = LATE_VALUES[value]
+    if expected is None:
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(expected, rel=1e-12)
+    # LATE is a vector_add launch (60 % 3 == 0); the others keep the page's values.
+    assert typed[0][DURATION].iat[LATE - 1] == pytest.approx(synthetic.LAUNCHES[2].duration_s)
+    assert typed[0][DURATION].iat[0] == pytest.approx(synthetic.LAUNCHES[0].duration_s)
 
 
 #: Late values and what the text path reads them as (ns -> s), None for missing.

@@ -22,7 +22,6 @@ import csv
 import json
 import math
 import re
-import shutil
 import struct
 import subprocess
 import tempfile
@@ -35,10 +34,9 @@ from typing import Any
 import lxml.html
 import pytest
 
-from tests.helpers import SAMPLE, run
+from tests.helpers import BROWSERS, SAMPLE, find_browser, run
 
 NBODY = "Lakoc__Nbody_CUDA__profile_1.out"
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 TIMEOUT = 120
 #: Bound classes that have no point on the chart.
 UNPLOTTED_BOUNDS = ("not placeable", "communication")
@@ -53,14 +51,6 @@ HOSTILE_NAMES = (PWN, TEMPLATE_SYNTAX, BOLD, CPP)
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def find_browser() -> str | None:
-    for name in BROWSERS:
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
 
 
 @pytest.fixture(scope="module")

@@ -286,6 +286,8 @@ def _sm_counts(src: pd.DataFrame, devices: list[DeviceRoofs]) -> npt.NDArray[np.
         sms = np.where(np.isnan(sms), floats(src["launch__sm_count"]), sms)
     if not np.isnan(sms).any():
         return sms
+    # The column's values may be a read-only view of the frame: fill a copy.
+    sms = np.array(sms, dtype=np.float64)
     source = src["source"].astype(object).to_numpy()
     name = src["device_name"].astype(object).to_numpy()
     for dev in devices:

@@ -32,6 +32,7 @@ from ncu_roofline.core.metrics import (
     unit_for,
 )
 from ncu_roofline.core.model import SourceInfo
+from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import Unit, parse_unit
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.header import auto_units, decimal_for, dedupe, infer_ncu_version
@@ -40,6 +41,7 @@ from ncu_roofline.readers.integrity import (
     append_partial_raw,
     check_details,
     check_raw,
+    check_summary,
     split_runs,
 )
 from ncu_roofline.readers.locate import (
@@ -272,6 +274,16 @@ def read_long(
     ident = identity_columns(table, first_rows, header)
     if summary:
         _summary_identity(table, first_rows, ident, info)
+        names = (
+            _texts_at(table, "Kernel Name", first_rows)
+            if "Kernel Name" in table.column_names
+            else []
+        )
+        # Each row by its kernel (by its number where the names are not there).
+        kernels = [short_name(k) for k in names] if len(names) == n_launch else []
+        kernels = kernels or [str(i) for i in range(n_launch)]
+        rejected = problems.rejected_by_metric()
+        check_summary(launch_of_row, row_metric, b.metric_index, metrics, kernels, info, rejected)
     else:
         ids = _texts_at(table, "ID", first_rows)
         checked = (first_rows, run, loc, b.metric_index, row_metric, metrics, ids, info)

@@ -347,7 +347,11 @@ def absent_rows(
 
 
 def blank_inconsistent(
-    metrics: dict[str, Any], lacking: dict[str, np.ndarray], ids: list[Any], info: SourceInfo
+    metrics: dict[str, Any],
+    lacking: dict[str, np.ndarray],
+    ids: list[Any],
+    info: SourceInfo,
+    named: str = "launch ID",
 ) -> None:
     """Leave missing every summed quantity of a launch that lacks one of its parts.
 
@@ -356,8 +360,10 @@ def blank_inconsistent(
     malformed, negative or in a unit of the wrong kind.  Summed without it,
     the launch would get a confident partial sum (FP64 FLOPs alone where
     the FP32 counts are gone): its whole quantity family is missing instead,
-    with one warning per family.
+    with one warning per family.  The warning names the first such launch as
+    ``named`` and its entry of ``ids`` (a summary's rows by ``kernel``).
     """
+    rows, others = ("kernel(s)", "kernels") if named == "kernel" else ("launch(es)", "launches")
     by_family: dict[str, list[np.ndarray]] = {}
     for mid, launches in lacking.items():
         family = quantity_family(mid)
@@ -375,8 +381,8 @@ def blank_inconsistent(
         for values in columns:
             values[where] = np.nan
         info.warn(
-            f"{where.size} launch(es) lack some of the {family} counters the other launches "
-            f"have, or a value of them was left out (first: launch ID {ids[int(where[0])]}): "
+            f"{where.size} {rows} lack some of the {family} counters the other {others} "
+            f"have, or a value of them was left out (first: {named} {ids[int(where[0])]}): "
             f"their {family} left missing, never a partial sum"
         )
 
@@ -485,6 +491,28 @@ def check_details(
     for mid, launches in (rejected or {}).items():
         lacking[mid] = np.union1d(lacking.get(mid, np.zeros(0, dtype=np.int64)), launches)
     blank_inconsistent(metrics, lacking, ids, info)
+
+
+def check_summary(
+    launch_of_row: np.ndarray,
+    row_metric: np.ndarray,
+    metric_index: dict[str, int],
+    metrics: dict[str, Any],
+    kernels: list[str],
+    info: SourceInfo,
+    rejected: dict[str, np.ndarray] | None = None,
+) -> None:
+    """A per-kernel summary's lost rows and left-out values: warnings, and blanks in
+    ``metrics``.
+
+    A summary has no launch IDs to compare siblings by, but its kernels were
+    profiled with one metric list: a kernel without a counter row the others
+    have (the file cut in its rows, a line lost) gets no partial sum.
+    """
+    lacking = absent_rows(launch_of_row, row_metric, metric_index, len(kernels))
+    for mid, launches in (rejected or {}).items():
+        lacking[mid] = np.union1d(lacking.get(mid, np.zeros(0, dtype=np.int64)), launches)
+    blank_inconsistent(metrics, lacking, kernels, info, named="kernel")
 
 
 def check_raw(

@@ -38,6 +38,7 @@ from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import flags, strings
 from ncu_roofline.core.dimensions import metric_dimension, unit_fits
 from ncu_roofline.core.launches import Coded
+from ncu_roofline.core.metrics import STRING_METRICS
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import Unit, parse_numbers_checked, parse_unit
@@ -214,6 +215,10 @@ def _checked(
     problems: ValueProblems,
 ) -> np.ndarray:
     """:func:`checked_numbers` once the texts are parsed (``parsed``, ``malformed``)."""
+    # A string metric's text (the device name) is its value, not a malformed number.
+    text_metrics = [i for i, m in enumerate(metric_ids) if m in STRING_METRICS]
+    if text_metrics:
+        malformed = malformed & ~np.isin(metric_of_row, text_metrics)
     problems.note("malformed", metric_ids, metric_of_row, malformed, launch_of_row, texts)
     negative = parsed < 0
     if negative.any():
