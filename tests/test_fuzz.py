@@ -12,7 +12,7 @@ name), a field of 200,000 characters, hostile kernel names, gzip with
 trailing garbage.  For every case the command line must:
 
 * end with a documented exit code, never an internal error or a traceback;
-* report no more launches than the input holds;
+* report no more launches than the input holds (a doubled line adds none);
 * never report a launch whose counters were cut as complete: a launch of a
   cut or line-deleted file that is also in the intact file has, for each
   quantity, either the intact file's value or none;
@@ -373,7 +373,9 @@ def test_mutated_exports(
         rng = random.Random(f"{SEED}:{export.name}:{kind}:{i}")
         mutated, how = mutate(data, rng)
         what = f"{export.name}: {how} (seed {SEED}, case {kind}:{i})"
-        extra = 0 if removes_only else (how.count(",") + 1)
+        # A flipped byte may make a launch of its own; a doubled line never
+        # does (a repeated row is left out, not read as a second run).
+        extra = 0 if removes_only or kind == "duplicate-line" else (how.count(",") + 1)
         outcome = _run(mutated, export.name, tmp_path, capsys)
         _check(outcome, held + extra, what)
         if removes_only:

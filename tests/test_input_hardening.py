@@ -5,7 +5,9 @@ concatenated, appended, recoded or wrapped the way it happens to users: a
 job killed mid-write, ``cat a.csv b.csv``, a second run appended to a
 container's log, ``X`` and ``./X``, a cut-off ``.ncu-rep``, gzip with
 trailing bytes, cp1252 and UTF-16 text, fields longer than a block, a FIFO
-and a run out of memory.  Expected values come from the sample's text
+and a run out of memory; a row doubled or copied among another launch's
+rows, a line longer than any may be, another export's rows without their
+header, a raw page without its units row, IDs that are no numbers.  Expected values come from the sample's text
 (line numbers are the file's, 1-based), worked out by hand.
 """
 
@@ -27,9 +29,9 @@ import pandas as pd
 import pytest
 
 import ncu_roofline
-from ncu_roofline.errors import EXIT_CODES
+from ncu_roofline.errors import EXIT_CODES, InputFormatError, NcuRooflineError
 from ncu_roofline.readers import read_source
-from tests.helpers import REPO, run
+from tests.helpers import REPO, SAMPLES, run
 
 LAKOC = "Lakoc__Nbody_CUDA__profile_1.out"
 WANGZY = "wangzy0327__cuda-roofline__src_output.csv"
@@ -550,3 +552,301 @@ def test_a_malformed_counter_leaves_the_flop_sum_missing(samples_dir: Path, tmp_
     launches = _analysed(path)
     assert math.isnan(launches["flops"].iloc[1])
     assert launches["flops"].iloc[2] == pytest.approx(23_280, rel=1e-12)
+
+
+# --- hardening round 3: repeated rows, long lines, rows of another export ----------
+
+CODEGANDEE = "CodeGandee__llm-perf-opt__reports_20251107-dsocr_ncu-v2_kernel_0005_ncu.details.csv"
+GARDENIA = "Gardenia-Tian__LearningNote4Dev__CUDA_gemm_output_share_tile.csv"
+GIOTYP = "Giotyp__GPU-Roofline-Python__multi_kernels_metrics.csv"
+TEXT_SAMPLES = [
+    p.name for p in sorted(SAMPLES.glob("*")) if p.is_file() and p.suffix not in (".md", ".ncu-rep")
+]
+
+
+def _doubled(lines: list[bytes], i: int) -> bytes:
+    """The lines with line ``i + 1`` repeated in place."""
+    line = lines[i] if lines[i].endswith(b"\n") else lines[i] + b"\n"
+    return b"".join(lines[: i + 1]) + line + b"".join(lines[i + 1 :])
+
+
+def _frames_equal(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(
+        a.drop(columns=["source"]), b.drop(columns=["source"]), check_exact=True
+    )
+
+
+@pytest.mark.parametrize("line", [2, 3, 30, 45])
+def test_a_doubled_row_of_a_one_launch_export_is_one_launch(
+    samples_dir: Path, tmp_path: Path, line: int
+) -> None:
+    # CodeGandee holds one launch, its metric rows on lines 2-45.  Line 2 (its
+    # first row) doubled used to start a second run: two launches from one.
+    lines = _lines(samples_dir, CODEGANDEE)
+    assert lines[line - 1].startswith(b'"0","1742833"')
+    df, info = read_source(str(_write(tmp_path, "dup.csv", _doubled(lines, line - 1))))
+    intact, intact_info = read_source(str(samples_dir / CODEGANDEE))
+    assert len(df) == 1
+    _frames_equal(df, intact)
+    repeated = [w for w in info.warnings if "repeated row" in w]
+    assert len(repeated) == 1 and f"line {line + 1} " in repeated[0], info.warnings
+    assert "start again" not in " ".join(info.warnings)
+    assert sorted(set(info.warnings) - {repeated[0]}) == sorted(intact_info.warnings)
+
+
+def test_a_row_copied_among_another_launchs_rows_is_left_out(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # Launch 0's dram row (line 17, "67,584") copied after line 50, among
+    # launch 2's rows: the IDs go back for one row and on again, which is no
+    # second run.  Launch 2 keeps its own dram bytes (line 47, "39,552").
+    lines = _lines(samples_dir, LAKOC)
+    assert lines[16].endswith(b'"dram__bytes.sum","byte","67,584"\n')
+    data = b"".join(lines[:50]) + lines[16] + b"".join(lines[50:])
+    df, info = read_source(str(_write(tmp_path, "copied.csv", data)))
+    assert df["id"].tolist() == [0, 1, 2]
+    assert _value(df, "dram__bytes.sum", 0) == 67_584
+    assert _value(df, "dram__bytes.sum", 2) == 39_552
+    assert any("1 repeated row(s)" in w and "line 51 " in w for w in info.warnings), info.warnings
+    assert not any("start again" in w for w in info.warnings)
+    assert not math.isnan(_analysed(_write(tmp_path, "c.csv", data))["flops"].iloc[2])
+
+
+def test_a_doubled_raw_page_row_is_one_launch(samples_dir: Path, tmp_path: Path) -> None:
+    # The raw page's launch 10 is line 15 (two ==PROF== lines, header, units).
+    lines = _lines(samples_dir, MEINIE_RAW)
+    assert lines[14].startswith(b'"10",')
+    for i in (14, len(lines) - 1):
+        df, info = read_source(str(_write(tmp_path, "raw_dup.csv", _doubled(lines, i))))
+        assert df["id"].tolist() == list(range(64)), i
+        assert any("1 repeated row(s)" in w and f"line {i + 2} " in w for w in info.warnings)
+        assert not any("start again" in w for w in info.warnings)
+
+
+@pytest.mark.parametrize("name", TEXT_SAMPLES, ids=lambda n: n[:24])
+def test_no_doubled_line_adds_a_launch(samples_dir: Path, tmp_path: Path, name: str) -> None:
+    """Twelve lines of every text export, spread over the file, each doubled in place:
+    never a launch more, and every doubled table row is named in a warning."""
+    lines = _lines(samples_dir, name)
+    try:
+        intact, _ = read_source(str(samples_dir / name))
+    except NcuRooflineError:
+        pytest.skip("not a readable export")
+    for i in range(0, len(lines), max(1, len(lines) // 12)):
+        path = _write(tmp_path, "dup.csv", _doubled(lines, i))
+        df, info = read_source(str(path))
+        assert len(df) == len(intact), (name, i + 1)
+        assert not any("start again" in w for w in info.warnings), (name, i + 1)
+
+
+def test_runs_and_exports_appended_are_still_read_as_such(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # The whole table again (IDs restarting), a one-launch export's rows
+    # again, and a raw page's launch rows again: each a second run.
+    lakoc = _lines(samples_dir, LAKOC)
+    df, info = read_source(str(_write(tmp_path, "a.csv", b"".join(lakoc + lakoc[16:]))))
+    assert df["id"].tolist() == [0, 1, 2, 0, 1, 2]
+    assert any("start again 1 time(s) (the first restart on line 62)" in w for w in info.warnings)
+    one = _lines(samples_dir, CODEGANDEE)
+    df, _ = read_source(str(_write(tmp_path, "b.csv", b"".join(one + one[1:]))))
+    assert df["id"].tolist() == [0, 0]
+    raw = _lines(samples_dir, MEINIE_RAW)
+    df, _ = read_source(str(_write(tmp_path, "c.csv", b"".join(raw + raw[4:]))))
+    assert df["id"].tolist() == list(range(64)) * 2
+
+
+# --- long lines ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_bound(monkeypatch: pytest.MonkeyPatch) -> int:
+    """A line bound of 1 MiB, and Arrow blocks of 256 KiB below it (as 16 MiB are below 64)."""
+    from ncu_roofline.readers import locate, table
+
+    monkeypatch.setattr(locate, "MAX_LINE_BYTES", 1 << 20)
+    monkeypatch.setattr(table, "_BLOCK_SIZE", 256 << 10)
+    return 1 << 20
+
+
+@pytest.mark.parametrize(
+    ("where", "line"),
+    [("header", 16), ("mid-table", 40), ("last-unclosed", 62), ("last-closed", 62)],
+)
+def test_a_line_longer_than_the_bound_is_refused_naming_it(
+    samples_dir: Path, tmp_path: Path, small_bound: int, where: str, line: int
+) -> None:
+    lines = _lines(samples_dir, LAKOC)
+    blob = b"x" * (2 * small_bound)
+    if where == "header":
+        lines[15] = lines[15].rstrip(b"\n") + b',"' + blob  # no newline, no closing quote
+        lines = lines[:16]
+    elif where == "mid-table":
+        lines[39] = lines[39].replace(b'"nbody"', b'"' + blob + b'"')
+    else:
+        lines.append(b'"2","89294","' + blob + (b'"' if where == "last-closed" else b""))
+    path = _write(tmp_path, "long.csv", b"".join(lines))
+    with pytest.raises(InputFormatError, match=rf"line {line} is longer than 1 MiB"):
+        read_source(str(path))
+
+
+def test_a_line_just_under_the_bound_is_read(
+    samples_dir: Path, tmp_path: Path, small_bound: int
+) -> None:
+    # A row of 1 MiB less a little: four of Arrow's (patched) blocks, read.
+    lines = _lines(samples_dir, LAKOC)
+    lines[39] = lines[39].replace(b'"nbody"', b'"' + b"n" * (small_bound - 400) + b'"')
+    df, _ = read_source(str(_write(tmp_path, "under.csv", b"".join(lines))))
+    assert _value(df, FADD, 1) == 10_256
+
+
+def test_a_line_beyond_64_mib_without_a_newline_is_exit_4(tmp_path: Path) -> None:
+    # The real bound: a header that never ends, 65 MiB long, is refused from
+    # its first 64 MiB and its line number, not read whole into memory.
+    path = tmp_path / "endless.csv"
+    with open(path, "wb") as fh:
+        fh.write(b"==PROF== Connected to process 1\n" + b'"ID","Kernel Name","')
+        fh.write(b"k" * (65 << 20))
+    proc = run("inspect", str(path))
+    assert proc.returncode == 4, proc.stderr
+    assert "line 2 is longer than 64 MiB" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- rows without their header ---------------------------------------------------------
+
+
+def _body(samples_dir: Path, name: str) -> bytes:
+    """An export's table rows without its header (and without what comes before it)."""
+    lines = _lines(samples_dir, name)
+    start = next(i for i, ln in enumerate(lines) if ln.startswith((b'"ID",', b'"Process ID",')))
+    return b"".join(lines[start + 1 :])
+
+
+def test_rows_of_an_export_of_other_columns_are_left_out_naming_their_lines(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # Lakoc (12 columns, 3 launches) followed by WANGZY's 165 rows (15
+    # columns) without their header: they used to outnumber Lakoc's rows,
+    # set the width and become 165 launches.
+    data = (samples_dir / LAKOC).read_bytes() + _body(samples_dir, WANGZY)
+    df, info = read_source(str(_write(tmp_path, "tail.csv", data)))
+    assert df["id"].tolist() == [0, 1, 2]
+    assert _value(df, FADD, 1) == 10_256
+    assert any(
+        w.startswith("skipped 165 line(s) inside the table that are not table rows (lines 62-226)")
+        for w in info.warnings
+    ), info.warnings
+
+
+def test_rows_of_an_export_of_as_many_columns_meaning_others_are_left_out(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # Gardenia's details page (15 columns) followed by a per-kernel summary's
+    # 22 rows (15 columns too): under the details header the summary's
+    # process name is a Process ID, which fits no row of this table.
+    data = (samples_dir / GARDENIA).read_bytes() + _body(samples_dir, GIOTYP)
+    df, info = read_source(str(_write(tmp_path, "tail.csv", data)))
+    intact, _ = read_source(str(samples_dir / GARDENIA))
+    _frames_equal(df, intact)
+    assert any(
+        w.startswith("22 row(s) whose Process ID is not a whole number")
+        and w.endswith("lines 54-75")
+        for w in info.warnings
+    ), info.warnings
+
+
+def test_rows_of_an_export_of_the_same_columns_are_an_appended_run(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # Gardenia and WANGZY share their header: WANGZY's rows without it are
+    # a run appended, all 11 of its launches kept after Gardenia's 3.
+    data = (samples_dir / GARDENIA).read_bytes() + _body(samples_dir, WANGZY)
+    df, info = read_source(str(_write(tmp_path, "tail.csv", data)))
+    assert len(df) == 3 + 11
+    assert _value(df, "dram__bytes.sum", 3) == 837_859_712  # wangzy line 12
+    assert any("start again 1 time(s) (the first restart on line 54)" in w for w in info.warnings)
+
+
+# --- raw page without its units row, IDs that are no numbers ---------------------------
+
+
+def test_a_raw_page_without_its_units_row_is_read_in_base_units(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    lines = _lines(samples_dir, MEINIE_RAW)
+    assert lines[3].startswith(b'"","",')  # the units row
+    df, info = read_source(str(_write(tmp_path, "nounits.csv", b"".join(lines[:3] + lines[4:]))))
+    intact, _ = read_source(str(samples_dir / MEINIE_RAW))
+    assert df["id"].tolist() == list(range(64))
+    # gpu__time_duration.sum is in ns in the units row: base units say the same.
+    assert df["gpu__time_duration.sum"].tolist() == intact["gpu__time_duration.sum"].tolist()
+    assert df["device__attribute_clock_rate"].tolist() == (
+        intact["device__attribute_clock_rate"].tolist()
+    )
+    assert any("no units row" in w and "base units" in w for w in info.warnings), info.warnings
+
+
+@pytest.mark.parametrize("bad", ["x7", "1e400", ""])
+def test_rows_whose_id_is_no_number_are_left_out_with_a_warning(
+    samples_dir: Path, tmp_path: Path, bad: str
+) -> None:
+    # Launch 1's ID (lines 32-46) damaged: its rows are no launch rows.
+    lines = _lines(samples_dir, LAKOC)
+    for i in range(31, 46):
+        assert lines[i].startswith(b'"1",')
+        lines[i] = b'"' + bad.encode() + b'"' + lines[i][3:]
+    df, info = read_source(str(_write(tmp_path, "ids.csv", b"".join(lines))))
+    assert df["id"].tolist() == [0, 2]
+    assert any(
+        w.startswith("15 row(s) whose launch ID is not a whole number are left out")
+        and f"(first {bad!r}, lines 32-46)" in w
+        for w in info.warnings
+    ), info.warnings
+    raw = _lines(samples_dir, MEINIE_RAW)
+    raw[20] = b'"' + bad.encode() + raw[20][raw[20].index(b'",') :]
+    df, info = read_source(str(_write(tmp_path, "raw_ids.csv", b"".join(raw))))
+    assert len(df) == 63
+    assert any("1 row(s) whose launch ID" in w and "line 21)" in w for w in info.warnings)
+
+
+@pytest.mark.parametrize("field", ["ID", "Process ID"])
+def test_a_damaged_row_inside_a_launch_leaves_its_quantity_missing(
+    samples_dir: Path, tmp_path: Path, field: str
+) -> None:
+    # Launch 1's fadd row (line 41) with its ID or Process ID damaged is left
+    # out; launch 1's FLOPs without it would be 2 x 6,512 = 13,024 of
+    # 23,280: missing instead, as for a line lost.
+    lines = _lines(samples_dir, LAKOC)
+    assert FADD.encode() in lines[40] and lines[40].startswith(b'"1","89294",')
+    at = 1 if field == "ID" else 5
+    lines[40] = lines[40][:at] + b"x" + lines[40][at + 1 :]
+    path = _write(tmp_path, "damaged.csv", b"".join(lines))
+    df, info = read_source(str(path))
+    assert df["id"].tolist() == [0, 1, 2]
+    assert any("1 row(s) whose" in w and "line 41" in w for w in info.warnings), info.warnings
+    assert any("lack some of the FLOP counts" in w for w in info.warnings), info.warnings
+    launches = _analysed(path)
+    assert math.isnan(launches["flops"].iloc[1])
+    assert launches["flops"].iloc[2] == pytest.approx(23_280, rel=1e-12)
+
+
+def test_runs_of_a_one_metric_export_stay_runs(samples_dir: Path, tmp_path: Path) -> None:
+    # One metric per launch (Lakoc's dram rows, lines 17, 32 and 47): a launch
+    # is one row, so a run appended repeats rows one for one.  Two runs of
+    # three launches are six launches; two runs of one launch (`--launch-count
+    # 1`) are two, as a doubled row of such an export cannot be told from them.
+    lines = _lines(samples_dir, LAKOC)
+    dram = [lines[16], lines[31], lines[46]]
+    assert all(b'"dram__bytes.sum"' in ln for ln in dram)
+    head = b"".join(lines[:16])
+    df, info = read_source(str(_write(tmp_path, "a.csv", head + b"".join(dram * 2))))
+    assert df["id"].tolist() == [0, 1, 2, 0, 1, 2]
+    assert [_value(df, "dram__bytes.sum", i) for i in (0, 3)] == [67_584, 67_584]
+    df, info = read_source(str(_write(tmp_path, "b.csv", head + dram[0] * 3)))
+    assert df["id"].tolist() == [0, 0, 0]
+    assert any("3 runs" in w for w in info.warnings), info.warnings
+    # A row copied among them is still one row too many, not a run.
+    data = head + dram[0] + dram[1] + dram[0] + dram[2]
+    df, info = read_source(str(_write(tmp_path, "c.csv", data)))
+    assert df["id"].tolist() == [0, 1, 2]
+    assert any("1 repeated row(s)" in w and "line 19 " in w for w in info.warnings)

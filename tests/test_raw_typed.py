@@ -176,12 +176,15 @@ def test_late_bad_values_warn_quoting_their_text(
     typed, text, _ = _both(path, monkeypatch)
     _assert_same(typed, text)
     warnings = typed[1].warnings
+    # Two ==PROF== lines, the header and the units row: launch 60 is line 65.
     assert any(
-        w.startswith(f"{DURATION}: 1 negative value(s)") and "first '-174', launch ID 60" in w
+        w.startswith(f"{DURATION}: 1 negative value(s)")
+        and "first '-174' on line 65, launch ID 60" in w
         for w in warnings
     )
     assert any(
-        w.startswith(f"{DURATION}: 1 infinite value(s)") and "'1e400'" in w for w in warnings
+        w.startswith(f"{DURATION}: 1 infinite value(s)") and "'1e400' on line 66" in w
+        for w in warnings
     )
     assert any(
         w.startswith(f"{DURATION}: 1 malformed number(s)") and "'7,7'" in w for w in warnings

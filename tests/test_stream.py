@@ -136,10 +136,12 @@ def test_rule_rows_across_batch_boundaries(
     _assert_same(whole, batched)
     frame, info, _ = batched
     assert frame["id"].tolist() == list(range(40))
-    # The stray line is the one row skipped that is not a rule row.
+    # The stray line is the one row skipped that is not a rule row: after the
+    # ==PROF== line, the header and launches 0-20 (48 lines each), line 1,011.
     skipped = [w for w in info.warnings if w.startswith("skipped")]
     assert skipped == [
-        "skipped 1 line(s) inside the table that are not table rows, e.g. 'step 17: loss 0.25'"
+        "skipped 1 line(s) inside the table that are not table rows (line 1,011), "
+        "e.g. 'step 17: loss 0.25'"
     ]
     # The template's four rule rows, in every launch, none lost at a batch boundary.
     assert len(info.rules) == 160

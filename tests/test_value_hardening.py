@@ -19,6 +19,7 @@ import math
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,8 @@ from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import parse_number, parse_numbers, parse_numbers_checked, parse_unit
 from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.readers import read_source
+from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
+from ncu_roofline.readers.ncurep import read_ncu_rep
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.theory.config import TheoryConfig
 from ncu_roofline.theory.estimates import load_theory_file
@@ -105,7 +108,7 @@ def test_malformed_grouping_is_missing_not_misread(samples_dir: Path, tmp_path: 
     assert _value(frame, 0, "sm__cycles_elapsed.avg.per_second") == 1094803101.67
     assert (
         "dram__bytes.sum: 1 malformed number(s) left out as missing "
-        "(first '1,2,3', launch ID 0 (calculate_velocity))" in info.warnings
+        "(first '1,2,3' on line 17, launch ID 0 (calculate_velocity))" in info.warnings
     )
     assert any(
         w.startswith("l1tex__t_bytes.sum: 1 malformed") and "'1,0'" in w for w in info.warnings
@@ -137,7 +140,7 @@ def test_infinite_values_are_missing_with_a_warning(samples_dir: Path, tmp_path:
     assert _value(frame, 2, "dram__bytes.sum") > 0
     assert (
         "dram__bytes.sum: 2 infinite value(s) left out as missing "
-        "(first '1e400', launch ID 0 (calculate_velocity))" in info.warnings
+        "(first '1e400' on line 17, launch ID 0 (calculate_velocity))" in info.warnings
     )
     assert any(w.startswith("l1tex__t_bytes.sum: 1 infinite") for w in info.warnings)
     assert any(w.startswith("lts__t_bytes.sum: 1 negative") for w in info.warnings)
@@ -158,9 +161,9 @@ def test_one_warning_per_metric_and_problem_with_count_and_first_launch(
     dram = sorted(w for w in info.warnings if w.startswith("dram__bytes.sum:"))
     assert dram == [
         "dram__bytes.sum: 1 negative value(s) left out as missing "
-        "(first '-67,584', launch ID 0 (calculate_velocity))",
+        "(first '-67,584' on line 17, launch ID 0 (calculate_velocity))",
         "dram__bytes.sum: 2 malformed number(s) left out as missing "
-        "(first '1,0', launch ID 1 (centerOfMass))",
+        "(first '1,0' on line 32, launch ID 1 (centerOfMass))",
     ]
 
 
@@ -209,7 +212,7 @@ def test_unit_of_the_wrong_dimension_is_missing(samples_dir: Path, tmp_path: Pat
     assert _value(frame, 0, "lts__t_bytes.sum") == pytest.approx(1294848.0)
     assert (
         "dram__bytes.sum: unit 'msecond' is not a byte unit: 1 value(s) left out as missing "
-        "(first '67,584', launch ID 0 (calculate_velocity))" in info.warnings
+        "(first '67,584' on line 17, launch ID 0 (calculate_velocity))" in info.warnings
     )
     assert any("unit 'us' is not a byte unit" in w for w in info.warnings)
 
@@ -243,7 +246,7 @@ def test_raw_page_values_and_units_checked(samples_dir: Path, tmp_path: Path) ->
     assert durations[2] == pytest.approx(float(_raw_cell(samples_dir / RAW, 2)) * 1e-9)
     assert any(
         w.startswith("gpu__time_duration.sum: 1 malformed number(s)")
-        and "'6,28,480', launch ID 0" in w
+        and "'6,28,480' on line 5, launch ID 0" in w
         for w in info.warnings
     )
     assert any(w.startswith("gpu__time_duration.sum: 1 negative value(s)") for w in info.warnings)
@@ -638,8 +641,6 @@ def test_ncu_rep_negative_counter_is_missing_with_a_warning(samples_dir: Path) -
 def test_ncu_rep_wrong_unit_and_infinite_values_are_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
-    from ncu_roofline.readers.ncurep import read_ncu_rep
     from tests import test_columns as stand
 
     class _Range(stand._Range):
@@ -668,3 +669,145 @@ def test_ncu_rep_wrong_unit_and_infinite_values_are_missing(
     assert "dram__bytes.sum: unit 'msecond' is not a byte unit: 1 value(s) left out" in joined
     assert "lts__t_bytes.sum: 1 infinite value(s)" in joined
     assert "l1tex__t_bytes.sum: 1 infinite value(s)" in joined
+
+
+# --- hardening round 3: what is dropped is named, with its line --------------------------
+
+
+def test_summary_invocations_and_bytes_that_overflow_are_named(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # kernel_B's rows (lines 2-12) say "100" invocations; its DRAM read
+    # sectors (line 2) average "402,339.36".
+    text = (samples_dir / SUMMARY).read_text(encoding="utf-8")
+    text = text.replace('"100","Command', '"1e400","Command', 1)
+    text = text.replace('"402,316.00","402,364.00","402,339.36"', '"0","inf","inf"')
+    path = tmp_path / "summary.csv"
+    path.write_text(text, encoding="utf-8")
+    frame, info = read_source(str(path), progress=False)
+    assert math.isnan(frame["dram__sectors_read.sum"].iloc[0])
+    assert (
+        "dram__sectors_read.sum: 1 infinite value(s) left out as missing "
+        "(first 'inf' on line 2, kernel kernel_B)" in info.warnings
+    )
+    assert any(
+        w.startswith("Invocations: 1 row(s) with a count that is not 1 to 1,000,000,000")
+        and "(first '1e400' on line 2, kernel kernel_B)" in w
+        for w in info.warnings
+    ), info.warnings
+
+
+@pytest.mark.parametrize("column", ["Stream", "Context"])
+@pytest.mark.parametrize("value", ["inf", "1e400"])
+def test_identity_numbers_that_overflow_are_missing_with_a_warning(
+    samples_dir: Path, tmp_path: Path, column: str, value: str
+) -> None:
+    # Launch 1 (calculate_velocity's second launch is 0; centerOfMass, lines
+    # 32-46) printed on Stream 14, Context 1.
+    lines = (samples_dir / NBODY).read_text(encoding="utf-8").splitlines(keepends=True)
+    header = next(csv.reader([lines[15]]))
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    for line in lines[31:46]:
+        row = next(csv.reader([line]))
+        row[header.index(column)] = value
+        writer.writerow(row)
+    path = tmp_path / "ident.csv"
+    path.write_text("".join(lines[:31]) + out.getvalue() + "".join(lines[46:]), encoding="utf-8")
+    frame, info = read_source(str(path), progress=False)
+    assert frame["id"].tolist() == [0, 1, 2]
+    canon = column.lower()
+    assert pd.isna(frame[canon].iloc[1]) and not pd.isna(frame[canon].iloc[2])
+    assert (
+        f"{column}: 1 launch(es) whose value is not a whole number, read as missing "
+        f"(first {value!r} on line 32, launch ID 1 (centerOfMass))" in info.warnings
+    )
+
+
+def _stand_in_launches(monkeypatch: pytest.MonkeyPatch, actions: list[dict[str, Any]]) -> Any:
+    """Read a stand-in report whose launches carry the given extra metrics."""
+    from tests import test_columns as stand
+
+    class _Range(stand._Range):
+        def num_actions(self) -> int:
+            return len(actions)
+
+        def action_by_idx(self, a: int) -> stand._Action:
+            act = super().action_by_idx(a)
+            for name, (value, unit) in actions[a].items():
+                act.metrics[name] = stand._Metric(value, unit)
+            return act
+
+    class _Context(stand._Context):
+        def range_by_idx(self, _r: int) -> _Range:
+            return _Range()
+
+    module = stand._stand_in()
+    module.load_report = lambda _path: _Context()
+    monkeypatch.setitem(sys.modules, "ncu_report", module)
+    raw = RawInput(name="stand-in.ncu-rep", buf=NCU_REP_MAGIC + b"\0" * 16, path="unused")
+    columns, info = read_ncu_rep(raw)
+    return columns.to_frame(), info
+
+
+def test_ncu_rep_values_take_the_csv_checks_and_leave_no_partial_sum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fadd = "sm__sass_thread_inst_executed_op_fadd_pred_on.sum"
+    ffma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"
+    counts = {ffma: (6.0, "inst"), "dram__bytes.sum": (64.0, "furlong")}
+    frame, info = _stand_in_launches(
+        monkeypatch,
+        [{**counts, fadd: (-5.0, "inst")}, {**counts, fadd: (10.0, "inst")}],
+    )
+    # Launch 0's fadd is negative: left out, and its FMA count with it (one
+    # FLOP quantity), never 2 x 6 FLOPs alone; launch 1 keeps both.
+    assert math.isnan(frame[fadd].iat[0]) and math.isnan(frame[ffma].iat[0])
+    assert frame[fadd].iat[1] == 10.0 and frame[ffma].iat[1] == 6.0
+    assert (
+        f"{fadd}: 1 negative value(s) left out as missing (first '-5.0', launch ID 0 (axpy))"
+        in info.warnings
+    )
+    assert any("lack some of the FLOP counts" in w for w in info.warnings), info.warnings
+    # An unknown unit: one warning for both launches, not one per launch.
+    unknown = [w for w in info.warnings if "unknown unit" in w]
+    assert unknown == ["unknown unit(s) 'furlong': left out dram__bytes.sum rather than misread"]
+    assert "dram__bytes.sum" not in frame or frame["dram__bytes.sum"].isna().all()
+
+
+def test_warnings_name_the_line_past_blank_lines_and_stray_rows(
+    samples_dir: Path, tmp_path: Path
+) -> None:
+    # Lakoc has no rule rows (the parse runs on Arrow's threads, which number
+    # no skipped row): a stray program line and two blank lines before launch
+    # 2's dram row, which moves from line 47 to 50.
+    lines = (samples_dir / NBODY).read_text(encoding="utf-8").splitlines(keepends=True)
+    assert lines[46].endswith('"dram__bytes.sum","byte","39,552"\n')
+    lines[46] = lines[46].replace('"39,552"', '"-39,552"')
+    text = "".join(lines[:40]) + "\n" + "step 3: loss 0.5\n" + "\r\n" + "".join(lines[40:])
+    path = tmp_path / "blank.csv"
+    path.write_text(text, encoding="utf-8")
+    _, info = read_source(str(path), progress=False)
+    assert any("first '-39,552' on line 50, launch ID 2" in w for w in info.warnings), info.warnings
+    assert any(w.startswith("skipped 1 line(s)") and "(line 42)" in w for w in info.warnings)
+
+
+def test_warnings_name_the_line_among_rule_rows(samples_dir: Path, tmp_path: Path) -> None:
+    # leleucas has rule rows after each launch's metric rows (the parse numbers
+    # them): launch 17's DRAM bytes (line 1,055, "41,088") made negative are
+    # named on their line, past 17 launches' rule rows.
+    name = (
+        "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__attention"
+        "_actual_parameter_analysis_data_5-9_bert_torch_nsight.csv"
+    )
+    lines = (samples_dir / name).read_text(encoding="utf-8").splitlines(keepends=True)
+    assert lines[1054].startswith('"17",')
+    assert lines[1054].endswith('"dram__bytes.sum","byte","41,088",\n')
+    lines[1054] = lines[1054].replace('"41,088"', '"-41,088"')
+    path = tmp_path / "rules.csv"
+    path.write_text("".join(lines), encoding="utf-8")
+    _, info = read_source(str(path), progress=False)
+    assert (
+        "dram__bytes.sum: 1 negative value(s) left out as missing (first '-41,088' on line "
+        "1,055, launch ID 17 (vectorized_elementwise_kernel<BUnaryFunctor>))" in info.warnings
+    ), info.warnings

@@ -65,3 +65,27 @@ def unit_fits(metric_id: str, si_unit: str) -> bool:
     if num in ("s", "Hz", "%") or den == "s":
         return False
     return kind == "count" or num == kind
+
+
+def base_unit(metric_id: str) -> str:
+    """The unit ncu prints a metric in with ``--print-units base``.
+
+    Times in nanoseconds, rates per second, percentages in ``%``, counts in
+    the thing counted (``""`` where unnamed, and for the kHz device
+    attributes, which ncu prints without a unit).  A raw page that lost its
+    units row is read in these.
+    """
+    kind = metric_dimension(metric_id)
+    if kind == "time":
+        return "nsecond"
+    if kind == "percent":
+        return "%"
+    if kind == "rate":
+        if metric_id in KHZ_METRICS:
+            return ""
+        counted = metric_dimension(metric_id.removesuffix(".per_second"))
+        return ("" if counted == "count" else counted) + "/second"
+    counted = "" if kind == "count" else kind
+    if ".per_cycle" in metric_id and counted:
+        return counted + "/cycle"
+    return counted

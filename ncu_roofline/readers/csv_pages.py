@@ -9,8 +9,9 @@ never over rows.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -18,8 +19,9 @@ import numpy as np
 import pyarrow as pa
 
 from ncu_roofline.core import compute as ac
-from ncu_roofline.core.arrays import flags, indices
+from ncu_roofline.core.arrays import indices
 from ncu_roofline.core.arrays import numbers as arrow_numbers
+from ncu_roofline.core.dimensions import base_unit
 from ncu_roofline.core.launches import Coded, coded, finalize_columns
 from ncu_roofline.core.metrics import (
     KHZ_METRICS,
@@ -36,14 +38,19 @@ from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import Unit, parse_unit
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.header import auto_units, decimal_for, dedupe, infer_ncu_version
-from ncu_roofline.readers.identity import IDENTITY_HEADERS, encode_identity, identity_columns
+from ncu_roofline.readers.identity import (
+    IDENTITY_HEADERS,
+    NotWhole,
+    encode_identity,
+    identity_columns,
+)
 from ncu_roofline.readers.integrity import (
     append_partial_raw,
     check_details,
     check_raw,
     check_summary,
-    split_runs,
 )
+from ncu_roofline.readers.lines import RowLines, lines_text
 from ncu_roofline.readers.locate import (
     Located,
     ProgressCallback,
@@ -52,8 +59,17 @@ from ncu_roofline.readers.locate import (
 )
 from ncu_roofline.readers.nvtx import NVTX_PUSHPOP as _NVTX_PUSHPOP
 from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
+from ncu_roofline.readers.row_checks import (
+    fitting_rows,
+    lost_metrics,
+    valid_ids,
+    warn_left_out,
+    warn_repeated,
+)
 from ncu_roofline.readers.rule_rows import rule_table
+from ncu_roofline.readers.runs import repeated_rows, split_runs
 from ncu_roofline.readers.table import (
+    SkipCounter,
     codes_of,
     dict_codes,
     dictionary_size,
@@ -86,21 +102,42 @@ class _Builder:
         self.info = SourceInfo(path=raw.name, layout=layout)
         self.info.ncu_errors = list(loc.errors)
         self.metric_index: dict[str, int] = {}
+        #: The file's line of each table row, for warnings (None: not a file's table).
+        self.lines: RowLines | None = None
 
     def metric(self, mid: str) -> int:
         if mid not in self.metric_index:
             self.metric_index[mid] = len(self.metric_index)
         return self.metric_index[mid]
 
-    def common_warnings(self, skipped_other: int, samples: list[str]) -> None:
+    def number_lines(self, names: list[str], skip_rows: int, counter: SkipCounter) -> None:
+        """Let warnings name the lines of the rows of the table just parsed."""
+        raw, loc = self.raw, self.loc
+        self.lines = RowLines(raw.buf, raw.path, loc.start, loc.end, names, skip_rows, counter)
+
+    @property
+    def line_of(self) -> Callable[[int], int] | None:
+        """The file's line of a table row, where the table is the file's."""
+        return self.lines.one if self.lines is not None else None
+
+    @property
+    def lines_of(self) -> Callable[[np.ndarray], np.ndarray] | None:
+        """The file's lines of table rows, where the table is the file's."""
+        return self.lines.of if self.lines is not None else None
+
+    def common_warnings(self, skipped: SkipCounter) -> None:
         if self.loc.truncated:
             self.info.warn(
                 "the file ends mid-row (truncated?): the rows read before the cut are kept"
             )
-        if skipped_other:
+        if skipped.other_rows:
+            where = ""
+            if self.lines is not None:
+                where = f" ({lines_text(self.lines.other_lines(skipped))})"
+            samples = skipped.last_other
             self.info.warn(
-                f"skipped {skipped_other} line(s) inside the table that are not table rows"
-                + (f", e.g. {samples[0]!r}" if samples else "")
+                f"skipped {skipped.other_rows} line(s) inside the table that are not table "
+                f"rows{where}" + (f", e.g. {samples[0]!r}" if samples else "")
             )
         for err in self.loc.errors:
             self.info.warn(f"ncu reported: {err}")
@@ -168,41 +205,18 @@ def _texts_at(table: pa.Table, column: str, rows: np.ndarray) -> list[str]:
     return [dictionary[c] for c in codes[rows].tolist()] if dictionary else []
 
 
-#: A number in any spelling a count could be corrupted into (``1e400``,
-#: ``2.5``, ``inf``): such a summary row is a real row with a count not to
-#: trust, not noise.
-_NUMBER_TEXT = re.compile(
-    r"[+-]?(?:[0-9][0-9,]*\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?inf(?:inity)?", re.I
-)
-
-
-def _valid_ids(table: pa.Table, column: str, numbers: bool = False) -> np.ndarray:
-    """Rows whose ``column`` holds an integer (noise rows do not); any number with ``numbers``."""
-    col = _column(table, column)
-    if col is None:
-        return np.ones(table.num_rows, dtype=bool)
-    if not dictionary_size(col):
-        return np.zeros(0, dtype=bool)
-    codes = codes_of(col)
-    dictionary = col.chunks[0].dictionary
-    # A sign is kept: a negative count is a bad value of a real row, not noise.
-    # The plain spellings are judged in Arrow (a raw page has one ID per row,
-    # so as many distinct values as launches); Python judges the rest.
-    plain = ac.match_substring_regex(dictionary, r"^[+,\-]*[0-9][0-9,]*$")
-    ok = flags(plain)
-    for i in np.flatnonzero(~ok).tolist():
-        text = str(dictionary[i].as_py()).strip()
-        ok[i] = text.replace(",", "").lstrip("+-").isdigit() or (
-            numbers and _NUMBER_TEXT.fullmatch(text) is not None
-        )
-    valid: np.ndarray = ok[codes]
-    return valid
-
-
 def read_long(
-    raw: RawInput, loc: Located, layout: str, progress: ProgressCallback | None
+    raw: RawInput,
+    loc: Located,
+    layout: str,
+    progress: ProgressCallback | None,
+    line_numbers: bool = True,
 ) -> tuple[Any, SourceInfo]:
-    """Read a details page or a per-kernel summary (both one row per metric)."""
+    """Read a details page or a per-kernel summary (both one row per metric).
+
+    ``line_numbers``: warnings name the file's lines of the rows they are
+    about (off for a table that is not the file's, as the text reader's).
+    """
     header = loc.header
     summary = layout == "summary"
     value_col = "Average" if summary else "Metric Value"
@@ -210,7 +224,7 @@ def read_long(
         if needed not in header:
             raise InputFormatError(f"{raw.name}: the ncu table has no {needed!r} column")
     header_end = raw.buf.find(b"\n", loc.start) + 1 or loc.end
-    samples = sample_rows(raw.buf, header_end, loc.end)
+    samples = sample_rows(raw, header_end, loc.end)
     names, rule_width = _long_names(header, samples)
     nvtx_cols = [h for h in names if h.startswith((_NVTX_PUSHPOP, _NVTX_STARTEND))]
     wanted = [*IDENTITY_HEADERS, "Section Name", "Body Item Label", "Metric Name", "Metric Unit"]
@@ -238,20 +252,15 @@ def read_long(
     b = _Builder(raw, loc, layout)
     info = b.info
     info.rules = rule_table(skipped.rules, header)
-
-    valid = _valid_ids(table, "Invocations", numbers=True) if summary else _valid_ids(table, "ID")
-    if summary:
-        keys = ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC", *nvtx_cols]
-    else:
-        keys = ["Process ID", "ID"]
-    run = None if summary else split_runs(table, valid, one_row_per_launch=False)
-    launch_of_row, first_rows = _launch_keys(table, keys, valid, run)
+    if line_numbers:
+        b.number_lines(names, 1, skipped)
+    rows = _long_rows(table, summary, nvtx_cols, b)
+    launch_of_row, first_rows, row_metric = rows.launch_of_row, rows.first_rows, rows.row_metric
     n_launch = first_rows.size
-    row_metric, row_is_label = _row_metrics(table, b)
     values_col = table.column(value_col)
-    warn_not_collected(table, values_col, valid, info)
+    warn_not_collected(table, values_col, rows.valid, info)
 
-    sel = np.nonzero(valid & (row_metric >= 0))[0]
+    sel = np.nonzero(rows.valid & (row_metric >= 0))[0]
     unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
     texts = ac.take(values_col, indices(sel))
     # Only the selected texts are read from here on: free the column's.
@@ -259,21 +268,22 @@ def read_long(
     del values_col
     pa.default_memory_pool().release_unused()
     decimal = decimal_for(samples, header, [value_col])
-    problems = ValueProblems()
+    problems = ValueProblems(row_of=sel)
     # The selected rows' keys, gathered once (each is an array per value row).
     sel_units, sel_metric, sel_launch = unit_codes[sel], row_metric[sel], launch_of_row[sel]
     del unit_codes
     sel_units, unit_dict = _quirk_units(sel_units, unit_dict, sel_metric, b)
     numbers = _si_numbers(texts, decimal, sel_units, unit_dict, sel_metric, sel_launch, b, problems)
     metrics = _metric_columns(
-        numbers, texts, sel_launch, sel_metric, row_is_label[sel], n_launch, b
+        numbers, texts, sel_launch, sel_metric, rows.row_is_label[sel], n_launch, b
     )
     del numbers
     _record_units(sel_units, unit_dict, sel_metric, b)
 
-    ident = identity_columns(table, first_rows, header)
+    not_whole: list[NotWhole] = []
+    ident = identity_columns(table, first_rows, header, not_whole)
     if summary:
-        _summary_identity(table, first_rows, ident, info)
+        _summary_identity(table, first_rows, ident, b)
         names = (
             _texts_at(table, "Kernel Name", first_rows)
             if "Kernel Name" in table.column_names
@@ -286,11 +296,16 @@ def read_long(
         check_summary(launch_of_row, row_metric, b.metric_index, metrics, kernels, info, rejected)
     else:
         ids = _texts_at(table, "ID", first_rows)
-        checked = (first_rows, run, loc, b.metric_index, row_metric, metrics, ids, info)
-        check_details(table, launch_of_row, *checked, problems.rejected_by_metric())
+        rejected = problems.rejected_by_metric()
+        for mid, launches in rows.lost.items():
+            rejected[mid] = np.union1d(rejected.get(mid, launches), launches)
+        checked = (first_rows, rows.run, loc, b.metric_index, row_metric, metrics, ids, info)
+        check_details(table, launch_of_row, *checked, rejected, b.line_of)
     ident["source"] = Coded(np.zeros(n_launch, dtype=np.int64), [raw.name])
     frame = finalize_columns(ident, metrics, n_launch)
-    problems.warn(info, launch_label(frame, summary))
+    label = launch_label(frame, summary)
+    problems.warn(info, label, b.line_of)
+    _warn_not_whole(info, not_whole, first_rows, label, b.line_of)
 
     units_seen = [unit_dict[u] for u in np.unique(sel_units).tolist()] if sel.size else []
     info.units = "auto" if auto_units(units_seen) else "base"
@@ -301,20 +316,100 @@ def read_long(
         )
     ccs = [r[header.index("CC")] for r in samples if "CC" in header and len(r) > header.index("CC")]
     info.ncu_version = infer_ncu_version(header, list(unit_dict), ccs)
-    b.common_warnings(skipped.other_rows, skipped.last_other)
+    b.common_warnings(skipped)
     if n_launch == 0:
         raise InputFormatError(f"{raw.name}: the ncu table holds no launches")
     return frame, info
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+@dataclass
+class _LongRows:
+    """What each row of a long table is: a launch row, of which launch and metric."""
+
+    valid: np.ndarray
+    run: np.ndarray | None
+    launch_of_row: np.ndarray
+    first_rows: np.ndarray
+    row_metric: np.ndarray
+    row_is_label: np.ndarray
+    #: Per metric id, the launches that lost a row of it to a row left out.
+    lost: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def _long_rows(table: pa.Table, summary: bool, nvtx_cols: list[str], b: _Builder) -> _LongRows:
+    """The launch rows of a long table and their launches and metrics.
+
+    Rows that are no launch rows (no ID, identity fields that do not fit)
+    and rows that repeat an earlier row are left out, each kind with one
+    warning naming its lines (:mod:`~ncu_roofline.readers.row_checks`,
+    :mod:`~ncu_roofline.readers.runs`).
+    """
+    column = "Invocations" if summary else "ID"
+    has_id = valid_ids(table, column, numbers=summary)
+    fits = fitting_rows(table)
+    valid = has_id if fits is None else has_id & fits
+    not_launch = np.flatnonzero(~has_id)
+    unfit = _NONE if fits is None else np.flatnonzero(has_id & ~fits)
+    warn_left_out(b.info, table, not_launch, unfit, column, b.lines_of)
+    if summary:
+        keys = ["Process ID", "Kernel Name", "Block Size", "Grid Size", "Device", "CC", *nvtx_cols]
+        run, strays = None, _NONE
+    else:
+        keys = ["Process ID", "ID"]
+        run, strays = split_runs(table, valid, one_row_per_launch=False)
+        valid[strays] = False
+    launch_of_row, first_rows = _launch_keys(table, keys, valid, run)
+    row_metric, row_is_label, combo, n_combo = _row_metrics(table, b)
+    repeats = repeated_rows(launch_of_row, combo, n_combo, first_rows.size)
+    if repeats.size:
+        launch_of_row[repeats] = -1
+        valid[repeats] = False
+    warn_repeated(b.info, table, np.union1d(strays, repeats), b.lines_of, False)
+    rows = _LongRows(valid, run, launch_of_row, first_rows, row_metric, row_is_label)
+    dropped = np.union1d(not_launch, unfit)
+    if not summary and dropped.size and "ID" in table.column_names:
+        ids = codes_of(table.column("ID"))
+        metric_ids = list(b.metric_index)
+        rows.lost = lost_metrics(dropped, valid, launch_of_row, ids, row_metric, metric_ids)
+    return rows
+
+
+def _warn_not_whole(
+    info: SourceInfo,
+    not_whole: list[NotWhole],
+    first_rows: np.ndarray,
+    label: Callable[[int], str],
+    line_of: Callable[[int], int] | None,
+) -> None:
+    """One warning per identity column whose value is no whole number at some launches."""
+    for bad in not_whole:
+        on = ""
+        if line_of is not None:
+            on = f" on line {line_of(int(first_rows[bad.first_launch])):,}"
+        info.warn(
+            f"{bad.column}: {bad.count} launch(es) whose value is not a whole number, read as "
+            f"missing (first {bad.text[:40]!r}{on}, {label(bad.first_launch)})"
+        )
+
+
+#: Metric rows whose commonest width is the table's (one damaged row among them is outvoted).
+_WIDTH_ROWS = 8
 
 
 def _long_names(header: list[str], samples: list[list[str]]) -> tuple[list[str], int | None]:
     """Column names for the rows as they are, and the rule width when rows are wider.
 
     Rule rows (and some ncu versions' metric rows) carry more cells than the
-    header names: the commonest width of metric rows decides.
+    header names: the commonest width of the first metric rows decides.  The
+    first ones only: they are this header's, where later ones may be another
+    export's, appended without its header and more numerous.
     """
     name_idx = header.index("Metric Name")
-    widths = Counter(len(r) for r in samples if len(r) > name_idx and r[name_idx])
+    metric_rows = [r for r in samples if len(r) > name_idx and r[name_idx]]
+    widths = Counter(len(r) for r in metric_rows[:_WIDTH_ROWS])
     width = widths.most_common(1)[0][0] if widths else len(header)
     if width <= len(header):
         names = header[:width]
@@ -323,8 +418,10 @@ def _long_names(header: list[str], samples: list[list[str]]) -> tuple[list[str],
     return dedupe(names), len(header) if width != len(header) else None
 
 
-def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray]:
-    """Metric index per row (-1 when irrelevant), and whether it came from a section label.
+def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Per row: its metric index (-1 when irrelevant), whether it came from a section
+    label, and its (section, body label, metric name) as a number below the fourth
+    result (-1 for a row without a metric name).
 
     Decided once per distinct (section, body label, metric name), not per row.
     """
@@ -339,9 +436,11 @@ def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray]:
     uniq, inverse = distinct_codes(combo, len(sec_dict) * nb * nn)
     combo_metric = np.full(uniq.size, -1, dtype=np.int32)
     combo_is_label = np.zeros(uniq.size, dtype=bool)
+    named = np.ones(uniq.size, dtype=bool)
     for k, c in enumerate(uniq.tolist()):
         label = name_dict[c % nn] if name_dict else ""
         if not label:
+            named[k] = False
             continue
         rest = c // nn
         section, body = sec_dict[rest // nb], body_dict[rest % nb]
@@ -354,8 +453,13 @@ def _row_metrics(table: pa.Table, b: _Builder) -> tuple[np.ndarray, np.ndarray]:
             continue
         combo_metric[k] = b.metric(mid)
     if not uniq.size:
-        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=bool)
-    return combo_metric[inverse.reshape(-1)], combo_is_label[inverse.reshape(-1)]
+        empty = np.zeros(0, dtype=np.int32)
+        return empty, np.zeros(0, dtype=bool), empty, 0
+    inverse = inverse.reshape(-1)
+    combo_of_row = np.where(named, np.arange(uniq.size, dtype=np.int32), -1).astype(np.int32)[
+        inverse
+    ]
+    return combo_metric[inverse], combo_is_label[inverse], combo_of_row, int(uniq.size)
 
 
 def _quirk_units(
@@ -460,16 +564,41 @@ def _record_units(sel_units: np.ndarray, unit_dict: list[str], mi: np.ndarray, b
 
 
 def _summary_identity(
-    table: pa.Table, first_rows: np.ndarray, ident: dict[str, Any], info: SourceInfo
+    table: pa.Table, first_rows: np.ndarray, ident: dict[str, Any], b: _Builder
 ) -> None:
     """Invocation counts and ids of a per-kernel summary's rows, in place."""
     inv_codes, inv_dict = dict_codes(table.column("Invocations"))
-    ident["invocations"] = invocation_counts(inv_dict, inv_codes[first_rows], ident, info)
+    line_of = b.line_of
+    at = None if line_of is None else (lambda i: line_of(int(first_rows[i])))
+    ident["invocations"] = invocation_counts(inv_dict, inv_codes[first_rows], ident, b.info, at)
     ident["id"] = np.arange(first_rows.size)
-    info.aggregated = True
-    info.warn(
+    b.info.aggregated = True
+    b.info.warn(
         "per-kernel summary: one row per kernel and launch shape; values are ncu's "
         "per-launch averages (totals = average x invocations)"
+    )
+
+
+def _raw_units(
+    name: str, header: list[str], samples: list[list[str]]
+) -> tuple[dict[str, str], list[list[str]], int, bool]:
+    """A raw page's unit per column, its sampled launch rows, its header rows, and
+    whether the units row is missing.
+
+    ncu writes a units row (its first field empty) under the header.  When
+    the first row holds a launch ID instead, the row was lost: every metric
+    is read in ncu's base units (:func:`~ncu_roofline.core.dimensions.base_unit`).
+    """
+    if not samples:
+        raise InputFormatError(f"{name}: the raw table has no units row and no launches")
+    first = samples[0]
+    if not first or not first[0].strip():
+        return dict(zip(header, first, strict=False)), samples[1:], 2, False
+    if first[0].strip().replace(",", "").isdigit():
+        units = {c: base_unit(canonical_metric(c)) for c in header}
+        return units, samples, 1, True
+    raise InputFormatError(
+        f"{name}: expected a units row under the raw-page header, found {first[0]!r}"
     )
 
 
@@ -479,15 +608,8 @@ def read_raw(
     """Read a ``--page raw`` export: one row per launch, a units row under the header."""
     header = dedupe(loc.header)
     header_end = raw.buf.find(b"\n", loc.start) + 1 or loc.end
-    samples = sample_rows(raw.buf, header_end, loc.end, limit=50)
-    if not samples:
-        raise InputFormatError(f"{raw.name}: the raw table has no units row and no launches")
-    units_row = samples[0]
-    if units_row and units_row[0].strip():
-        raise InputFormatError(
-            f"{raw.name}: expected a units row under the raw-page header, found {units_row[0]!r}"
-        )
-    units = dict(zip(header, units_row, strict=False))
+    samples = sample_rows(raw, header_end, loc.end, limit=50)
+    units, launch_samples, skip_rows, no_units = _raw_units(raw.name, header, samples)
     nvtx_cols = [h for h in header if h.startswith((_NVTX_PUSHPOP, _NVTX_STARTEND))]
     ident_cols = [c for c in IDENTITY_HEADERS if c in header]
     metric_cols = [
@@ -496,26 +618,81 @@ def read_raw(
         if c not in IDENTITY_HEADERS and c not in nvtx_cols and is_relevant(canonical_metric(c))
     ]
     include = ident_cols + nvtx_cols + metric_cols
-    decimal = decimal_for(samples[1:], header, metric_cols[:50])
+    decimal = decimal_for(launch_samples, header, metric_cols[:50])
     # Plain-number columns parse as float64 (readers/typed.py); a cut-off
     # last row, appended as text, keeps every column text.
     typed_ok = TYPED_RAW and loc.partial is None
-    floats = typed_columns(samples[1:], header, metric_cols, units, decimal) if typed_ok else {}
-    read = partial(read_table, raw.buf, raw.path, loc.start, loc.end, header, include, set(), 2)
+    floats = typed_columns(launch_samples, header, metric_cols, units, decimal) if typed_ok else {}
+    read = partial(
+        read_table, raw.buf, raw.path, loc.start, loc.end, header, include, set(), skip_rows
+    )
     table, skipped, typed = read_typed(partial(read, None, progress, split=not loc.part), floats)
     table, lacking = append_partial_raw(table, loc, header, include, ident_cols)
     table = encode_identity(table, ident_cols + nvtx_cols)
     b = _Builder(raw, loc, "raw")
     info = b.info
-    valid = _valid_ids(table, "ID")
-    run = split_runs(table, valid, one_row_per_launch=True)
+    b.number_lines(header, skip_rows, skipped)
+    if no_units:
+        info.warn(
+            "the raw page has no units row under its header: its values are read in ncu's "
+            "base units (times in nanoseconds, counts as counted), as `--print-units base` "
+            "writes them"
+        )
+    valid = valid_ids(table, "ID")
+    warn_left_out(info, table, np.flatnonzero(~valid), _NONE, "ID", b.lines_of)
+    run, strays = split_runs(table, valid, one_row_per_launch=True)
+    valid[strays] = False
+    warn_repeated(info, table, strays, b.lines_of, True)
     launch_of_row, first_rows = _launch_keys(table, ["Process ID", "ID"], valid, run)
     n_launch = first_rows.size
+    every_row = n_launch == table.num_rows and bool((first_rows == np.arange(n_launch)).all())
+    problems = ValueProblems(row_of=None if every_row else first_rows)
+    columns = _RawColumns(metric_cols, typed, floats, units, decimal)
+    metrics = _raw_metrics(table, columns, first_rows, every_row, problems, info)
+    rejected = problems.rejected_by_metric()
+    check_raw(lacking, launch_of_row, run, table, first_rows, metrics, info, rejected, b.line_of)
+    not_whole: list[NotWhole] = []
+    ident = identity_columns(table, first_rows, loc.header, not_whole)
+    ident["source"] = Coded(np.zeros(n_launch, dtype=np.int64), [raw.name])
+    frame = finalize_columns(ident, metrics, n_launch)
+    label = launch_label(frame, summary=False)
+    problems.warn(info, label, b.line_of)
+    _warn_not_whole(info, not_whole, first_rows, label, b.line_of)
+    used_units = [units.get(c, "") for c in metric_cols]
+    info.units = "auto" if auto_units(used_units) else "base"
+    at_cc = header.index("CC") if "CC" in header else None
+    ccs = [r[at_cc] for r in launch_samples if at_cc is not None and len(r) > at_cc]
+    info.ncu_version = infer_ncu_version(loc.header, used_units, ccs)
+    b.common_warnings(skipped)
+    if n_launch == 0:
+        raise InputFormatError(f"{raw.name}: the raw table holds no launches")
+    return frame, info
+
+
+@dataclass(frozen=True)
+class _RawColumns:
+    """A raw page's metric columns: those parsed as float64, their units, the decimal mark."""
+
+    metric_cols: list[str]
+    typed: dict[str, np.ndarray]
+    floats: dict[str, Unit]
+    units: dict[str, str]
+    decimal: str
+
+
+def _raw_metrics(
+    table: pa.Table,
+    cols: _RawColumns,
+    first_rows: np.ndarray,
+    every_row: bool,
+    problems: ValueProblems,
+    info: SourceInfo,
+) -> dict[str, Any]:
+    """A raw page's metric columns over its launches (the launches' rows, ``first_rows``)."""
     metrics: dict[str, Any] = {}
     unknown: list[str] = []
-    problems = ValueProblems()
-    text_cols = [c for c in metric_cols if c not in typed]
-    every_row = n_launch == table.num_rows and bool((first_rows == np.arange(n_launch)).all())
+    typed, floats = cols.typed, cols.floats
+    text_cols = [c for c in cols.metric_cols if c not in typed]
     launch_rows = table.select(text_cols)
     if not every_row:
         launch_rows = ac.take(launch_rows, indices(first_rows))
@@ -524,7 +701,7 @@ def read_raw(
     # spelled by two columns keeps the later one.
     numeric: list[tuple[pa.ChunkedArray, str, str, Unit]] = []
     order: list[tuple[str, Any]] = []
-    for c in metric_cols:
+    for c in cols.metric_cols:
         mid = canonical_metric(c)
         if c in typed:
             order.append((mid, (typed[c] if every_row else typed[c][first_rows], floats[c].si)))
@@ -536,14 +713,14 @@ def read_raw(
             codes = arrow_numbers(encoded.indices, missing=-1).astype(np.int64)
             order.append((mid, coded(Coded(codes, encoded.dictionary.to_pylist()), len(codes))))
             continue
-        unit = unit_for(mid, units.get(c, ""))
+        unit = unit_for(mid, cols.units.get(c, ""))
         parsed = parse_unit(unit)
         if parsed is None:
             unknown.append(f"{c} ({unit!r})")
             continue
         order.append((mid, len(numeric)))
         numeric.append((col, mid, unit, parsed))
-    converted = convert_columns(numeric, decimal, problems)
+    converted = convert_columns(numeric, cols.decimal, problems)
     for mid, value in order:
         if isinstance(value, int):
             metrics[mid] = converted[value]
@@ -554,19 +731,4 @@ def read_raw(
             metrics[mid] = value
     if unknown:
         info.warn("unknown unit(s): left out " + ", ".join(unknown[:6]) + " rather than misread")
-    rejected = problems.rejected_by_metric()
-    check_raw(lacking, launch_of_row, run, table, first_rows, metrics, info, rejected)
-    ident = identity_columns(table, first_rows, loc.header)
-    ident["source"] = Coded(np.zeros(n_launch, dtype=np.int64), [raw.name])
-    frame = finalize_columns(ident, metrics, n_launch)
-    problems.warn(info, launch_label(frame, summary=False))
-    used_units = [units.get(c, "") for c in metric_cols]
-    info.units = "auto" if auto_units(used_units) else "base"
-    ccs = [
-        r[header.index("CC")] for r in samples[1:] if "CC" in header and len(r) > header.index("CC")
-    ]
-    info.ncu_version = infer_ncu_version(loc.header, used_units, ccs)
-    b.common_warnings(skipped.other_rows, skipped.last_other)
-    if n_launch == 0:
-        raise InputFormatError(f"{raw.name}: the raw table holds no launches")
-    return frame, info
+    return metrics

@@ -7,13 +7,14 @@ once per distinct value, so that no step here runs per launch in Python.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from ncu_roofline.core import compute as ac
-from ncu_roofline.core.arrays import indices, integer_array
+from ncu_roofline.core.arrays import flags, indices, integer_array
 from ncu_roofline.core.arrays import numbers as arrow_numbers
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.launches import Coded, first_set
@@ -23,7 +24,7 @@ from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
 from ncu_roofline.readers.nvtx import parse_nvtx_cell
 from ncu_roofline.readers.table import codes_of, dict_codes, dictionary_size, distinct_codes
 
-__all__ = ["IDENTITY_HEADERS", "encode_identity", "identity_columns"]
+__all__ = ["IDENTITY_HEADERS", "NotWhole", "encode_identity", "identity_columns"]
 
 #: Identity columns the launch frame holds as integers.
 _INT_IDENTITY = frozenset(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "int")
@@ -45,12 +46,29 @@ IDENTITY_HEADERS: dict[str, str] = {
 }
 
 
-def identity_columns(table: pa.Table, first_rows: np.ndarray, header: list[str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class NotWhole:
+    """Launches whose integer identity field (``Stream``...) holds no whole number."""
+
+    column: str
+    count: int
+    first_launch: int
+    text: str
+
+
+def identity_columns(
+    table: pa.Table,
+    first_rows: np.ndarray,
+    header: list[str],
+    not_whole: list[NotWhole] | None = None,
+) -> dict[str, Any]:
     """Identity columns over launches, from each column's codes at the launches' first rows.
 
     Integer columns are converted once per distinct value present (the same
     values, so the same conversion, as over all launches); text columns stay
     codes into their dictionary (:class:`~ncu_roofline.core.launches.Coded`).
+    A value of an integer column that is text, ``inf`` or too large for a
+    double (``1e400``) is missing, and noted in ``not_whole`` for a warning.
     """
     ident: dict[str, Any] = {}
     for col_name, canon in IDENTITY_HEADERS.items():
@@ -68,7 +86,11 @@ def identity_columns(table: pa.Table, first_rows: np.ndarray, header: list[str])
             else:  # a null (code -1) has no slot in distinct_codes' table
                 present, inverse = np.unique(at, return_inverse=True)
             texts = ac.take(col.chunks[0].dictionary, indices(present))
-            ident[canon] = _whole_numbers(texts)[inverse.reshape(-1)]
+            numbers = _whole_numbers(texts)
+            inverse = inverse.reshape(-1)
+            if numbers.dtype.kind == "f":
+                numbers = _finite(col_name, texts, numbers, inverse, not_whole)
+            ident[canon] = numbers[inverse]
         else:
             codes, dictionary = dict_codes(col)
             ident[canon] = Coded(codes[first_rows].astype(np.int64), list(dictionary))
@@ -80,6 +102,30 @@ def identity_columns(table: pa.Table, first_rows: np.ndarray, header: list[str])
         parsed = Coded(codes[first_rows].astype(np.int64), [parse_nvtx_cell(d) for d in dictionary])
         ident["nvtx"] = first_set(ident["nvtx"], parsed) if "nvtx" in ident else parsed
     return ident
+
+
+def _finite(
+    column: str,
+    texts: pa.Array,
+    numbers: np.ndarray,
+    inverse: np.ndarray,
+    not_whole: list[NotWhole] | None,
+) -> np.ndarray:
+    """``numbers`` (one per distinct text) with the infinite ones missing; the launches
+    (``inverse``) whose text is not blank but reads as no finite number noted in
+    ``not_whole``."""
+    lost = ~np.isfinite(numbers)
+    if not lost.any():
+        return numbers
+    numbers = np.where(lost, np.nan, numbers)
+    blank = flags(ac.match_substring_regex(ac.utf8_trim_whitespace(texts), "^$"))
+    bad = lost & ~blank
+    if not_whole is not None and bad.any():
+        launches = np.flatnonzero(bad[inverse])
+        first = int(launches[0])
+        text = str(ac.take(texts, indices(inverse[first : first + 1])).to_pylist()[0])
+        not_whole.append(NotWhole(column, int(launches.size), first, text.strip()))
+    return numbers
 
 
 def _whole_numbers(texts: pa.Array) -> np.ndarray:

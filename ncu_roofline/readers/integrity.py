@@ -1,10 +1,7 @@
 """Damaged and unusual CSV inputs: appended runs, cut-off launches, several tables.
 
-* **Runs.** ncu numbers a run's launches from 0 upwards.  A second run
-  appended to the same log (in a container it often has the same process
-  ID) starts again at 0: IDs that go back, or a launch whose first metric
-  row comes round again, start a new run, so two launches that share an ID
-  are never merged.
+* **Runs.** IDs that start again are appended runs, kept apart
+  (:mod:`~ncu_roofline.readers.runs`).
 * **Cut-off launches.** A details export cut short (a full disk, a killed
   job, ``head``) ends with a launch that has fewer metric rows than its
   siblings (same kernel, same sections, rows in the same order).  Its
@@ -20,7 +17,7 @@ launches or tables, never over launches.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -34,95 +31,17 @@ from ncu_roofline.core.metrics import (
 )
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.readers.locate import Located, parse_partial
+from ncu_roofline.readers.runs import combos, warn_runs
 from ncu_roofline.readers.table import codes_of, dict_codes
-
-if TYPE_CHECKING:
-    pass
 
 
 def _codes(table: pa.Table, name: str) -> np.ndarray:
     return codes_of(table.column(name))
 
 
-def _combos(table: pa.Table, rows: Any) -> np.ndarray:
-    """One integer per distinct (section, body item label, metric name) of each of ``rows``."""
-    name_codes, name_dict = dict_codes(table.column("Metric Name"))
-    sec_codes = _codes(table, "Section Name")
-    combo: np.ndarray = sec_codes[rows].astype(np.int64) * max(len(name_dict), 1)
-    combo = combo + name_codes[rows]
-    if "Body Item Label" in table.column_names:
-        body_codes = _codes(table, "Body Item Label")
-        combo = combo * (int(body_codes.max(initial=0)) + 1) + body_codes[rows]
-    return combo
-
-
-def split_runs(table: pa.Table, valid: np.ndarray, one_row_per_launch: bool) -> np.ndarray | None:
-    """The run of each row (0, 1, ...), or None when no launch ID comes round again.
-
-    Works on the ID column's dictionary codes, which number IDs in order of
-    first appearance: within a run they never go back.  On a details page a
-    launch's rows share its ID, so an ID block in which the block's first
-    (section, metric) row comes round again holds two launches with that ID
-    (two appended runs of one launch each).
-    """
-    if "ID" not in table.column_names:
-        return None
-    # Every row is a launch row in the common case: no gather then.
-    rows = slice(None) if valid.all() else np.nonzero(valid)[0]
-    codes = _codes(table, "ID")[rows]
-    if codes.size < 2:
-        return None
-    if one_row_per_launch:
-        breaks = codes[1:] <= codes[:-1]
-    else:
-        breaks = codes[1:] < codes[:-1]
-        change = codes[1:] != codes[:-1]
-        if breaks.any() or _first_row_repeats(table, rows, change):
-            combo = _combos(table, rows)
-            block_start = np.concatenate([[0], np.nonzero(change)[0] + 1])
-            block = np.concatenate([[0], np.cumsum(change)])
-            breaks |= ~change & (combo[1:] == combo[block_start][block][1:])
-    if not breaks.any():
-        return None
-    run = np.zeros(table.num_rows, dtype=np.int64)
-    run[rows] = np.concatenate([[0], np.cumsum(breaks)])
-    # Rows that are not launch rows carry no run; give them their neighbours'.
-    return np.maximum.accumulate(run)
-
-
-def _first_row_repeats(table: pa.Table, rows: Any, change: np.ndarray) -> bool:
-    """Whether the first launch's first (section, metric) occurs more often than there are ID blocks.
-
-    A cheap test on the name codes first; only when it holds are sections,
-    then whole rows, compared.
-    """
-    blocks = np.count_nonzero(change) + 1
-    names = _codes(table, "Metric Name")[rows]
-    same_name = names == names[0]
-    if np.count_nonzero(same_name) <= blocks:
-        return False
-    sections = _codes(table, "Section Name")[rows]
-    return bool(np.count_nonzero(same_name & (sections == sections[0])) > blocks)
-
-
 def _ids(table: pa.Table, rows: np.ndarray) -> list[str]:
     codes, dictionary = dict_codes(table.column("ID"))
     return [dictionary[c] for c in codes[rows].tolist()]
-
-
-def warn_runs(
-    run: np.ndarray | None, table: pa.Table, first_rows: np.ndarray, info: SourceInfo
-) -> None:
-    """Say that the IDs restart, how many runs there are and how many IDs repeat."""
-    if run is None or first_rows.size == 0:
-        return
-    ids = _ids(table, first_rows)
-    runs = int(run[first_rows].max()) + 1
-    repeated = len(ids) - len(set(ids))
-    info.warn(
-        f"launch IDs start again {runs - 1} time(s) (runs appended to the same file?): "
-        f"read as {runs} runs, kept apart; {repeated} launch ID(s) appear in more than one run"
-    )
 
 
 def cut_launches(
@@ -252,12 +171,12 @@ def _sibling(
         return None
     kernels = _codes(table, "Kernel Name")[first_rows]
     same = kernels[longer] == kernels[launch]
-    combos = _combos(table, mine)
+    mine_combos = combos(table, mine)
     for group in (longer[same], longer[~same]):
         _, first = np.unique(counts[group], return_index=True)
         for cand in group[first][:4].tolist():
             theirs = np.nonzero(metric_rows & (launch_of_row == cand))[0][: mine.size]
-            if np.array_equal(_combos(table, theirs), combos):
+            if np.array_equal(combos(table, theirs), mine_combos):
                 return int(cand)
     return None
 
@@ -480,10 +399,12 @@ def check_details(
     ids: list[Any],
     info: SourceInfo,
     rejected: dict[str, np.ndarray] | None = None,
+    line_of: Any = None,
 ) -> None:
     """A details page's restarted IDs, cut-off launches, lost rows and left-out values
-    (``rejected``, per metric the launches): warnings, and blanks in ``metrics``."""
-    warn_runs(run, table, first_rows, info)
+    (``rejected``, per metric the launches): warnings, and blanks in ``metrics``.
+    ``line_of`` gives a table row's line in the file, for the warnings."""
+    warn_runs(run, table, first_rows, info, line_of)
     names = {j: mid for mid, j in metric_index.items()}
     cuts = cut_launches(table, launch_of_row, first_rows, run, loc, names, row_metric)
     warn_cut(cuts, metrics, ids, info)
@@ -524,10 +445,11 @@ def check_raw(
     metrics: dict[str, Any],
     info: SourceInfo,
     rejected: dict[str, np.ndarray] | None = None,
+    line_of: Any = None,
 ) -> None:
     """A raw page's restarted IDs, left-out values and cut-off last row: warnings, and
-    blanks in ``metrics``."""
-    warn_runs(run, table, first_rows, info)
+    blanks in ``metrics``.  ``line_of`` gives a table row's line in the file."""
+    warn_runs(run, table, first_rows, info, line_of)
     if rejected:
         blank_inconsistent(metrics, rejected, _ids(table, first_rows), info)
     if lacking is None:

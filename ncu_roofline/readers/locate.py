@@ -8,6 +8,11 @@ first field is ``ID`` (details and raw pages) or ``Process ID`` (summaries).
 A file may hold several tables (exports concatenated, a run appended to a
 log): :func:`locate_tables` finds each.  gzip, UTF-16/32 and bytes that are
 not UTF-8 are handled in :mod:`~ncu_roofline.readers.decode`.
+
+No line of the table may be longer than :data:`MAX_LINE_BYTES`: a longer
+one (a quote that never closes, a binary blob without a newline) is refused
+with its line number before it is copied or parsed, so that a 200 MB line
+costs a scan, not gigabytes of memory.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import stat
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from ncu_roofline.errors import InputFormatError, InputNotFoundError
 from ncu_roofline.readers.decode import (
@@ -41,6 +48,14 @@ _NVPROF_RE = re.compile(rb"(?m)^==\d+== ")
 _TEXT_MODE_RE = re.compile(rb"(?m)^\s+Section: ")
 
 Buffer = bytes | mmap.mmap
+
+#: The longest line an ncu table may hold.  The longest real ones are
+#: kernel names of a few thousand characters; a row of 64 MiB is already
+#: damage, and Arrow would need a block of 128 MiB or more to parse it.
+#: Read when a check runs, so tests may lower it.
+MAX_LINE_BYTES = 64 << 20
+#: Bytes scanned at a time when looking for a line that is too long.
+_SCAN_BYTES = 16 << 20
 
 
 class TextOutput(InputFormatError):
@@ -154,6 +169,56 @@ def _line_end(buf: Buffer, pos: int) -> int:
     return len(buf) if nl < 0 else nl + 1
 
 
+def line_too_long(name: str | None, buf: Buffer, pos: int) -> InputFormatError:
+    """The error for the line starting at byte ``pos``: longer than :data:`MAX_LINE_BYTES`.
+
+    ``name`` (the input's) starts the message; without it the caller adds it.
+    """
+    prefix = f"{name}: " if name else ""
+    return InputFormatError(
+        f"{prefix}line {line_number(buf, pos):,} is longer than {MAX_LINE_BYTES >> 20:,} MiB: "
+        "the file is damaged (a quote that never closes, binary data without a newline?) "
+        "or not an ncu export"
+    )
+
+
+def _bounded_line_end(name: str, buf: Buffer, pos: int) -> int:
+    """The end of the line at ``pos``, found without looking further than the bound."""
+    limit = MAX_LINE_BYTES
+    nl = buf.find(b"\n", pos, pos + limit + 1)
+    if nl >= 0:
+        return nl + 1
+    if len(buf) - pos > limit:
+        raise line_too_long(name, buf, pos)
+    return len(buf)
+
+
+def long_line(buf: Buffer, start: int, end: int) -> int | None:
+    """Where the first line of ``buf[start:end]`` longer than :data:`MAX_LINE_BYTES` starts.
+
+    None when there is none.  Scanned in slices with numpy (one comparison
+    per byte, one offset per line), never one line at a time in Python.
+    """
+    limit = MAX_LINE_BYTES
+    if end - start <= limit:
+        return None
+    line_start = start
+    for at in range(start, end, _SCAN_BYTES):
+        stop = min(at + _SCAN_BYTES, end)
+        view = np.frombuffer(buf, dtype=np.uint8, count=stop - at, offset=at)
+        ends = np.flatnonzero(view == 10) + at
+        del view  # a memory map cannot close while a view of it is held
+        if ends.size:
+            starts = np.concatenate([[line_start], ends[:-1] + 1])
+            over = np.flatnonzero(ends - starts > limit)
+            if over.size:
+                return int(starts[over[0]])
+            line_start = int(ends[-1]) + 1
+        if stop - line_start > limit:
+            return line_start
+    return None
+
+
 def line_number(buf: Buffer, pos: int) -> int:
     """The 1-based line number of byte ``pos`` (a memory map has no ``count``)."""
     step = 64 << 20
@@ -195,7 +260,10 @@ def locate_tables(raw: RawInput) -> list[Located]:
     starts = [
         m.start()
         for m in _HEADER_RE.finditer(raw.buf)
-        if b'"Kernel Name"' in raw.buf[m.start() : _line_end(raw.buf, m.start())]
+        if raw.buf.find(
+            b'"Kernel Name"', m.start(), _bounded_line_end(raw.name, raw.buf, m.start())
+        )
+        >= 0
     ]
     if not starts:
         return [locate_table(raw)]
@@ -221,7 +289,7 @@ def _locate_at(raw: RawInput, start: int, limit: int, prelude_from: int, last: b
     name = raw.name
     if buf[start : start + 3] == _BOM:
         start += 3
-    header_end = _line_end(buf, start)
+    header_end = _bounded_line_end(name, buf, start)
     header_text = _decode(buf[start:header_end])
     with long_csv_fields():
         header = csv_fields(header_text)
@@ -231,15 +299,17 @@ def _locate_at(raw: RawInput, start: int, limit: int, prelude_from: int, last: b
         )
     end = _table_end(buf, header_end, limit)
 
-    prelude = buf[prelude_from:start]
-    log_lines = [_decode(m.group(0)).lstrip("\ufeff") for m in _LOG_RE.finditer(prelude)]
+    # Searched in place: a slice would copy the program output around the table.
+    log_lines = [
+        _decode(m.group(0)).lstrip("\ufeff") for m in _LOG_RE.finditer(buf, prelude_from, start)
+    ]
     if last:
-        log_lines += [_decode(m.group(0)) for m in _LOG_RE.finditer(buf[end:])]
+        log_lines += [_decode(m.group(0)) for m in _LOG_RE.finditer(buf, end)]
     errors = [line for line in log_lines if line.startswith("==ERROR==")]
     partial: bytes | None = None
     truncated = False
     if last:
-        end, truncated, partial = _cut_partial_row(buf, header_end, end, raw.gz_truncated)
+        end, truncated, partial = _cut_partial_row(raw, header_end, end)
     return Located(
         header=header, start=start, end=end, errors=errors, truncated=truncated, partial=partial
     )
@@ -255,8 +325,8 @@ def _header_start(raw: RawInput) -> int:
     first_match = None
     for candidate in _HEADER_RE.finditer(buf):
         first_match = first_match or candidate
-        line = buf[candidate.start() : _line_end(buf, candidate.start())]
-        if b'"Kernel Name"' in line:
+        line_end = _bounded_line_end(raw.name, buf, candidate.start())
+        if buf.find(b'"Kernel Name"', candidate.start(), line_end) >= 0:
             return candidate.start()
     name = raw.name
     if first_match is not None:
@@ -301,15 +371,13 @@ def _table_end(buf: Buffer, header_end: int, limit: int) -> int:
         line_start = buf.rfind(b"\n", header_end, pos - 1) + 1
         if line_start <= 0:
             line_start = header_end
-        if buf[line_start:pos].startswith(b'"'):
+        if buf[line_start : line_start + 1] == b'"':
             return pos
         pos = line_start
     return header_end
 
 
-def _cut_partial_row(
-    buf: Buffer, header_end: int, end: int, gz_truncated: bool
-) -> tuple[int, bool, bytes | None]:
+def _cut_partial_row(raw: RawInput, header_end: int, end: int) -> tuple[int, bool, bytes | None]:
     """The table's end without a row cut mid-way, whether it was cut, and the cut row.
 
     A finished export ends with a newline; a row cut mid-way lacks it and
@@ -317,18 +385,24 @@ def _cut_partial_row(
     A last line that ends with its newline is complete, even in a gzip
     stream that was cut off later.
     """
+    buf = raw.buf
     last_line_start = max(buf.rfind(b"\n", header_end, max(end - 1, header_end)) + 1, header_end)
-    last_line = bytes(buf[last_line_start:end])
-    if end < len(buf) or end <= header_end or last_line.endswith(b"\n"):
+    if end < len(buf) or end <= header_end or buf[end - 1 : end] == b"\n":
         return end, False, None
-    truncated = gz_truncated
+    if end - last_line_start > MAX_LINE_BYTES:
+        raise line_too_long(raw.name, buf, last_line_start)
+    last_line = bytes(buf[last_line_start:end])
+    truncated = raw.gz_truncated
     if last_line.count(b'"') % 2 == 1:
         truncated = True
     else:
         with long_csv_fields():
             fields = csv_fields(_decode(last_line))
             prev_start = buf.rfind(b"\n", header_end, max(last_line_start - 1, header_end)) + 1
-            prev = buf[max(prev_start, header_end) : last_line_start]
+            prev_start = max(prev_start, header_end)
+            if last_line_start - prev_start > MAX_LINE_BYTES:
+                raise line_too_long(raw.name, buf, prev_start)
+            prev = buf[prev_start:last_line_start]
             prev_fields = csv_fields(_decode(prev)) if prev.strip() else fields
         if len(fields) < len(prev_fields):
             truncated = True
@@ -356,12 +430,18 @@ def parse_partial(line: bytes) -> tuple[list[str], bool]:
     return fields, complete
 
 
-def sample_rows(buf: Buffer, start: int, end: int, limit: int = 400) -> list[list[str]]:
-    """Parse up to ``limit`` quoted lines from ``start`` with the csv module."""
+def sample_rows(raw: RawInput, start: int, end: int, limit: int = 400) -> list[list[str]]:
+    """Parse up to ``limit`` quoted lines from ``start`` with the csv module.
+
+    A line longer than :data:`MAX_LINE_BYTES` is refused before it is copied.
+    """
+    buf = raw.buf
     lines: list[str] = []
     pos = start
     while pos < end and len(lines) < limit:
         nxt = _line_end(buf, pos)
+        if min(nxt, end) - pos > MAX_LINE_BYTES:
+            raise line_too_long(raw.name, buf, pos)
         line = buf[pos : min(nxt, end)]
         if line.startswith(b'"'):
             lines.append(_decode(line))

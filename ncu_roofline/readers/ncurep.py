@@ -5,6 +5,11 @@ forbids redistribution, so it is an optional dependency imported lazily.
 Reports hold full double-precision values in base units, which makes them
 the most precise input.  The object API is walked once per launch (that is
 the API's shape); metric names are filtered once per distinct name set.
+The values then go through the checks the CSV readers apply, per metric
+and unit as whole columns: a unit that is unknown or of the wrong
+dimension, a negative or infinite value, each left out with one warning
+per metric and problem; a quantity that lost a part so is missing, never a
+partial sum (:func:`~ncu_roofline.readers.integrity.blank_inconsistent`).
 """
 
 from __future__ import annotations
@@ -24,8 +29,9 @@ from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import RuleTable, speedup_number
 from ncu_roofline.core.units import parse_unit
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
+from ncu_roofline.readers.integrity import blank_inconsistent
 from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
-from ncu_roofline.readers.values import ValueProblems, launch_label
+from ncu_roofline.readers.values import ValueProblems, checked_values, launch_label
 
 _INSTALL_HINT = "pip install 'ncu-roofline[ncu-rep]'"
 
@@ -122,11 +128,11 @@ def _missing_bytes(buf: bytes | Any) -> int:
 def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[Any, SourceInfo]:
     demangled = getattr(ncu_report.IAction, "NameBase_DEMANGLED", 1)
     ident_rows: list[dict[str, Any]] = []
-    metric_rows: list[dict[str, float | str | None]] = []
+    metric_rows: list[dict[str, str | None]] = []
+    #: Per metric: each value's launch, the double as stored, its unit as printed.
+    stored: dict[str, tuple[list[int], list[float], list[str]]] = {}
     wanted_cache: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     string_kind = getattr(ncu_report.IMetric, "ValueKind_STRING", 2)
-    problems = ValueProblems()
-    wrong_unit: dict[tuple[str, str], list[tuple[int, str]]] = {}
     broken = 0
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
@@ -144,7 +150,7 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
                     (n, canonical_metric(n)) for n in names if is_relevant(canonical_metric(n))
                 ]
                 wanted_cache[names] = wanted
-            values: dict[str, float | str | None] = {}
+            values: dict[str, str | None] = {}
 
             def num(name: str, act: Any = act) -> float | None:
                 m = act.metric_by_name(name)
@@ -159,16 +165,10 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
                 if mid in STRING_METRICS or m.kind() == string_kind:
                     values[mid] = m.as_string() if mid in STRING_METRICS else None
                     continue
-                unit = parse_unit(unit_for(mid, m.unit() or ""))
-                if unit is None:
-                    info.warn(f"unknown unit {m.unit()!r} for {name}: left out rather than misread")
-                    continue
-                if not unit_fits(mid, unit.si):
-                    seen = wrong_unit.setdefault((mid, m.unit() or ""), [])
-                    seen.append((len(ident_rows), repr(float(m.as_double()))))
-                    continue
-                values[mid] = float(m.as_double()) * unit.factor
-                info.metric_units.setdefault(mid, unit.si)
+                launches, doubles, units = stored.setdefault(mid, ([], [], []))
+                launches.append(len(ident_rows))
+                doubles.append(float(m.as_double()))
+                units.append(m.unit() or "")
             metric_rows.append(values)
             _rules(ncu_report, act, len(ident_rows), info.rules)
             ident_rows.append(_identity(act, num, demangled, len(ident_rows)))
@@ -183,14 +183,9 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
             f"{raw.name}: the report holds no profiled results"
             + (" (it is damaged or cut off)" if broken else "")
         )
-    columns = sorted({k for row in metric_rows for k in row} - STRING_METRICS)
-    metrics: dict[str, Any] = {
-        c: np.array([row.get(c, np.nan) for row in metric_rows], dtype=np.float64) for c in columns
-    }
-    for (mid, unit_text), seen in wrong_unit.items():
-        launches = np.array([launch for launch, _ in seen])
-        problems.add(mid, f"unit {unit_text}", launches, seen[0][1])
-    _check_values(metrics, problems)
+    problems = ValueProblems()
+    metrics = _checked_columns(stored, n, problems, info)
+    blank_inconsistent(metrics, problems.rejected_by_metric(), list(range(n)), info)
     # The identity columns are the keys _identity fills; finalize_columns
     # holds them to the column registry.
     ident: dict[str, Any] = {c: [row[c] for row in ident_rows] for c in ident_rows[0]}
@@ -235,14 +230,51 @@ def _rules(ncu_report: Any, act: Any, launch_id: int, table: RuleTable) -> None:
         )
 
 
-def _check_values(metrics: dict[str, Any], problems: ValueProblems) -> None:
-    """Negative and infinite values left out (NaN), as the CSV readers leave them out."""
-    for mid, values in metrics.items():
-        for problem, bad in (("negative", values < 0), ("infinite", np.isinf(values))):
-            rows = np.flatnonzero(bad)
-            if rows.size:
-                problems.add(mid, problem, rows, repr(float(values[rows[0]])))
-                values[rows] = np.nan
+def _checked_columns(
+    stored: dict[str, tuple[list[int], list[float], list[str]]],
+    n: int,
+    problems: ValueProblems,
+    info: SourceInfo,
+) -> dict[str, Any]:
+    """One column per numeric metric over the ``n`` launches, in SI units and checked.
+
+    Per metric and distinct unit (one, nearly always): a unit that is
+    unknown is left out (one warning for all of them), one of the wrong
+    dimension too (:class:`~ncu_roofline.readers.values.ValueProblems`);
+    the values of a known unit are scaled and checked as the CSV readers
+    check theirs (:func:`~ncu_roofline.readers.values.checked_values`).
+    """
+    metrics: dict[str, Any] = {}
+    unknown: dict[str, set[str]] = {}
+    for mid in sorted(stored):
+        launch_list, double_list, unit_list = stored[mid]
+        launches = np.asarray(launch_list, dtype=np.int64)
+        doubles = np.asarray(double_list, dtype=np.float64)
+        units = np.asarray(unit_list, dtype=object)
+        column: np.ndarray | None = None
+        for text in sorted(set(unit_list)):
+            rows = units == text
+            unit = parse_unit(unit_for(mid, text))
+            if unit is None:
+                unknown.setdefault(text, set()).add(mid)
+                continue
+            if not unit_fits(mid, unit.si):
+                problems.add(mid, f"unit {text}", launches[rows], repr(float(doubles[rows][0])))
+                continue
+            if column is None:
+                column = np.full(n, np.nan)
+            at = launches[rows]
+            column[at] = checked_values(doubles[rows], unit.factor, mid, at, problems)
+            info.metric_units.setdefault(mid, unit.si)
+        if column is not None:
+            metrics[mid] = column
+    if unknown:
+        left_out = sorted(set().union(*unknown.values()))
+        info.warn(
+            f"unknown unit(s) {', '.join(repr(u) for u in sorted(unknown))}: left out "
+            f"{', '.join(left_out[:6])} rather than misread"
+        )
+    return metrics
 
 
 def _identity(

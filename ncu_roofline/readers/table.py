@@ -26,7 +26,7 @@ from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import numbers
 from ncu_roofline.core.units import MISSING_TOKENS
 from ncu_roofline.errors import InputFormatError
-from ncu_roofline.readers.locate import Buffer, ProgressCallback
+from ncu_roofline.readers.locate import Buffer, ProgressCallback, line_too_long, long_line
 
 _BLOCK_SIZE = 16 << 20
 #: Tables with dictionary columns larger than this are read batch by batch
@@ -107,6 +107,9 @@ class MoreTables(Exception):
     """A header line inside the table: the input holds several tables, each to read apart."""
 
 
+#: Skipped rows whose whole text :class:`SkipCounter` keeps.
+TEXTS_KEPT = 16
+
 _HEADER_PREFIXES = ('"ID",', '"Process ID",', '\ufeff"ID",', '\ufeff"Process ID",')
 
 
@@ -121,17 +124,36 @@ class SkipCounter:
     headers: int = 0
     #: The text of every rule row, in file order (few: a handful per launch).
     rules: list[str] = field(default_factory=list)
+    #: Arrow's number of every skipped row, in file order: its place among
+    #: the non-blank lines of the parsed range, header rows included, from 1
+    #: (:mod:`~ncu_roofline.readers.lines`).  None when the parse ran on
+    #: several threads, where Arrow numbers no row.
+    numbers: list[int] | None = field(default_factory=list)
+    #: The numbers of the skipped rows that are not rule rows (when known).
+    other_numbers: list[int] = field(default_factory=list)
+    #: The whole text of the first few skipped rows that are not rule rows
+    #: (their lines are found by their text where Arrow numbers none).
+    other_texts: list[str] = field(default_factory=list)
 
     def __call__(self, row: Any) -> str:
         # Rule rows (as wide as the rule table) are expected and skipped
         # silently; anything else is counted for a warning.
         text = str(row.text)
+        number = row.number
+        if number is None or number < 0:
+            self.numbers = None
+        elif self.numbers is not None:
+            self.numbers.append(int(number))
         if text.startswith(_HEADER_PREFIXES) and '"Kernel Name"' in text:
             self.headers += 1
         if self.rule_width is None or row.actual_columns != self.rule_width:
             self.other_rows += 1
             if len(self.last_other) < 3:
                 self.last_other.append(text[:120])
+            if len(self.other_texts) < TEXTS_KEPT:
+                self.other_texts.append(text)
+            if self.numbers is not None:
+                self.other_numbers.append(int(number))
         else:
             self.rules.append(text)
         return "skip"
@@ -156,6 +178,7 @@ def read_table(
     progress: ProgressCallback | None,
     split: bool = False,
     floats: Collection[str] = (),
+    numbered: bool = False,
 ) -> tuple[pa.Table, SkipCounter]:
     """Read ``buf[start:end]`` as CSV with the given column names.
 
@@ -168,7 +191,9 @@ def read_table(
     read in batches of :data:`BATCH_BYTES` into a compact table with the same
     rows and values (:mod:`~ncu_roofline.readers.stream`); every dictionary
     column comes back with one dictionary, in order of first appearance.
-    A row longer than a block is read by retrying with larger blocks.
+    A row longer than a block is read by retrying with larger blocks, once
+    no line is longer than :data:`~ncu_roofline.readers.locate.MAX_LINE_BYTES`
+    (a longer one is refused with its line number).
 
     Where rule rows are expected (``rule_width`` set), the parse runs on one
     thread: each skipped row calls back into Python, and with Arrow's worker
@@ -176,6 +201,8 @@ def read_table(
     rule rows took 4.9 s (3.4 s of it in the kernel) instead of 0.8 s.  Raises
     :class:`InvalidUtf8` for bytes that are not UTF-8 and, with ``split``,
     :class:`MoreTables` when a header line lies inside the range.
+    ``numbered`` parses on one thread, where Arrow numbers the rows it skips
+    (:attr:`SkipCounter.numbers`).
     """
     batched = bool(dictionary) and end - start > stream_threshold()
     block = BATCH_BYTES if batched else _BLOCK_SIZE
@@ -186,7 +213,7 @@ def read_table(
             column_names=column_names,
             skip_rows=skip_rows,
             block_size=block,
-            use_threads=rule_width is None,
+            use_threads=rule_width is None and not numbered,
         )
         parse_opts = pacsv.ParseOptions(invalid_row_handler=counter, newlines_in_values=False)
         options = (read_opts, parse_opts, convert_opts)
@@ -198,6 +225,11 @@ def read_table(
                 floats = ()
                 continue
             if any(t in message for t in _TOO_LONG) and block < min(_MAX_BLOCK, end - start):
+                # A row longer than a block: refused when longer than any
+                # line may be, else read with blocks that hold it.
+                long = long_line(buf, start, end)
+                if long is not None:
+                    raise line_too_long(None, buf, long) from None
                 block = min(_MAX_BLOCK, block * 8)
                 continue
             if "UTF8" in message or "UTF-8" in message:

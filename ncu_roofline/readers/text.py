@@ -264,7 +264,7 @@ def read_text(raw: RawInput) -> tuple[Any, SourceInfo]:
     loc.errors = [
         m.group(0).decode("utf-8", errors="replace").rstrip() for m in _ERROR_RE.finditer(raw.buf)
     ]
-    frame, info = read_long(table, loc, "details", None)
+    frame, info = read_long(table, loc, "details", None, line_numbers=False)
     info.layout = "text"
     info.rules = _rule_table(rows)
     return frame, info

@@ -19,9 +19,10 @@ unit of the wrong dimension
     convert to a number of the wrong kind.
 
 A value that fails becomes missing (NaN), never a guess.  Each problem is
-reported once per metric, with how many values it hit, the first text and
-the first launch it hit, so a multi-GB export with a million bad cells gives
-one line, not a million.
+reported once per metric, with how many values it hit, the first text, the
+line of the file it is on and the launch it belongs to, so a multi-GB export
+with a million bad cells gives one line, not a million.  A ``.ncu-rep``
+report's values go through the same checks (:func:`checked_values`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ class _Seen:
     count: int
     first_launch: int
     text: str
+    #: The table row of the first value, where it came from a table.
+    row: int | None = None
+
+
+#: How a warning names the line of a table row (None: no line to name).
+LineOf = Callable[[int], int]
 
 
 @dataclass
@@ -65,6 +72,9 @@ class ValueProblems:
     found: dict[tuple[str, str], _Seen] = field(default_factory=dict)
     #: The (launch indices, metric ids) of every value left out.
     rejected: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    #: The table row of each value :meth:`note` is given, by its index
+    #: there; None when the index is the table row.
+    row_of: np.ndarray | None = None
 
     def note(
         self,
@@ -73,9 +83,13 @@ class ValueProblems:
         metric_of_row: np.ndarray,
         mask: np.ndarray,
         launch_of_row: np.ndarray,
-        texts: pa.Array | pa.ChunkedArray,
+        texts: pa.Array | pa.ChunkedArray | np.ndarray,
     ) -> None:
-        """Record the rows in ``mask``: per metric, how many and the first one."""
+        """Record the rows in ``mask``: per metric, how many and the first one.
+
+        ``texts`` are the values as printed (an Arrow array), or as numbers
+        (a numpy array: the first is quoted as Python prints it).
+        """
         rows = np.flatnonzero(mask)
         if rows.size == 0:
             return
@@ -89,8 +103,12 @@ class ValueProblems:
             key = (metric_ids[m], problem)
             seen = self.found.get(key)
             if seen is None:
-                text = str(texts.take(pa.array([row])).to_pylist()[0]).strip()
-                self.found[key] = _Seen(int(c), int(launch_of_row[row]), text)
+                if isinstance(texts, np.ndarray):
+                    text = repr(float(texts[row]))
+                else:
+                    text = str(texts.take(pa.array([row])).to_pylist()[0]).strip()
+                table_row = row if self.row_of is None else int(self.row_of[row])
+                self.found[key] = _Seen(int(c), int(launch_of_row[row]), text, table_row)
             else:
                 seen.count += int(c)
 
@@ -118,8 +136,11 @@ class ValueProblems:
         which = which.reshape(-1)
         return {str(m): np.unique(launches[which == i]) for i, m in enumerate(names.tolist())}
 
-    def warn(self, info: SourceInfo, where: Callable[[int], str]) -> None:
-        """One warning per metric and problem; ``where`` names a launch by its index."""
+    def warn(
+        self, info: SourceInfo, where: Callable[[int], str], line_of: LineOf | None = None
+    ) -> None:
+        """One warning per metric and problem; ``where`` names a launch by its index,
+        ``line_of`` the line of a table row."""
         for (metric, problem), seen in self.found.items():
             what = _WHAT.get(problem)
             if what is None:
@@ -127,9 +148,12 @@ class ValueProblems:
                 unit = problem.split(" ", 1)[1]
                 metric = f"{metric}: unit {unit!r} is not a {_dim(metric)} unit"
                 what = "value(s)"
+            on = ""
+            if line_of is not None and seen.row is not None:
+                on = f" on line {line_of(seen.row):,}"
             info.warn(
                 f"{metric}: {seen.count} {what} left out as missing "
-                f"(first {seen.text[:40]!r}, {where(seen.first_launch)})"
+                f"(first {seen.text[:40]!r}{on}, {where(seen.first_launch)})"
             )
 
 
@@ -204,10 +228,28 @@ def checked_numbers(
     )
 
 
+def checked_values(
+    values: np.ndarray,
+    factor: float,
+    metric_id: str,
+    launches: np.ndarray,
+    problems: ValueProblems,
+) -> np.ndarray:
+    """Values that came as numbers (a ``.ncu-rep`` report's doubles) times their unit's
+    ``factor``, with the checks :func:`checked_numbers` applies to printed ones:
+    NaN where negative or infinite (as stored or once scaled), recorded in
+    ``problems``.  ``launches`` is the launch of each value; NaN stays missing.
+    """
+    zeros = np.zeros(values.size, dtype=np.int64)
+    malformed = np.zeros(values.size, dtype=bool)
+    factors = np.full(values.size, factor)
+    return _checked(values, malformed, values, factors, [metric_id], zeros, launches, problems)
+
+
 def _checked(
     parsed: np.ndarray,
     malformed: np.ndarray,
-    texts: pa.Array | pa.ChunkedArray,
+    texts: pa.Array | pa.ChunkedArray | np.ndarray,
     factors: np.ndarray,
     metric_ids: Sequence[str],
     metric_of_row: np.ndarray,
@@ -220,7 +262,8 @@ def _checked(
     if text_metrics:
         malformed = malformed & ~np.isin(metric_of_row, text_metrics)
     problems.note("malformed", metric_ids, metric_of_row, malformed, launch_of_row, texts)
-    negative = parsed < 0
+    with np.errstate(invalid="ignore"):
+        negative = parsed < 0
     if negative.any():
         problems.note("negative", metric_ids, metric_of_row, negative, launch_of_row, texts)
         parsed = np.where(negative, np.nan, parsed)
@@ -385,13 +428,18 @@ def _invocations(text: str) -> int | None:
 
 
 def invocation_counts(
-    texts: Sequence[str], codes: np.ndarray, ident: dict[str, Any], info: SourceInfo
+    texts: Sequence[str],
+    codes: np.ndarray,
+    ident: dict[str, Any],
+    info: SourceInfo,
+    line_of: Callable[[int], int | None] | None = None,
 ) -> Any:
     """A summary's ``Invocations`` per row (``codes`` index the distinct ``texts``).
 
     A count that is not a whole number from 1 to :data:`MAX_INVOCATIONS`
-    (negative, zero, absurdly large, malformed) is missing, and the row then
-    counts as one launch; a warning says how many rows and the first one.
+    (negative, zero, absurdly large, ``inf``, malformed) is missing, and the
+    row then counts as one launch; a warning says how many rows and the
+    first one (``line_of`` gives the line of a row by its index).
     """
     counts = [_invocations(t) for t in texts]
     table = np.array([np.nan if c is None else float(c) for c in counts], dtype=np.float64)
@@ -406,9 +454,11 @@ def invocation_counts(
             kernel = short_name(str(kernels.values[code] if code >= 0 else None))
         elif kernels is not None:
             kernel = short_name(str(kernels[bad[0]]))
+        line = line_of(int(bad[0])) if line_of is not None else None
+        on = f" on line {line:,}" if line is not None else ""
         info.warn(
             f"Invocations: {bad.size} row(s) with a count that is not 1 to {MAX_INVOCATIONS:,} "
-            f"launches (first {first[:40]!r}, kernel {kernel}): "
+            f"launches (first {first[:40]!r}{on}, kernel {kernel}): "
             "counts not trusted, each row counted as one launch"
         )
     return values
