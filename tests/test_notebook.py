@@ -403,29 +403,15 @@ def test_real_export_figure_and_card(samples_dir: Path, view: str) -> None:
 
 # --- the README's example ----------------------------------------------------------------
 
+
 #: The README's "Notebook" example, as proposed for it; the test below runs it on
 #: the shipped sample (``run.csv``) and a copy with one kernel slower (``base.csv``).
-README_NOTEBOOK = """
-from pathlib import Path
-
-import ncu_roofline
-
-profile = ncu_roofline.load("run.csv")      # a cell showing it: GPU, launches, top kernels by time
-analysis = ncu_roofline.analyze(profile)    # a cell showing it: totals, most recoverable time
-print(analysis)                             # one line: launches, groups, GPU, time, recoverable
-
-analysis.figure()                           # the report's roofline, a plotly Figure
-analysis.figure(view="levels")              # each kernel group at DRAM, L2 and L1 intensity
-analysis.figure(view="launches")            # one point per launch
-analysis.kernels.head()                     # the DataFrames are still there
-
-base = ncu_roofline.analyze(ncu_roofline.load("base.csv"))
-change = ncu_roofline.compare(base, analysis)   # a card: kernel time before/after, largest changes
-change.figure()                                 # arrows from where each group was to where it is
-
-html = ncu_roofline.report_html("run.csv", gpu="h100_sxm5")   # what `ncu-roofline report` writes
-Path("report.html").write_text(html, encoding="utf-8")
-"""
+def _readme_notebook() -> str:
+    """The README's notebook snippet: the first Python block under "### Notebook"."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("\n### Notebook\n") :]
+    start = section.index("```python\n") + len("```python\n")
+    return section[start : section.index("```\n", start)]
 
 
 def test_the_readme_notebook_example_runs(
@@ -435,7 +421,7 @@ def test_the_readme_notebook_example_runs(
     slower_candidate(tmp_path / "base.csv")
     monkeypatch.chdir(tmp_path)
     scope: dict[str, Any] = {}
-    exec(compile(README_NOTEBOOK, "README.md", "exec"), scope)
+    exec(compile(_readme_notebook(), "README.md", "exec"), scope)
     assert capsys.readouterr().out.startswith("<Analysis: 44 launches, 13 kernel groups on ")
     assert isinstance(scope["change"], NotebookComparison)
     # The base is the slower copy: the run improved on it.
