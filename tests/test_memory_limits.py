@@ -153,7 +153,7 @@ def test_duckdb_that_cannot_load_is_memory_not_missing(monkeypatch: pytest.Monke
         engine._duckdb()
 
 
-def test_duckdb_running_out_is_exit_8(tmp_path: Path) -> None:
+def test_duckdb_running_out_is_exit_8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("duckdb")
     from ncu_roofline.analysis import analyze
     from ncu_roofline.errors import OutOfMemoryError
@@ -168,6 +168,15 @@ def test_duckdb_running_out_is_exit_8(tmp_path: Path) -> None:
         with pytest.raises(OutOfMemoryError, match="out of memory while querying") as caught:
             ds.sql("SELECT count(*) FROM (SELECT DISTINCT range::VARCHAR FROM range(3000000))")
     assert caught.value.exit_code == 8
+    # Already when a confined query's statements are parsed (seen under ulimit -v).
+    import duckdb
+
+    def exhausted(query: str) -> None:
+        raise duckdb.OutOfMemoryException("Out of Memory Error: Allocation failure")
+
+    monkeypatch.setattr(duckdb, "extract_statements", exhausted)
+    with Dataset(dataset) as ds, pytest.raises(OutOfMemoryError, match="Allocation failure"):
+        ds.sql("SELECT 1")
 
 
 # --- the command line ------------------------------------------------------------

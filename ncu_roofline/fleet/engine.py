@@ -159,6 +159,7 @@ class Dataset:
         try:
             found = self._duckdb.extract_statements(query)
         except self._duckdb.Error as e:
+            self._raise_if_memory(e)
             raise UsageError(f"query failed: {_first_line(e)}") from e
         return [(s.type.name, s.query) for s in found]
 
@@ -259,11 +260,7 @@ class Dataset:
     def _raise_known(self, error: Exception) -> None:
         """Raise what ``error`` is when it is not the query's fault: memory, confinement, a file."""
         db = self._duckdb
-        if isinstance(error, db.OutOfMemoryException) or memory_exhausted(error):
-            raise OutOfMemoryError(
-                f"out of memory while querying the dataset ({_first_line(error)}); "
-                "free memory, raise the limit or narrow the query"
-            ) from error
+        self._raise_if_memory(error)
         if self.confined and isinstance(error, db.PermissionException):
             raise UsageError(
                 f"query refused: it reaches outside the dataset ({_first_line(error)}); {CONFINED}"
@@ -281,6 +278,14 @@ class Dataset:
         if reading and not other_path:
             raise InputFormatError(
                 f"{self.path}: cannot read the dataset ({_first_line(error)})"
+            ) from error
+
+    def _raise_if_memory(self, error: Exception) -> None:
+        """Raise :class:`OutOfMemoryError` (exit 8) when ``error`` says memory ran out."""
+        if isinstance(error, self._duckdb.OutOfMemoryException) or memory_exhausted(error):
+            raise OutOfMemoryError(
+                f"out of memory while querying the dataset ({_first_line(error)}); "
+                "free memory, raise the limit or narrow the query"
             ) from error
 
     def _names_outside(self, text: str) -> bool:
