@@ -33,6 +33,7 @@ import click
 
 from ncu_roofline import interrupts
 from ncu_roofline.cli.messages import PROG, error
+from ncu_roofline.core.limits import address_space_limited, check_room, memory_exhausted
 from ncu_roofline.errors import NcuRooflineError, OutOfMemoryError, OutputError, UsageError
 from ncu_roofline.render.output import stdout_unwritable
 from ncu_roofline.render.safe_text import terminal_safe
@@ -88,6 +89,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Commands that start without the data stack (numpy, pandas, pyarrow).
+_LIGHT = frozenset({"gpus", "theory"})
+
+
 class LazyGroup(click.Group):
     """A group whose commands are imported on first use (see the module docstring)."""
 
@@ -98,6 +103,8 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command, its module imported now (``None`` for an unknown name)."""
         if cmd_name not in self.commands and cmd_name in COMMANDS:
+            if cmd_name not in _LIGHT:
+                _blas_under_limit()
             module = importlib.import_module(COMMANDS[cmd_name][0])
             command = getattr(module, cmd_name)
             if not isinstance(command, click.Command):
@@ -184,6 +191,8 @@ def _run(argv: list[str] | None) -> None:
     except MemoryError:
         out_of_memory()
     except OSError as exc:
+        if memory_exhausted(exc):
+            out_of_memory()
         if exc.errno not in _STREAM_FULL:
             _internal(exc, debug)
         # click's own help and version text into a full device or disk.
@@ -191,8 +200,42 @@ def _run(argv: list[str] | None) -> None:
         error(str(stdout_unwritable(exc)))
         sys.exit(OutputError.exit_code)
     except Exception as exc:
+        if memory_exhausted(exc):
+            out_of_memory()
         _internal(exc, debug)
     sys.exit(0)
+
+
+#: Address space that must be free to load numpy under a limit (see _blas_under_limit).
+_BLAS_ROOM = 96 << 20
+
+
+def _blas_under_limit() -> None:
+    """Under ``ulimit -v``, load numpy with one OpenBLAS thread (the environment left as it was).
+
+    numpy's OpenBLAS starts a thread per core and allocates a buffer per
+    thread when it loads; under an address-space limit that fails in C,
+    where OpenBLAS exits 1 or raises SIGINT (exit 130) after its own
+    messages, and no Python code can say "out of memory" instead.  With one
+    thread it needs a fraction of that, and a failure left is an ImportError
+    or MemoryError, mapped to exit 8.  Nothing here multiplies matrices.
+    The variable is removed again so that ``profile`` does not hand it to
+    the profiled program.
+    """
+    if "numpy" in sys.modules or not address_space_limited():
+        return
+    # OpenBLAS's buffer (32 MiB and more) must fit, or it exits 1: with less
+    # room than this no command can run anyway.
+    check_room(_BLAS_ROOM, "numpy")
+    if "OPENBLAS_NUM_THREADS" in os.environ:
+        import numpy
+
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401 - loaded now, for the variable to count
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
 
 
 #: Errors of a write to a stream that cannot take more: an output error, not a bug.

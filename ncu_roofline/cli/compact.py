@@ -32,9 +32,13 @@ def compact(dataset: str, older_than: int) -> None:
     fail on a removed file.  Compact when nothing reads (e.g. nightly), and
     leave the days still being exported to alone (the default skips today).
 
+    A day with a damaged file is left as it was (the other days are
+    compacted), and the file named.
+
     \b
-    Exit codes: 0 success, 1 internal error, 2 usage error, 4 not a dataset,
-    5 the dataset cannot be written, 7 no such dataset.
+    Exit codes: 0 success, 1 internal error, 2 usage error, 4 not a dataset
+    or a damaged dataset file, 5 the dataset cannot be written, 7 no such
+    dataset or a dataset file that cannot be opened, 8 out of memory.
     """
     from ncu_roofline.fleet.compact import compact_dataset
 

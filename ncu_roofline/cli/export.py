@@ -126,8 +126,8 @@ def export(
 
     \b
     Exit codes: 0 success, 1 internal error, 2 usage error, 4 unreadable
-    input, 5 the run is already there or the dataset cannot be written,
-    7 missing input, 8 out of memory.
+    input or a damaged dataset file, 5 the run is already there or the
+    dataset cannot be written, 7 missing input, 8 out of memory.
     """
     from ncu_roofline.fleet.dataset import export_analysis, plan_run
     from ncu_roofline.report.context import input_records

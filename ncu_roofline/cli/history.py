@@ -146,8 +146,9 @@ def history(
 
     \b
     Exit codes: 0 success, 1 internal error, 2 usage error (a bad query or
-    option), 4 not a dataset, 5 the output exists or cannot be written,
-    6 DuckDB missing, 7 no such dataset.
+    option), 4 not a dataset or a damaged dataset file, 5 the output exists
+    or cannot be written, 6 DuckDB missing, 7 no such dataset or a dataset
+    file that cannot be opened, 8 out of memory.
     """
     from ncu_roofline.fleet.history import HistoryQuery, history_sql
 

@@ -12,7 +12,9 @@ so Spark, Trino or any lakehouse engine reads the same files unchanged.
 :mod:`~ncu_roofline.fleet.located` says which file holds each run's rows
 (the rule every reader follows), :mod:`~ncu_roofline.fleet.compact`
 merges a day's files into one per table and GPU,
-:mod:`~ncu_roofline.fleet.engine` opens the dataset in DuckDB, and
+:mod:`~ncu_roofline.fleet.engine` opens the dataset in DuckDB (confined
+to reading it), :mod:`~ncu_roofline.fleet.damage` names the damaged file
+after a failed read, and
 :mod:`~ncu_roofline.fleet.history` asks the per-group history and flags
 change points.  DuckDB is an optional dependency (``ncu-roofline[fleet]``),
 imported only by the commands that query.

@@ -35,14 +35,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ncu_roofline.errors import OutputError
-from ncu_roofline.fleet.dataset import check_dataset, mark_schema
+from ncu_roofline.core.limits import check_room
+from ncu_roofline.errors import InputFormatError, InputNotFoundError, OutputError
+from ncu_roofline.fleet.damage import reading
+from ncu_roofline.fleet.dataset import WRITE_ROOM, check_dataset, mark_schema, table_files
 from ncu_roofline.fleet.located import (
     current_rows,
     located,
     newest_runs,
     part_name,
-    raw_dataset,
+    read_rows,
     runs_by_file,
 )
 from ncu_roofline.fleet.schema import PARTITIONS, TABLES, table_schema
@@ -105,6 +107,8 @@ def _sorted(table: pa.Table, name: str) -> pa.Table:
 
 
 def _write_hidden(table: pa.Table, target: Path) -> Path:
+    # Out of room, Arrow's Parquet writer crashes (see dataset.WRITE_ROOM).
+    check_room(WRITE_ROOM + table.nbytes, "the Parquet writer")
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     pq.write_table(table, tmp, compression="zstd", row_group_size=ROW_GROUP)
     return tmp
@@ -171,14 +175,16 @@ def compact_day(root: Path, day: str, where: pa.Table) -> Compacted | None:
     try:
         for table in TABLES[:-1]:
             for d in dirs[table]:
-                rows = current_rows(root, table, snapshot[d], holders)
+                with reading(root, lambda d=d: snapshot[d]):  # type: ignore[misc]
+                    rows = current_rows(root, table, snapshot[d], holders)
                 rows = rows.select(table_schema(table).names).cast(table_schema(table))
                 staged.append((_write_hidden(_sorted(rows, table), d / name), d / name))
         # Each rename shows a file that no run names yet: nothing counts twice.
         for tmp, target in staged:
             os.replace(tmp, target)
         (runs_dir,) = dirs["runs"]
-        listed = raw_dataset(root, "runs", snapshot[runs_dir]).to_table()
+        with reading(root, lambda: snapshot[runs_dir]):
+            listed = read_rows(root, "runs", snapshot[runs_dir])
         listed = newest_runs(listed.filter(pc.is_in(listed.column("run_id"), value_set=ids)))
         runs = listed.select(table_schema("runs").names).cast(table_schema("runs"))
         n = runs.num_rows
@@ -191,11 +197,15 @@ def compact_day(root: Path, day: str, where: pa.Table) -> Compacted | None:
         tmp = _write_hidden(_sorted(runs, "runs"), runs_dir / name)
         # The switch: from this rename on, the day's runs are read from `name`.
         os.replace(tmp, runs_dir / name)
-    except OSError as e:
+    except BaseException as e:
+        # Whatever stopped it (a damaged file read, a full disk, an
+        # interrupt): no hidden file of this attempt stays behind.
         for tmp, _ in staged:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-        raise OutputError(f"{root}: cannot compact {day} ({e.strerror or e})") from e
+        if isinstance(e, OSError):
+            raise OutputError(f"{root}: cannot compact {day} ({e.strerror or e})") from e
+        raise
     return Compacted(day, n, _remove_replaced(snapshot, name, listed_ids), len(staged) + 1)
 
 
@@ -265,10 +275,30 @@ def _locked(root: Path) -> Iterator[bool]:
 
 
 def _compact_days(root: Path, days: list[str]) -> list[Compacted]:
+    """Compact ``days``; a day with a damaged file is left as it was, and the others done.
+
+    Then the first such day's error is raised (naming the file), so that one
+    damaged file does not hold back every later day until it is dealt with.
+    """
     mark_schema(root)
-    where = located(root)
-    done = [compact_day(root, day, where) for day in days]
-    return [d for d in done if d is not None]
+    with reading(root, lambda: table_files(root, "runs")):
+        where = located(root)
+    done: list[Compacted] = []
+    failed: tuple[str, InputFormatError | InputNotFoundError] | None = None
+    for day in days:
+        try:
+            compacted = compact_day(root, day, where)
+        except (InputFormatError, InputNotFoundError) as e:
+            failed = failed or (day, e)
+            continue
+        if compacted is not None:
+            done.append(compacted)
+    if failed is not None:
+        day, error = failed
+        raise type(error)(
+            f"{error}; {day} is left as it was, {len(done)} other days compacted"
+        ) from error
+    return done
 
 
 def compact_dataset(path: str, older_than: int = 1, today: date | None = None) -> list[Compacted]:

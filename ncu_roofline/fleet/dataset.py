@@ -36,17 +36,22 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ncu_roofline.analysis import Analysis
+from ncu_roofline.core.limits import check_room
 from ncu_roofline.errors import InputFormatError, InputNotFoundError, OutputError, UsageError
+from ncu_roofline.fleet.damage import reading
 from ncu_roofline.fleet.located import (
     current_rows,
     located,
     newest_runs,
-    raw_dataset,
+    read_rows,
     runs_by_file,
 )
 from ncu_roofline.fleet.schema import PARTITIONS, SCHEMA_VERSION, TABLES
 from ncu_roofline.fleet.tables import Run, run_tables
 
+#: Address space the Parquet writer needs beyond the table: out of room under
+#: ulimit -v it crashes (SIGSEGV) instead of raising, so it is checked first.
+WRITE_ROOM = 16 << 20
 #: The marker file that makes a directory a dataset (``_``: engines skip it).
 MARKER = "_ncu_roofline_dataset.json"
 _FORMAT = "ncu-roofline dataset"
@@ -184,7 +189,8 @@ def has_run(root: Path, rid: str) -> bool:
     compacted = sorted(root.glob(f"{_partitions('runs')}/compact-*.parquet"))
     if not compacted:
         return False
-    ids = pq.ParquetDataset([str(f) for f in compacted]).read(columns=["run_id"])
+    with reading(root, lambda: compacted):
+        ids = read_rows(root, "runs", compacted, ["run_id"])
     return bool(pc.any(pc.equal(ids.column("run_id"), rid)).as_py())
 
 
@@ -237,6 +243,8 @@ def write_run(
                 target = _partition_dir(root, table, gpu, run.date) / f"part-{run.run_id}.parquet"
                 target.parent.mkdir(parents=True, exist_ok=True)
                 tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+                # The writer crashes when out of room (see WRITE_ROOM).
+                check_room(WRITE_ROOM + data.nbytes, "the Parquet writer")
                 pq.write_table(data, tmp, compression="zstd")
                 staged.append((tmp, target))
         for tmp, target in staged:
@@ -267,7 +275,8 @@ def read_table(path: str, table: str, columns: Iterable[str] | None = None) -> p
     """The rows of one table that count, read with pyarrow alone, partition columns included.
 
     The same rows as DuckDB's views: a run's ``runs`` row is its newest, and
-    its data rows come only from the file that row names.
+    its data rows come only from the file that row names.  A damaged file is
+    an :class:`InputFormatError` naming it.
     """
     if table not in TABLES:
         raise UsageError(f"no table {table!r} (tables: {', '.join(TABLES)})")
@@ -277,10 +286,14 @@ def read_table(path: str, table: str, columns: Iterable[str] | None = None) -> p
         return pa.table({})
     wanted = list(columns) if columns is not None else None
     if table == "runs":
-        runs = newest_runs(raw_dataset(root, "runs").to_table())
+        with reading(root, lambda: table_files(root, "runs")):
+            runs = newest_runs(read_rows(root, "runs"))
         return runs.select(wanted) if wanted is not None else runs
-    holders = runs_by_file(located(root))
-    return current_rows(root, table, table_files(root, table), holders, wanted)
+    with reading(root, lambda: table_files(root, "runs")):
+        holders = runs_by_file(located(root))
+    files = table_files(root, table)
+    with reading(root, lambda: files):
+        return current_rows(root, table, files, holders, wanted)
 
 
 def plan_run(

@@ -27,7 +27,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as pads
+import pyarrow.parquet as pq
 
+from ncu_roofline.core.limits import address_space_limited
 from ncu_roofline.fleet.schema import PARTITIONS, table_schema
 
 #: The newest ``runs`` row of each run, and the (day, file) that holds its rows.
@@ -75,7 +77,7 @@ def raw_dataset(root: Path, table: str, files: list[Path] | None = None) -> pads
     """
     base = root / f"table={table}"
     keys = pa.schema([(k, pa.string()) for k in PARTITIONS[table]])
-    schema = pa.unify_schemas([table_schema(table), keys])
+    schema = raw_dataset_schema(table)
     source: str | list[str] = str(base) if files is None else [str(f) for f in files]
     return pads.dataset(
         source,
@@ -84,6 +86,61 @@ def raw_dataset(root: Path, table: str, files: list[Path] | None = None) -> pads
         partitioning=pads.partitioning(keys, flavor="hive"),
         partition_base_dir=str(base),
     )
+
+
+def read_rows(
+    root: Path,
+    table: str,
+    files: list[Path] | None = None,
+    columns: list[str] | None = None,
+    run_ids: list[str] | None = None,
+) -> pa.Table:
+    """The rows of ``files`` (every file of the table: None), in the current schema.
+
+    ``columns`` selects columns, ``run_ids`` keeps only those runs' rows.
+    Read by Arrow's dataset scanner, except under an address-space limit
+    (``ulimit -v``): when the scanner's reader threads cannot start there it
+    waits forever, deaf even to SIGTERM (seen in ``compact`` at several
+    limits), so there each file is read in turn on this thread, where
+    running out is an error (exit 8) instead.
+    """
+    only = None if run_ids is None else pc.field("run_id").isin(pa.array(run_ids, pa.string()))
+    if not address_space_limited():
+        return raw_dataset(root, table, files).to_table(columns=columns, filter=only)
+    base = root / f"table={table}"
+    schema = raw_dataset_schema(table)
+    wanted = schema if columns is None else pa.schema([schema.field(c) for c in columns])
+    listed = files if files is not None else sorted(base.glob("**/*.parquet"))
+    pieces = [_read_one(f, base, wanted, run_ids) for f in listed]
+    return pa.concat_tables(pieces) if pieces else wanted.empty_table()
+
+
+def _read_one(path: Path, base: Path, wanted: pa.Schema, run_ids: list[str] | None) -> pa.Table:
+    """One file read on this thread (no Arrow thread), as :func:`raw_dataset` would read it."""
+    parquet = pq.ParquetFile(path, pre_buffer=False)
+    present = set(parquet.schema_arrow.names)
+    keys = partition_values(path, base)
+    stored = [f.name for f in wanted if f.name in present and f.name not in keys]
+    if run_ids is not None and "run_id" not in stored and "run_id" in present:
+        stored.append("run_id")
+    data = parquet.read(columns=stored, use_threads=False)
+    if run_ids is not None:
+        data = data.filter(pc.is_in(data.column("run_id"), pa.array(run_ids, pa.string())))
+    columns = []
+    for field in wanted:
+        if field.name in keys:
+            columns.append(pa.array([keys[field.name]] * data.num_rows, field.type))
+        elif field.name in present:
+            columns.append(data.column(field.name).cast(field.type))
+        else:  # a column an older file lacks
+            columns.append(pa.nulls(data.num_rows, field.type))
+    return pa.table(columns, schema=wanted)
+
+
+def raw_dataset_schema(table: str) -> pa.Schema:
+    """The schema :func:`raw_dataset` reads a table in: its columns, then its partition keys."""
+    keys = pa.schema([(k, pa.string()) for k in PARTITIONS[table]])
+    return pa.unify_schemas([table_schema(table), keys])
 
 
 def newest_runs(runs: pa.Table) -> pa.Table:
@@ -114,7 +171,7 @@ def located(root: Path) -> pa.Table:
     empty = pa.table({"run_id": [], "date": [], "file": []}, schema=_LOCATED)
     if not (root / "table=runs").is_dir():
         return empty
-    runs = raw_dataset(root, "runs").to_table(columns=["run_id", "date", "data_file", "listed_at"])
+    runs = read_rows(root, "runs", columns=["run_id", "date", "data_file", "listed_at"])
     runs = newest_runs(runs)
     parts = pc.binary_join_element_wise("part-", runs.column("run_id"), ".parquet", "")
     file = pc.coalesce(runs.column("data_file"), parts)
@@ -156,8 +213,7 @@ def current_rows(
         if f.name == part_name(ids[0]) and len(ids) == 1:
             whole.append(f)
         else:
-            only = pc.field("run_id").isin(pa.array(ids, type=pa.string()))
-            pieces.append(raw_dataset(root, table, [f]).to_table(columns=columns, filter=only))
+            pieces.append(read_rows(root, table, [f], columns, ids))
     if whole or not pieces:
-        pieces.insert(0, raw_dataset(root, table, whole).to_table(columns=columns))
+        pieces.insert(0, read_rows(root, table, whole, columns))
     return pa.concat_tables(pieces)

@@ -29,7 +29,12 @@ from ncu_roofline.readers.locate import (
     repaired_utf8,
 )
 from ncu_roofline.readers.parallel import auto_jobs, parallel_safe, read_all, total_size
-from ncu_roofline.readers.table import InvalidUtf8, MoreTables, give_back_memory
+from ncu_roofline.readers.table import (
+    InvalidUtf8,
+    MoreTables,
+    arrow_signal_thread,
+    give_back_memory,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -199,6 +204,8 @@ def _read_sources(
     names: list[str], progress: bool | None, jobs: int | None
 ) -> list[tuple[LaunchColumns, SourceInfo]]:
     """Every input read, several at once where :func:`auto_jobs` (or ``jobs``) allows."""
+    # Before the first parse: see arrow_signal_thread.
+    arrow_signal_thread()
     jobs = auto_jobs(names) if jobs is None else max(1, jobs)
     if jobs < 2 or len(names) < 2:
         return [_read_columns(name, progress=progress) for name in names]

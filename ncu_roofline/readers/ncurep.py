@@ -24,6 +24,7 @@ import numpy as np
 
 from ncu_roofline.core.dimensions import unit_fits
 from ncu_roofline.core.launches import finalize_columns
+from ncu_roofline.core.limits import memory_exhausted
 from ncu_roofline.core.metrics import STRING_METRICS, canonical_metric, is_relevant, unit_for
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import RuleTable, speedup_number
@@ -39,7 +40,10 @@ _INSTALL_HINT = "pip install 'ncu-roofline[ncu-rep]'"
 def _import_ncu_report() -> Any:
     try:
         import ncu_report
-    except ImportError:
+    except ImportError as exc:
+        if memory_exhausted(exc):
+            # Installed, but no room to load it (ulimit -v): exit 8, not "install it".
+            raise MemoryError(str(exc)) from exc
         raise MissingDependencyError(
             f"reading .ncu-rep files needs NVIDIA's ncu-report module: {_INSTALL_HINT} "
             "(or export CSV with `ncu --import FILE --csv --page raw --print-units base`)"

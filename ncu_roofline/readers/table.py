@@ -24,6 +24,7 @@ import pyarrow.csv as pacsv
 
 from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import numbers
+from ncu_roofline.core.limits import address_space_limited
 from ncu_roofline.core.units import MISSING_TOKENS
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.locate import Buffer, ProgressCallback, line_too_long, long_line
@@ -286,6 +287,27 @@ def _convert_options(
 
 #: Held while a parse has its own ``sys.unraisablehook`` installed.
 _HOOK_LOCK = threading.Lock()
+
+
+def arrow_signal_thread(limited: bool | None = None) -> bool:
+    """Whether pyarrow may start its signal-receiving thread; turned off under ``ulimit -v``.
+
+    On the main thread, with Python handlers for SIGINT or SIGTERM (the
+    command line installs them), pyarrow's first ``read_csv`` starts a
+    thread that turns Ctrl-C into a cancelled parse.  Arrow starts it where
+    a failure cannot be reported: under an address-space limit that leaves
+    no room for its stack the process aborts ("terminate called after
+    throwing an instance of 'std::system_error'", exit 134), not even with
+    exit 1, and a probe thread started just before does not make it safe
+    (the probe's stack may not be released yet).  So under such a limit the
+    thread is never started: Ctrl-C then takes effect when the parse in
+    progress ends (under a second for most exports) instead of at once.
+    ``limited`` overrides the check (tests).
+    """
+    limited = address_space_limited() if limited is None else limited
+    if limited:
+        pa.enable_signal_handlers(False)
+    return not limited
 
 
 def _parse(
