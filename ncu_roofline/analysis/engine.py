@@ -14,13 +14,13 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline.analysis import CLOCK_MODES
 from ncu_roofline.analysis.advice import group_advice_ids
 from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
 from ncu_roofline.analysis.failed_profile import failed_profiles
-from ncu_roofline.analysis.findings import Finding, collect_findings
+from ncu_roofline.analysis.findings.collect import collect_findings
+from ncu_roofline.analysis.findings.finding import Finding
 from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
-from ncu_roofline.analysis.limiter import judge, mix_share
+from ncu_roofline.analysis.limiter.judge import judge, mix_share
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.ncu_rules import combine
 from ncu_roofline.analysis.placement import placement
@@ -35,6 +35,7 @@ from ncu_roofline.analysis.roofs import (
 from ncu_roofline.analysis.theory_check import distrust_absurd_theory
 from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
+from ncu_roofline.core.gpu_spec import CLOCK_MODES
 from ncu_roofline.core.hardware import (
     MEMORY_KEYS,
     GpuSpec,

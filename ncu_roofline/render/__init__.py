@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ncu_roofline.render.options import FORMATS, PLOTLY_MODES
 from ncu_roofline.version import NAME, __version__
 
 if TYPE_CHECKING:
@@ -45,18 +46,6 @@ if TYPE_CHECKING:
 
 # The report's JSON encoder (orjson) and the schema's types are imported where
 # used: the command line imports this module for FORMATS and RenderOptions.
-
-#: Output formats of written reports and the file suffixes that imply them.
-FORMATS: dict[str, tuple[str, ...]] = {
-    "html": (".html", ".htm"),
-    "json": (".json",),
-    "md": (".md", ".markdown"),
-    "junit": (".xml",),
-}
-
-
-#: How an HTML page gets plotly.js: embedded (``inline``) or linked (``cdn``).
-PLOTLY_MODES = ("inline", "cdn")
 
 
 @dataclass(frozen=True)
