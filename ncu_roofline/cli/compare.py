@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import click
 
-from ncu_roofline.analysis.compare_defaults import DEFAULT_NOISE
+from ncu_roofline.analysis.compare.basis import DEFAULT_NOISE
 from ncu_roofline.cli import types
 from ncu_roofline.cli.analyse import gates_record
 from ncu_roofline.cli.messages import (
