@@ -34,8 +34,8 @@ from ncu_roofline.analysis.rate_point import (
     group_rates_without_duration,
     point_from_rates,
 )
-from ncu_roofline.analysis.roofline import attainable, ratio, recoverable, ridge_point, side
-from ncu_roofline.analysis.roofs import peak_column
+from ncu_roofline.analysis.roofs.arithmetic import attainable, ratio, recoverable, ridge_point, side
+from ncu_roofline.analysis.roofs.assign import peak_column
 from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import floats

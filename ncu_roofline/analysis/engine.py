@@ -24,8 +24,8 @@ from ncu_roofline.analysis.limiter.judge import judge, mix_share
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.ncu_rules import combine
 from ncu_roofline.analysis.placement import placement
-from ncu_roofline.analysis.roofline import ratio
-from ncu_roofline.analysis.roofs import (
+from ncu_roofline.analysis.roofs.arithmetic import ratio
+from ncu_roofline.analysis.roofs.assign import (
     ALL_COMPUTE_KEYS,
     DeviceRoofs,
     RoofAssignment,

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline.analysis.roofline import ratio
+from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.frame import column as _floats
 
 __all__ = ["judge", "status", "work_change"]

@@ -22,7 +22,7 @@ from ncu_roofline.analysis.compare.context import (
     side_facts,
 )
 from ncu_roofline.analysis.compare.judge import judge
-from ncu_roofline.analysis.roofline import ratio
+from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
 from ncu_roofline.core.frame import column as _floats
 

@@ -30,7 +30,7 @@ from ncu_roofline.analysis.findings.rules import (
     unplaced_findings,
 )
 from ncu_roofline.analysis.limiter.findings import limiter_findings
-from ncu_roofline.analysis.roofs import DeviceRoofs
+from ncu_roofline.analysis.roofs.assign import DeviceRoofs
 from ncu_roofline.theory.config import TheoryConfig
 
 #: The rules, in the order they run.

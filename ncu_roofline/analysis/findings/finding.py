@@ -20,7 +20,7 @@ from ncu_roofline.analysis.catalogue import severity_of
 from ncu_roofline.core.frame import floats
 
 if TYPE_CHECKING:
-    from ncu_roofline.analysis.roofs import DeviceRoofs
+    from ncu_roofline.analysis.roofs.assign import DeviceRoofs
     from ncu_roofline.theory.config import TheoryConfig
 
 

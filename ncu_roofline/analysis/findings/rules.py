@@ -12,7 +12,7 @@ are more than :data:`MISMATCH` apart, every DRAM utilisation and efficiency
 of the device is off by their ratio: a wrong ``--gpu`` or roofs file is the
 usual cause (``--gpu a100_40gb_pcie`` for a run on an 80 GB SXM part reads
 1.31x ncu's own DRAM %).  The check uses launches whose percentage is at
-least :data:`~ncu_roofline.analysis.infer_gpu.MIN_RELIABLE_PCT` and the
+least :data:`~ncu_roofline.analysis.roofs.infer.MIN_RELIABLE_PCT` and the
 median of their implied peaks per device.
 """
 
@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis.findings.finding import Evidence, Finding, finding, pct, share
-from ncu_roofline.analysis.infer_gpu import MIN_RELIABLE_PCT, dram_pct, implied_dram_peak
 from ncu_roofline.analysis.limiter.units import UNIT_LABELS
 from ncu_roofline.analysis.measures import PACKED_FP32_MISSING
+from ncu_roofline.analysis.roofs.infer import MIN_RELIABLE_PCT, dram_pct, implied_dram_peak
 from ncu_roofline.analysis.tensor_check import NAMED_KERNELS, collect_advice, evidence_phrase
 from ncu_roofline.core.frame import column
 from ncu_roofline.core.hardware import builtin_gpus

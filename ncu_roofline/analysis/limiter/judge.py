@@ -13,7 +13,7 @@ import pandas as pd
 
 from ncu_roofline.analysis.limiter.units import SOL_METRICS, UNIT_LABELS, UNITS, Unit
 from ncu_roofline.analysis.measures import FLOP_WEIGHTS, packed_fp32_lanes
-from ncu_roofline.analysis.roofline import ratio
+from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.analysis.waves import blocks_per_sm, fill, tail_loss, under_filled
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import optional_column
