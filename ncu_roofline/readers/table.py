@@ -27,6 +27,7 @@ from ncu_roofline.core.arrays import numbers
 from ncu_roofline.core.units import MISSING_TOKENS
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.locate import Buffer, ProgressCallback
+from ncu_roofline.readers.stream import compact_table
 
 _BLOCK_SIZE = 16 << 20
 #: Tables with dictionary columns larger than this are read batch by batch
@@ -302,8 +303,6 @@ def _parse(
     try:
         sys.unraisablehook = hook
         if batched:
-            from ncu_roofline.readers.stream import compact_table
-
             reader = pacsv.open_csv(
                 source,
                 read_options=read_opts,
