@@ -17,7 +17,6 @@ match columns by name, and an older file's missing columns read as null.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -175,8 +174,3 @@ def _schema_mismatch(error: Exception) -> bool:
 
 def _first_line(error: Exception) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-
-
-def table_path(root: Path, table: str) -> Path:
-    """The directory of one table (what Spark or Trino point a table at)."""
-    return root / f"table={table}"
