@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ncu_roofline.analysis.compare import Comparison
 from ncu_roofline.analysis.compare import compare as compare_analyses
-from ncu_roofline.analysis.compare_defaults import DEFAULT_NOISE
+from ncu_roofline.analysis.compare.basis import DEFAULT_NOISE
 from ncu_roofline.analysis.engine import Analysis, Thresholds
 from ncu_roofline.analysis.engine import analyze as analyze_profile
 from ncu_roofline.core.files import unique_inputs

@@ -124,6 +124,18 @@ def find_browser() -> str | None:
     return None
 
 
+def parse_one(text: str | None, decimal: str = ".") -> float | None:
+    """One ncu-printed number through the reader's parser
+    (:func:`~ncu_roofline.core.units.parse_numbers_checked`); ``None`` where it
+    is missing, malformed or not a number."""
+    import pyarrow as pa
+
+    from ncu_roofline.core.units import parse_numbers_checked
+
+    value = float(parse_numbers_checked(pa.array([text], type=pa.string()), decimal)[0][0])
+    return None if math.isnan(value) else value
+
+
 def slower_candidate(path: Path) -> None:
     """Write the shipped sample with flash_fwd_splitkv_kernel 50% slower to ``path``."""
     out = io.StringIO()

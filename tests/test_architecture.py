@@ -23,7 +23,7 @@ import ncu_roofline
 import ncu_roofline.analysis.measures as measures
 import ncu_roofline.core.collect as collect
 import ncu_roofline.core.metrics as metrics
-from ncu_roofline.analysis.tensor_check import _collect_advice
+from ncu_roofline.analysis.tensor_check import collect_advice
 from ncu_roofline.core.architecture import architecture, architectures
 from ncu_roofline.core.collect import profile_metrics
 from ncu_roofline.core.metrics import collect_metrics, tensor_metrics_to_collect
@@ -78,7 +78,7 @@ def test_profile_asks_for_exactly_the_described_tensor_counters(cc: str) -> None
     assert not any("inst_executed_pipe_tensor" in m for m in asked)
     assert tensor_metrics_to_collect(cc) == arch.tensor_metrics()
     # The tensor-uncounted finding's advice names the same counters.
-    advice = _collect_advice(cc)
+    advice = collect_advice(cc)
     assert "sm__inst_executed_pipe_tensor" not in advice
     assert all(m in advice for m in arch.tensor_metrics())
 
@@ -113,7 +113,7 @@ def test_packed_fp32_is_asked_for_where_the_chip_has_it() -> None:
     assert not packed & set(collect_metrics())
 
 
-def test_b200_collect_advice_names_the_ops_path_counters(tmp_path: Path) -> None:
+def test_b200collect_advice_names_the_ops_path_counters(tmp_path: Path) -> None:
     # A B200 export with FFMA counts and a duration only: tensor work is missing.
     page = _raw_page(
         tmp_path / "b200.csv",

@@ -12,8 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ncu_roofline.analysis.change_rule import ChangeRule
-from ncu_roofline.analysis.changes import MAD_SCALE, change_points
+from ncu_roofline.analysis.changes import MAD_SCALE, ChangeRule, change_points
 from tests.helpers import SAMPLE, run
 from tests.test_report_browser import PHONE, TIMEOUT, chromium_args, find_browser, load_on_phone
 

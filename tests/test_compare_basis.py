@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from ncu_roofline.analysis.compare import compare
-from ncu_roofline.analysis.compare_context import beyond
-from ncu_roofline.analysis.compare_judge import resolve_basis
+from ncu_roofline.analysis.compare.basis import resolve_basis
+from ncu_roofline.analysis.compare.context import beyond
 from ncu_roofline.render.compare_report import render_compare_markdown
 from ncu_roofline.render.compare_text import at_roof
 from ncu_roofline.report.compare import comparison_context

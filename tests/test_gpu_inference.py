@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ncu_roofline
-from ncu_roofline.analysis.infer_gpu import (
+from ncu_roofline.analysis.roofs.infer import (
     Evidence,
     implied_dram_peak,
     infer_gpu,

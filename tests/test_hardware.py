@@ -18,6 +18,7 @@ from ncu_roofline.core.hardware import (
     GpuSpec,
     arch_rates,
     builtin_gpus,
+    chosen_roofs,
     find_gpu,
     load_roofs_file,
     match_device,
@@ -785,3 +786,20 @@ def test_cli_notes_an_alias_and_the_analysis_records_it(samples_dir: Path) -> No
     assert 'unknown GPU "rtx509O"; did you mean rtx_5090' in bad.stderr
     (dev,) = analyze(load([str(path)]), gpu="5090").roofs
     assert '--gpu "5090" is rtx_5090 (GeForce RTX 5090)' in dev.notes
+
+
+def test_chosen_roofs_resolves_a_name_once_and_passes_a_lookup_through() -> None:
+    lookup, specs = chosen_roofs("a100", None)
+    assert lookup is not None and lookup.asked == "a100" and specs == [lookup.spec]
+    assert lookup.describe() == lookup.describe("a100")
+    again, same = chosen_roofs(lookup, None)
+    assert again is lookup and same == [lookup.spec]
+    spec = find_gpu("h100_sxm5")
+    as_spec, _ = chosen_roofs(spec, None)
+    assert as_spec is not None and as_spec.spec == spec and as_spec.describe() is None
+    assert chosen_roofs(None, None) == (None, None)
+
+
+def test_a_gpu_and_roofs_are_refused_with_one_message() -> None:
+    with pytest.raises(UsageError, match=r"^give either --gpu or --roofs, not both$"):
+        chosen_roofs("a100", [find_gpu("h100_sxm5")])

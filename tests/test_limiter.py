@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ncu_roofline
-from ncu_roofline.analysis.limiter import utilisations
+from ncu_roofline.analysis.limiter.judge import utilisations
 from ncu_roofline.core.metrics import breakdown_metric
 
 LUKAS = "lukas-ruettgers__dphpc-gemm__ncu_benchmark_output.csv"

@@ -1,6 +1,6 @@
 """Property tests of the roofline arithmetic and of the engine's sanity checks.
 
-``ncu_roofline.analysis.roofline`` is checked against the definitions of the
+``ncu_roofline.analysis.roofs.arithmetic`` is checked against the definitions of the
 roofline model: the attainable performance above a point of intensity ``ai``
 is ``min(peak, ai x bandwidth)``, the ridge point is ``peak / bandwidth``,
 points left of it are memory-bound and points on or right of it compute-bound,
@@ -25,7 +25,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from ncu_roofline import analyze
-from ncu_roofline.analysis import roofline
+from ncu_roofline.analysis.roofs import arithmetic as roofline
 from ncu_roofline.core.model import Profile, SourceInfo, finalize_launches
 from tests.helpers import spec
 

@@ -1,7 +1,12 @@
-"""Size limits of the package: no module over 1,000 lines, no function over 120.
+"""An outlier check, not a design rule: no module over 2,000 lines, no function over 150.
 
-Size follows concepts: a module is one idea, and one idea may take 800 lines;
-the module limit only catches a file that has become several ideas.
+Size follows concepts: a module (or a small package) is one idea, as long as
+that idea needs.  An earlier cap of 600 lines per module cut concepts into
+fragments (``limiter``/``limiter_units``/``limiter_findings``...) to stay
+under it; these limits are far above any module the package should have and
+only catch a file that has silently become several ideas, or a function
+nobody can read in one go.  Never split a module to satisfy them: a module
+that reaches them is a design question, answered by its concepts.
 
 A module's length is its number of physical lines; a function's runs from
 its first decorator to its last line (``ast`` line numbers).  Nested
@@ -14,8 +19,8 @@ import ast
 
 from tests.helpers import REPO
 
-MAX_MODULE_LINES = 1000
-MAX_FUNCTION_LINES = 120
+MAX_MODULE_LINES = 2000
+MAX_FUNCTION_LINES = 150
 PACKAGE = REPO / "ncu_roofline"
 
 
@@ -35,8 +40,9 @@ def oversized(text: str, name: str) -> list[str]:
 
 
 def test_the_counter_sees_long_modules_and_functions() -> None:
-    # A decorated function of 1 + 1 + 120 lines, a short one, then blank
-    # lines up to 601: both limits exceeded by a little, the short one not.
+    # A decorated function of 1 + 1 + MAX_FUNCTION_LINES lines, a short one,
+    # then blank lines up to MAX_MODULE_LINES + 1: both limits exceeded by a
+    # little, the short one not.
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
     source = f"@staticmethod\ndef long():\n{body}\n\n\ndef short():\n    pass\n"
     source += "\n" * (MAX_MODULE_LINES + 1 - len(source.splitlines()))

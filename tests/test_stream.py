@@ -54,7 +54,7 @@ def _read(path: Path, batch: int | None, monkeypatch: pytest.MonkeyPatch) -> tup
         return table
 
     with monkeypatch.context() as m:
-        m.setattr(stream_mod, "compact_table", counting)
+        m.setattr(table_mod, "compact_table", counting)
         if batch is None:
             m.setattr(table_mod, "STREAM_BYTES", 1 << 62)
         else:

@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ncu_roofline.readers import read_source
-from ncu_roofline.readers.text import parse_text
+from ncu_roofline.readers.identity import IDENTITY_HEADERS
+from ncu_roofline.readers.text import parse_rows
 from tests.helpers import DATA, run
 
 TEXT = DATA / "ncu-text"
@@ -26,6 +27,16 @@ HEAT = TEXT / "heat_eq_ncu_output.txt"
 PFAC = TEXT / "pfac_ncu_report.txt"
 FAILED = TEXT / "dd2360_ncu_report.txt"
 REL = 1e-12  # parsed from text: only float rounding separates value and expectation
+
+
+def _columns(text: str) -> dict[str, list[str]]:
+    """:func:`parse_rows`' long-format rows (one per launch and metric) as named columns,
+    the CSV page :func:`~ncu_roofline.readers.text.read_text` writes them into."""
+    rows = parse_rows(text)
+    identity = [h for h in IDENTITY_HEADERS if h != "Kernel Time"]
+    cols = {h: [rows.launches[i][k] for i in rows.row_launch] for k, h in enumerate(identity)}
+    cols.update({"Metric Name": rows.names, "Metric Unit": rows.units, "Metric Value": rows.values})
+    return cols
 
 
 def col(frame: pd.DataFrame, metric: str) -> list[float]:
@@ -222,7 +233,7 @@ def test_generated_blocks_parse_back(blocks: list) -> None:
         lines.append("    OPT   Advice, wrapped over")
         lines.append("          two lines (with a Metric Name in it).")
         lines.append(prog)
-    cols = parse_text("\n".join(lines) + "\n")
+    cols = _columns("\n".join(lines) + "\n")
     expected = [(n, _shape(g), _shape(b), v) for n, g, b, vs, _ in blocks for v in vs]
     got = list(
         zip(
@@ -253,7 +264,7 @@ def test_older_ncu_blocks_without_header_row_or_launch_shape() -> None:
         "\n"
         "    WRN   advice\n"
     )
-    cols = parse_text(text)
+    cols = _columns(text)
     assert cols["Metric Name"] == ["DRAM Frequency", "Duration"]
     assert cols["Metric Unit"] == ["cycle/nsecond", "usecond"]
     assert cols["Metric Value"] == ["1.21", "10.50"]
@@ -276,7 +287,7 @@ def test_processes_and_a_shape_inside_the_name_read_from_the_right() -> None:
         "  <unnamed> (5, 1, 1)x(6, 1, 1), Context 2, Stream 3, Device 1, CC 8.0\n"
         "    Section: S\n" + table + "    Duration             us         3.00\n" + rule
     )
-    cols = parse_text(text)
+    cols = _columns(text)
     assert cols["Kernel Name"] == ["f<(1, 1, 1)x(2, 2, 2), Context 9, Stream 9>(int)", "<unnamed>"]
     assert cols["Grid Size"] == ["(3, 1, 1)", "(5, 1, 1)"]
     assert cols["Process ID"] == ["11", "12"]

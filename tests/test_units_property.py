@@ -3,8 +3,8 @@
 Numbers: integers bare (``"508757"``), two-decimal floats (``"21.68"``), en
 thousands separators with and without ``.00`` (``"1,759,000.00"``,
 ``"53,261,312"``), and the decimal-comma locale with ``.`` grouping
-(``"27.595.520"``, ``"9,00"``), through both :func:`parse_number` and the
-vectorised :func:`parse_numbers`.
+(``"27.595.520"``, ``"9,00"``), through the reader's parser
+(:func:`parse_numbers_checked`), one value at a time and whole columns.
 
 Units: a value printed in a scaled unit, times the unit's factor, is the
 value in the base unit.  The factors are powers of 1000 for every unit,
@@ -25,8 +25,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ncu_roofline.core.units import detect_decimal, parse_number, parse_numbers, parse_unit
+from ncu_roofline.core.units import detect_decimal, parse_numbers_checked, parse_unit
 from ncu_roofline.readers import read_source
+from tests.helpers import parse_one
 
 MAX_EXACT = 2**53  # integers above this are not all representable as float64
 
@@ -65,7 +66,7 @@ cents_values = st.integers(min_value=-(10**15), max_value=10**15)
 
 
 def vector(texts: list[str], decimal: str = ".") -> list[float]:
-    return parse_numbers(pa.array(texts, type=pa.string()), decimal).tolist()
+    return parse_numbers_checked(pa.array(texts, type=pa.string()), decimal)[0].tolist()
 
 
 def same(a: float, b: float) -> bool:
@@ -76,7 +77,7 @@ def same(a: float, b: float) -> bool:
 @given(integers)
 def test_bare_integers(n: int) -> None:
     text = str(n)
-    assert parse_number(text) == float(n)
+    assert parse_one(text) == float(n)
     assert vector([text]) == [float(n)]
 
 
@@ -85,7 +86,7 @@ def test_bare_integers(n: int) -> None:
 def test_two_decimal_floats(cents: int) -> None:
     text = en_plain(cents)
     expected = cents / 100  # correctly rounded, like float() of the decimal text
-    assert parse_number(text) == expected
+    assert parse_one(text) == expected
     assert vector([text]) == [expected]
 
 
@@ -93,7 +94,7 @@ def test_two_decimal_floats(cents: int) -> None:
 @given(counts)
 def test_thousands_separators_without_decimals(n: int) -> None:
     text = f"{n:,}"  # "53,261,312"
-    assert parse_number(text) == float(n)
+    assert parse_one(text) == float(n)
     assert vector([text]) == [float(n)]
 
 
@@ -101,7 +102,7 @@ def test_thousands_separators_without_decimals(n: int) -> None:
 @given(counts)
 def test_thousands_separators_with_zero_decimals(n: int) -> None:
     text = f"{n:,}.00"  # "1,759,000.00"
-    assert parse_number(text) == float(n)
+    assert parse_one(text) == float(n)
     assert vector([text]) == [float(n)]
 
 
@@ -109,7 +110,7 @@ def test_thousands_separators_with_zero_decimals(n: int) -> None:
 @given(cents_values)
 def test_thousands_separators_with_decimals(cents: int) -> None:
     text = en_grouped(cents)  # "461,377,758.31"
-    assert parse_number(text) == cents / 100
+    assert parse_one(text) == cents / 100
     assert vector([text]) == [cents / 100]
 
 
@@ -117,7 +118,7 @@ def test_thousands_separators_with_decimals(cents: int) -> None:
 @given(cents_values)
 def test_decimal_comma_locale(cents: int) -> None:
     for text in (de_grouped(cents), de_plain(cents)):  # "1.695.012.345,50", "9,00"
-        assert parse_number(text, decimal=",") == cents / 100, text
+        assert parse_one(text, decimal=",") == cents / 100, text
         assert vector([text], decimal=",") == [cents / 100], text
 
 
@@ -125,7 +126,7 @@ def test_decimal_comma_locale(cents: int) -> None:
 @given(counts)
 def test_decimal_comma_locale_integers(n: int) -> None:
     text = f"{n:,}".replace(",", ".")  # "27.595.520", "117.344"
-    assert parse_number(text, decimal=",") == float(n)
+    assert parse_one(text, decimal=",") == float(n)
     assert vector([text], decimal=",") == [float(n)]
 
 
@@ -135,7 +136,7 @@ def test_vectorised_agrees_with_scalar(cents: list[int], decimal: str) -> None:
     fmt = en_grouped if decimal == "." else de_grouped
     texts = [fmt(c) for c in cents] + ["n/a", "", "  ", "N/A"]
     got = vector(texts, decimal)
-    want = [parse_number(t, decimal) for t in texts]
+    want = [parse_one(t, decimal) for t in texts]
     want_f = [math.nan if w is None else w for w in want]
     assert all(same(g, w) for g, w in zip(got, want_f, strict=True)), (texts, got, want_f)
     assert got[: len(cents)] == [c / 100 for c in cents]
@@ -146,23 +147,23 @@ def test_vectorised_agrees_with_scalar(cents: list[int], decimal: str) -> None:
 @given(cents_values, st.lists(cents_values, max_size=4))
 def test_instance_values_take_the_aggregate(first: int, rest: list[int]) -> None:
     text = "; ".join(en_grouped(c) for c in [first, *rest])  # "32.00; 32.00; 4.00"
-    assert parse_number(text) == first / 100
+    assert parse_one(text) == first / 100
     assert vector([text]) == [first / 100]
 
 
 @pytest.mark.parametrize("token", ["n/a", "N/A", "", "   ", " n/a "])
 def test_missing_is_none_never_zero(token: str) -> None:
-    assert parse_number(token) is None
-    assert parse_number(token, decimal=",") is None
-    out = parse_numbers(pa.array([token, "0"], type=pa.string()))
+    assert parse_one(token) is None
+    assert parse_one(token, decimal=",") is None
+    out = parse_numbers_checked(pa.array([token, "0"], type=pa.string()))[0]
     assert math.isnan(out[0])
     assert out[1] == 0.0
 
 
 def test_parse_number_na_is_none() -> None:
-    assert parse_number("n/a") is None
-    assert parse_number("n/a") != 0
-    assert parse_number(None) is None
+    assert parse_one("n/a") is None
+    assert parse_one("n/a") != 0
+    assert parse_one(None) is None
 
 
 @settings(deadline=None)
@@ -248,7 +249,7 @@ def test_scaled_value_times_factor_is_the_base_value(
     unit, factor, _ = unit_info
     printed = en_grouped(cents)
     parsed = parse_unit(unit)
-    value = parse_number(printed)
+    value = parse_one(printed)
     assert parsed is not None and value is not None
     exact = Fraction(cents, 100) * factor
     assert value * parsed.factor == pytest.approx(float(exact), rel=1e-14, abs=0.0)
@@ -263,7 +264,7 @@ def test_bytes_scale_by_1000_never_1024(unit_info: tuple[str, int, str], nbytes:
     printed = f"{scaled:,.2f}"
     # ... so reading it back is within half a hundredth of the unit.
     parsed = parse_unit(unit)
-    value = parse_number(printed)
+    value = parse_one(printed)
     assert parsed is not None and value is not None
     assert parsed.factor == factor
     assert abs(value * parsed.factor - nbytes) <= 0.005 * factor * (1 + 1e-12) + nbytes * 1e-15
@@ -282,7 +283,7 @@ def test_bytes_scale_by_1000_never_1024(unit_info: tuple[str, int, str], nbytes:
 )
 def test_kbyte_is_1000_bytes(printed: str, unit: str, expected: float) -> None:
     parsed = parse_unit(unit)
-    value = parse_number(printed)
+    value = parse_one(printed)
     assert parsed is not None and value is not None
     assert value * parsed.factor == pytest.approx(expected, rel=1e-15)
 

@@ -34,7 +34,7 @@ from ncu_roofline.core.dimensions import unit_fits
 from ncu_roofline.core.files import parse_toml
 from ncu_roofline.core.hardware import load_roofs_file, resolve_gpu
 from ncu_roofline.core.names import short_name
-from ncu_roofline.core.units import parse_number, parse_numbers, parse_numbers_checked, parse_unit
+from ncu_roofline.core.units import parse_numbers_checked, parse_unit
 from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.readers import read_source
 from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
@@ -44,7 +44,7 @@ from ncu_roofline.theory.config import TheoryConfig
 from ncu_roofline.theory.estimates import load_theory_file
 from ncu_roofline.theory.expr import ExprError, compile_expr
 from ncu_roofline.theory.models import load_model_config
-from tests.helpers import run
+from tests.helpers import parse_one, run
 
 NBODY = "Lakoc__Nbody_CUDA__profile_1.out"
 RAW = "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode__gqa_bf16_b128_ctx2k_p64.ncu.csv"
@@ -292,7 +292,7 @@ def test_valid_grouping_parses_to_its_value(
         text += f"{decimal}{frac:02d}"
         expected = float(f"{whole}.{frac:02d}")
     expected = -expected if negative else expected
-    assert parse_number(text, decimal) == expected
+    assert parse_one(text, decimal) == expected
     values, malformed = parse_numbers_checked(pa.array([text]), decimal)
     assert values.tolist() == [expected] and not malformed.any()
 
@@ -316,10 +316,10 @@ def test_invalid_grouping_is_missing(
     parts = [first, *groups]
     parts.insert(min(at, len(parts) - 1) + 1, bad)
     text = group.join(parts)
-    assert parse_number(text, decimal) is None
+    assert parse_one(text, decimal) is None
     values, malformed = parse_numbers_checked(pa.array([text, "n/a", ""]), decimal)
     assert math.isnan(values[0]) and malformed.tolist() == [True, False, False]
-    assert math.isnan(parse_numbers(pa.array([text]), decimal)[0])
+    assert math.isnan(parse_numbers_checked(pa.array([text]), decimal)[0][0])
 
 
 @settings(deadline=None, max_examples=200)
@@ -330,8 +330,8 @@ def test_invalid_grouping_is_missing(
 def test_swapped_separators_are_missing(whole: int, frac: int) -> None:
     # "1.000,5" in a decimal-point file (and "1,000.5" in a decimal-comma one)
     # used to read as 1.0005 after the commas were deleted.
-    assert parse_number(_grouped(whole, ".") + f",{frac}", ".") is None
-    assert parse_number(_grouped(whole, ",") + f".{frac}", ",") is None
+    assert parse_one(_grouped(whole, ".") + f",{frac}", ".") is None
+    assert parse_one(_grouped(whole, ",") + f".{frac}", ",") is None
 
 
 _BYTE_METRICS = st.sampled_from(

@@ -3,60 +3,48 @@
 recoverable time and findings, for every launch and every kernel group.
 
 Design: the engine itself lives in :mod:`ncu_roofline.analysis.engine`; its
-names are imported from there on first use (PEP 562).  The package's light
-modules (the findings catalogue, the theory table, ...) are imported by
-commands that read no data, and importing one of them runs this file: it must
-not load pandas.
+names are imported from there on first use
+(:func:`~ncu_roofline._lazy.lazy_attributes`).  The package's light modules
+(the findings catalogue, the theory table, ...) are imported by commands that
+read no data, and importing one of them runs this file: it must not load
+pandas.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from ncu_roofline._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ncu_roofline.analysis.engine import (
         BOUND_CLASSES,
         Analysis,
-        Finding,
         TheoryConfig,
         Thresholds,
         add_comparison,
         analyze,
         theory_floor,
     )
+    from ncu_roofline.analysis.findings.finding import Finding
+    from ncu_roofline.core.gpu_spec import CLOCK_MODES
 
-#: The clock modes of ``analyze(clocks=...)``: the measured SM clock, or the datasheet's.
-CLOCK_MODES = ("measured", "datasheet")
+_ENGINE = "ncu_roofline.analysis.engine"
 
-#: The engine's public names, imported from :mod:`.engine` when first read.
-_ENGINE_NAMES = frozenset(
-    {
-        "BOUND_CLASSES",
-        "Analysis",
-        "Finding",
-        "TheoryConfig",
-        "Thresholds",
-        "add_comparison",
-        "analyze",
-        "theory_floor",
-    }
-)
+#: Public name -> the module it comes from, imported when the name is first read.
+_LAZY = {
+    "BOUND_CLASSES": _ENGINE,
+    "CLOCK_MODES": "ncu_roofline.core.gpu_spec",
+    "Analysis": _ENGINE,
+    "Finding": "ncu_roofline.analysis.findings.finding",
+    "TheoryConfig": _ENGINE,
+    "Thresholds": _ENGINE,
+    "add_comparison": _ENGINE,
+    "analyze": _ENGINE,
+    "theory_floor": _ENGINE,
+}
 
-
-def __getattr__(name: str) -> object:
-    """Import the engine on first use of one of its names and keep the name."""
-    if name not in _ENGINE_NAMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module("ncu_roofline.analysis.engine"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, the lazy ones included."""
-    return sorted({*globals(), *_ENGINE_NAMES})
-
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "BOUND_CLASSES",

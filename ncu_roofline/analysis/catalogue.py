@@ -1,6 +1,8 @@
 """The catalogue of finding kinds: every fact about a kind in one record.
 
-A finding kind is detected in :mod:`ncu_roofline.analysis.findings`; what a
+A finding kind is detected by a rule (:data:`RULES` names each rule and the
+kinds it may report; the rules are in :mod:`ncu_roofline.analysis.findings`
+and run in this order); what a
 reader is told about it (why it matters, what to try), its usual severity,
 its short form in the terminal summary, whether a ``--fail-on`` gate may
 name it and whether it needs theory inputs all live here, so that adding a
@@ -518,6 +520,25 @@ _KINDS: tuple[FindingKind, ...] = (
 
 #: Every finding kind by its id, in catalogue order.
 CATALOGUE: Mapping[str, FindingKind] = {k.kind: k for k in _KINDS}
+
+#: The rules that detect findings, in the order they run, and the kinds each
+#: may report: every one a function of the evidence returning findings
+#: (:data:`~ncu_roofline.analysis.findings.finding.Rule`).  Named, not
+#: imported: the rules need pandas, the catalogue must not.
+RULES: Mapping[str, tuple[str, ...]] = {
+    "theory_findings": ("excess-traffic", "theory-mismatch", "no-theory"),
+    "device_findings": ("no-roofs", "gpu-mismatch", "clock-below-datasheet"),
+    "roof_mismatch_findings": ("roof-mismatch",),
+    "above_roof_findings": ("above-roof",),
+    "below_roof_findings": ("below-roof",),
+    "limiter_findings": ("limiter-disagrees", "under-filled", "tail-effect", "instruction-mix"),
+    "unplaced_findings": ("not-placeable",),
+    "failed_profile_findings": ("profiling-failed",),
+    "communication_findings": ("communication",),
+    "mixed_definition_findings": ("mixed-definitions",),
+    "tensor_uncounted_findings": ("tensor-uncounted",),
+    "packed_fp32_findings": ("fp32-packed-uncounted",),
+}
 
 #: Kinds a ``--fail-on`` gate may name.
 GATEABLE_KINDS: tuple[str, ...] = tuple(k.kind for k in _KINDS if k.gateable)

@@ -17,20 +17,47 @@ baseline does not move it.
 
 Candidates are found for every run at once with sliding windows; only the
 few candidates near an accepted change are looked at again, one by one.
+
+numpy is imported by the functions that judge a series: the command line
+reads :class:`ChangeRule`'s defaults for ``history --help``, which loads no
+numpy (``tests/test_startup.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import numpy.typing as npt
-from numpy.lib.stride_tricks import sliding_window_view
-
-from ncu_roofline.analysis.change_rule import ChangeRule
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 #: Scales a MAD to the standard deviation of normal noise.
 MAD_SCALE = 1.4826
+
+
+@dataclass(frozen=True)
+class ChangeRule:
+    """How large and how lasting a step must be to count as a change."""
+
+    #: Runs in the rolling baseline (at most).
+    window: int = 8
+    #: Consecutive runs that must all be beyond the threshold.
+    sustain: int = 3
+    #: Threshold in noise standard deviations (scaled MAD of the baseline).
+    noise: float = 4.0
+    #: Smallest step, relative to the baseline median.
+    min_step: float = 0.05
+    #: Fewest baseline runs a change is judged against.
+    min_baseline: int = 4
+
+    def __post_init__(self) -> None:
+        if self.window < 2 or self.sustain < 1 or self.min_baseline < 2:
+            raise ValueError("window >= 2, sustain >= 1 and min_baseline >= 2 are needed")
+        if self.min_baseline > self.window:
+            raise ValueError("min_baseline cannot exceed window")
+        if not (self.noise >= 0 and self.min_step >= 0):
+            raise ValueError("noise and min_step must be >= 0")
 
 
 @dataclass(frozen=True)
@@ -63,6 +90,8 @@ def _judge(
     base: npt.NDArray[np.float64], after: npt.NDArray[np.float64], rule: ChangeRule
 ) -> tuple[float, float] | None:
     """(median, threshold) when ``after`` is a step away from ``base``, else None."""
+    import numpy as np
+
     med = float(np.median(base))
     mad = float(np.median(np.abs(base - med)))
     threshold = max(rule.noise * MAD_SCALE * mad, rule.min_step * abs(med))
@@ -75,6 +104,9 @@ def _judge(
 
 def _candidates(x: npt.NDArray[np.float64], rule: ChangeRule) -> npt.NDArray[np.intp]:
     """Runs that are a step from their full-window baseline, all at once."""
+    import numpy as np
+    from numpy.lib.stride_tricks import sliding_window_view
+
     n, w, m = len(x), rule.window, rule.sustain
     if n < w + m:
         return np.empty(0, dtype=np.intp)
@@ -95,6 +127,8 @@ def change_points(values: npt.ArrayLike, rule: ChangeRule | None = None) -> list
     NaN values (runs where the measure is missing) are skipped: they neither
     start nor break a change, and indices refer to ``values`` as given.
     """
+    import numpy as np
+
     rule = rule or ChangeRule()
     raw = np.asarray(values, dtype=np.float64)
     keep = np.flatnonzero(np.isfinite(raw))

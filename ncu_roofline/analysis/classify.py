@@ -26,7 +26,6 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline.analysis.limiter import group_limiter
 from ncu_roofline.analysis.ncu_rules import disagrees, group_rules
 from ncu_roofline.analysis.placement import placement
 from ncu_roofline.analysis.rate_point import (
@@ -35,8 +34,8 @@ from ncu_roofline.analysis.rate_point import (
     group_rates_without_duration,
     point_from_rates,
 )
-from ncu_roofline.analysis.roofline import attainable, ratio, recoverable, ridge_point, side
-from ncu_roofline.analysis.roofs import peak_column
+from ncu_roofline.analysis.roofs.arithmetic import attainable, ratio, recoverable, ridge_point, side
+from ncu_roofline.analysis.roofs.assign import peak_column
 from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import floats
@@ -639,3 +638,61 @@ def _join_theory_labels(
         if r == r:  # not NaN
             lowest[int(g)] = names[int(r)]
     frame["confidence"] = lowest
+
+
+def group_limiter(
+    launches: pd.DataFrame,
+    groups: Groups,
+    t0: FloatArray,
+    limiter: ObjArray,
+    first: npt.NDArray[np.intp],
+    frame: pd.DataFrame,
+) -> None:
+    """A group's limiter figures, in place: ``limiter`` is the one holding for most of its time.
+
+    Its utilisation is the time-weighted mean over the launches it limits;
+    the other figures are time-weighted means over all launches, the
+    latency time a sum.
+    """
+    frame["limiter"] = limiter
+    same = launches["limiter"].astype(object).to_numpy() == limiter[groups.gid]
+    frame["limiter_utilization"] = groups.weighted_mean(
+        np.where(same, _f(launches, "limiter_utilization"), np.nan), t0
+    )
+    frame["limiter_basis"] = launches["limiter_basis"].to_numpy(dtype=object)[first]
+    frame["limiter_needs"] = launches["limiter_needs"].to_numpy(dtype=object)[first]
+    frame["recoverable_basis"] = _group_recoverable_basis(launches, groups.gid, groups.n)
+    for col in ("max_utilization", "mix_share", "waves", "tail_loss", "achieved_occupancy"):
+        frame[col] = groups.weighted_mean(_f(launches, col), t0)
+    frame["sm_count"] = groups.weighted_mean(_f(launches, "sm_count"), np.ones(len(t0)))
+    thin = launches["under_filled"].to_numpy(dtype=bool)
+    frame["under_filled"] = ratio(groups.count(np.where(thin, t0, 0.0)), groups.count(t0)) > 0.5
+    frame["latency_s"] = groups.sum(_f(launches, "latency_s"), strict=False)
+
+
+def _group_recoverable_basis(launches: pd.DataFrame, gid: npt.NDArray[np.intp], n: int) -> ObjArray:
+    """Per group, the bound of its launch with the most recoverable time, and its unknowns.
+
+    A group whose launches are partly unknown sums the known ones only,
+    and says how many it left out.
+    """
+    rec = _f(launches, "recoverable_s")
+    basis = launches["recoverable_basis"].to_numpy(dtype=object)
+    # Most recoverable first within each group; unknown (NaN) launches last.
+    order = np.lexsort((np.where(np.isnan(rec), np.inf, -rec), gid))
+    lead = np.full(n, -1, dtype=np.intp)
+    lead[gid[order][::-1]] = order[::-1]
+    out = np.full(n, None, dtype=object)
+    has = lead >= 0
+    out[has] = basis[lead[has]]
+    unknown = np.bincount(gid, weights=np.isnan(rec).astype(np.float64), minlength=n)
+    known = np.bincount(gid, weights=(~np.isnan(rec)).astype(np.float64), minlength=n)
+    partial = (unknown > 0) & (known > 0)
+    counts = unknown[partial].astype(np.int64).astype(str).astype(object)
+    out[partial] = (
+        out[partial].astype(str).astype(object)
+        + "; excludes "
+        + counts
+        + " launch(es) with unknown recoverable time"
+    )
+    return out

@@ -14,18 +14,18 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline.analysis import CLOCK_MODES
 from ncu_roofline.analysis.advice import group_advice_ids
 from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
 from ncu_roofline.analysis.failed_profile import failed_profiles
-from ncu_roofline.analysis.findings import Finding, collect_findings
+from ncu_roofline.analysis.findings.collect import collect_findings
+from ncu_roofline.analysis.findings.finding import Finding
 from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
-from ncu_roofline.analysis.limiter import judge, mix_share
+from ncu_roofline.analysis.limiter.judge import judge, mix_share
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.ncu_rules import combine
 from ncu_roofline.analysis.placement import placement
-from ncu_roofline.analysis.roofline import ratio
-from ncu_roofline.analysis.roofs import (
+from ncu_roofline.analysis.roofs.arithmetic import ratio
+from ncu_roofline.analysis.roofs.assign import (
     ALL_COMPUTE_KEYS,
     DeviceRoofs,
     RoofAssignment,
@@ -35,14 +35,8 @@ from ncu_roofline.analysis.roofs import (
 from ncu_roofline.analysis.theory_check import distrust_absurd_theory
 from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
-from ncu_roofline.core.hardware import (
-    MEMORY_KEYS,
-    GpuSpec,
-    find_gpu,
-    load_roofs_file,
-    match_device,
-    resolve_gpu,
-)
+from ncu_roofline.core.gpu_spec import CLOCK_MODES
+from ncu_roofline.core.hardware import MEMORY_KEYS, GpuLookup, GpuSpec, chosen_roofs, match_device
 from ncu_roofline.core.model import Profile
 from ncu_roofline.errors import UsageError
 from ncu_roofline.theory.assign import apply_theory
@@ -99,22 +93,6 @@ class Analysis:
         )
 
 
-def _explicit_specs(
-    gpu: str | GpuSpec | None, roofs: str | os.PathLike[str] | Sequence[GpuSpec] | None
-) -> list[GpuSpec] | None:
-    if gpu is not None and roofs is not None:
-        raise UsageError("give either a GPU (--gpu) or a roofs file (--roofs), not both")
-    if isinstance(gpu, GpuSpec):
-        return [gpu]
-    if isinstance(gpu, str):
-        return [find_gpu(gpu)]
-    if roofs is None:
-        return None
-    if isinstance(roofs, (str, os.PathLike)):
-        return load_roofs_file(roofs)
-    return list(roofs)
-
-
 def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
     """Compute capability per launch: the export's, else the chosen or matched GPU's."""
     cc: npt.NDArray[np.object_] = np.array(launches["cc"].to_numpy(dtype=object), dtype=object)
@@ -140,7 +118,7 @@ def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDAr
 
 def analyze(
     profile: Profile,
-    gpu: str | GpuSpec | None = None,
+    gpu: str | GpuLookup | GpuSpec | None = None,
     roofs: str | os.PathLike[str] | Sequence[GpuSpec] | None = None,
     clocks: str = "measured",
     thresholds: Thresholds | None = None,
@@ -149,7 +127,9 @@ def analyze(
     """Place every launch of ``profile`` on the roofline.
 
     ``gpu`` names a built-in GPU (``"h100_sxm5"``, ``"A100"``) whose roofs
-    replace the profile's own; ``roofs`` is a user TOML file (or specs) with
+    replace the profile's own (or is one already looked up: the command line
+    resolves ``--gpu`` once and passes the lookup; a name is resolved here,
+    once); ``roofs`` is a user TOML file (or specs) with
     the same schema.  ``clocks="measured"`` scales datasheet compute roofs to
     the SM clock the export measured; ``"datasheet"`` keeps them as
     published.  ``theory`` adds theoretical FLOPs and minimal bytes per
@@ -159,7 +139,7 @@ def analyze(
     if clocks not in CLOCK_MODES:
         raise UsageError(f"unknown clock mode {clocks!r}; expected one of {', '.join(CLOCK_MODES)}")
     thresholds = thresholds or Thresholds()
-    explicit = _explicit_specs(gpu, roofs)
+    lookup, explicit = chosen_roofs(gpu, roofs)
     # Positional alignment everywhere below; concatenated frames can repeat labels.
     src = profile.launches.reset_index(drop=True)
     cc = _fill_cc(src, explicit)
@@ -184,7 +164,7 @@ def analyze(
         dram_rate=floats(pd.Series(measured.columns["dram_bytes_per_s"])),
     )
     # A --gpu shorthand ("a100") says in the roof notes which GPU it meant.
-    alias = resolve_gpu(gpu).describe(gpu) if isinstance(gpu, str) else None
+    alias = lookup.describe() if lookup is not None else None
     if alias:
         for dev in assignment.devices:
             dev.notes.append(alias)
@@ -234,7 +214,7 @@ def analyze(
         thresholds=thresholds,
         clocks=clocks,
         options={
-            "gpu": explicit[0].key if explicit and len(explicit) == 1 and gpu is not None else None,
+            "gpu": lookup.spec.key if lookup is not None else None,
             "roofs_file": str(roofs) if isinstance(roofs, (str, os.PathLike)) else None,
             "clocks": clocks,
             "theory": theory.describe() if theory is not None else None,

@@ -127,7 +127,7 @@ def tensor_uncounted(
     return marked, basis
 
 
-def _collect_advice(cc: str | None) -> str:
+def collect_advice(cc: str | None) -> str:
     """The ncu options that count tensor work on compute capability ``cc``."""
     metrics = tensor_metrics_to_collect(cc)
     section = f"--section {TENSOR_SECTION}"
@@ -136,35 +136,7 @@ def _collect_advice(cc: str | None) -> str:
     return f"--metrics {','.join(metrics)} (or {section})"
 
 
-def uncounted_tensor_work(launches: pd.DataFrame) -> list[tuple[str | None, str, str]]:
-    """``tensor-uncounted`` findings as (kernel or None, message, source), one per input and CC.
-
-    The message names the kernels and the ncu options that would count
-    their tensor work on that architecture.
-    """
-    if "tensor_uncounted" not in launches:
-        return []
-    marked = launches[launches["tensor_uncounted"].fillna(False).astype(bool)]
-    out: list[tuple[str | None, str, str]] = []
-    keys = marked[["source", "cc"]].astype(object).fillna("")
-    for (source, cc), rows in marked.groupby([keys["source"], keys["cc"]], sort=False):
-        kernels = pd.unique(rows["kernel"].astype(object))
-        shorts = pd.unique(rows["kernel_short"].astype(object))
-        names = ", ".join(str(k) for k in shorts[:NAMED_KERNELS])
-        more = f" and {len(shorts) - NAMED_KERNELS} more" if len(shorts) > NAMED_KERNELS else ""
-        evidence = _evidence(rows["tensor_uncounted_basis"])
-        where = f" (CC {cc})" if cc else ""
-        message = (
-            f"{len(rows)} launch(es) of {len(shorts)} kernel(s) show tensor-core work ({evidence}) "
-            f"that no tensor counter of the export counts: {names}{more}. Their FLOPs would be "
-            "only the FP32/FP16 instructions around the MMAs, so they are not placed. Collect the "
-            f"tensor counters{where}: {_collect_advice(str(cc) if cc else None)}."
-        )
-        out.append((str(kernels[0]) if len(kernels) == 1 else None, message, str(source)))
-    return out
-
-
-def _evidence(basis: pd.Series) -> str:
+def evidence_phrase(basis: pd.Series) -> str:
     """One phrase for the evidence of a group of launches: the most common basis."""
     counts = basis.astype(object).dropna().value_counts()
     return str(counts.index[0]) if len(counts) else "tensor-core evidence"

@@ -7,7 +7,7 @@ the least time any implementation could take at datasheet peaks.  For a
 model, per-op floors times their counts add up to a floor per forward pass
 (per generated token in decode).  The floor's rule is
 :mod:`ncu_roofline.analysis.floor`'s and the roof arithmetic
-:mod:`ncu_roofline.analysis.roofline`'s, the same as the report's.  The
+:mod:`ncu_roofline.analysis.roofs.arithmetic`'s, the same as the report's.  The
 plain-data table is built by :func:`ncu_roofline.report.theory.build_theory_table`;
 its text and chart forms are in :mod:`ncu_roofline.render.theory`.
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
-from ncu_roofline.analysis.roofline import attainable, ratio, ridge_point, side
+from ncu_roofline.analysis.roofs.arithmetic import attainable, ratio, ridge_point, side
 from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.theory.models import ModelOp
 from ncu_roofline.theory.ops import OpEstimate
@@ -60,7 +60,7 @@ def peak_for(spec: GpuSpec, precision: str) -> tuple[float | None, str | None]:
 def intensity(est: OpEstimate) -> float:
     """The op's FLOP/byte for placing it on a roof.
 
-    :func:`~ncu_roofline.analysis.roofline.ratio`, except that an op moving no
+    :func:`~ncu_roofline.analysis.roofs.arithmetic.ratio`, except that an op moving no
     bytes but doing math sits at infinite intensity (compute-bound, with no
     finite attainable rate) rather than being unplaceable.
     """

@@ -21,8 +21,7 @@ from ncu_roofline.cli.messages import (
 )
 from ncu_roofline.cli.options import RoofOptions, TheoryOptions
 from ncu_roofline.core.files import unique_inputs
-from ncu_roofline.core.hardware import load_roofs_file
-from ncu_roofline.errors import UsageError
+from ncu_roofline.core.hardware import chosen_roofs
 from ncu_roofline.report.gates import Gate, evaluate_report
 from ncu_roofline.report.schema import GatesRecord, ReportContext
 
@@ -54,22 +53,22 @@ def analyse(
     from ncu_roofline.analysis import analyze
     from ncu_roofline.readers import load
 
-    if roofs.gpu and roofs.roofs_file:
-        raise UsageError("give either --gpu or --roofs, not both")
-    note_gpu_alias(roofs.gpu)
+    # --gpu is resolved and --roofs read here, once, before the (possibly
+    # long) read; the engine takes them as they are.
+    gpu, specs = chosen_roofs(roofs.gpu or None, roofs.roofs_file or None)
+    note_gpu_alias(gpu)
     unique, repeats = unique_inputs(inputs)
     for again, first in repeats:
         if again == first:
             warn(f"an input was given more than once ({again}); it is read once")
         else:
             warn(f"{again} is the same file as {first}; it is read once")
-    table = load_roofs_file(roofs.roofs_file) if roofs.roofs_file else None
     config = theory.config()
     warn_gates_without_theory(list(gates), config is not None)
     analysis = analyze(
         load(unique, progress=progress, merge=merge),
-        gpu=roofs.gpu,
-        roofs=table,
+        gpu=gpu,
+        roofs=specs if gpu is None else None,
         clocks=roofs.clocks,
         theory=config,
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import click
 
-from ncu_roofline.analysis.compare_defaults import DEFAULT_NOISE
+from ncu_roofline.analysis.compare.basis import DEFAULT_NOISE
 from ncu_roofline.cli import types
 from ncu_roofline.cli.analyse import gates_record
 from ncu_roofline.cli.messages import (
@@ -38,6 +38,7 @@ from ncu_roofline.cli.options import (
     progress_option,
     theory_options,
 )
+from ncu_roofline.core.hardware import resolve_gpu
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render import render_document
 from ncu_roofline.render.compare_text import basis_text, summary_line
@@ -186,13 +187,16 @@ def compare(
     out_format = out.format()
     output = out.target(candidate_files[0], out_format, infix=".diff")
     refuse_existing(output, out.force)
-    note_gpu_alias(judge.gpu, judge.base_gpu, judge.candidate_gpu)
-    base = analyze(
-        load(base_files, progress=progress), gpu=judge.base_gpu or judge.gpu, clocks=judge.clocks
+    # Each --gpu is resolved here, once, and the lookups handed to the engine.
+    gpu, base_gpu, candidate_gpu = (
+        resolve_gpu(name) if name else None
+        for name in (judge.gpu, judge.base_gpu, judge.candidate_gpu)
     )
+    note_gpu_alias(gpu, base_gpu, candidate_gpu)
+    base = analyze(load(base_files, progress=progress), gpu=base_gpu or gpu, clocks=judge.clocks)
     candidate = analyze(
         load(candidate_files, progress=progress),
-        gpu=judge.candidate_gpu or judge.gpu,
+        gpu=candidate_gpu or gpu,
         clocks=judge.clocks,
         theory=config,
     )

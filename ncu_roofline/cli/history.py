@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import click
 
-from ncu_roofline.analysis.change_rule import ChangeRule
+from ncu_roofline.analysis.changes import ChangeRule
 from ncu_roofline.cli.export import parse_tags, parse_time
 from ncu_roofline.cli.messages import emit
 from ncu_roofline.cli.options import (

@@ -17,6 +17,7 @@ from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.version import NAME
 
 if TYPE_CHECKING:
+    from ncu_roofline.core.hardware import GpuLookup
     from ncu_roofline.report.gates import Gate
     from ncu_roofline.report.schema import FindingRecord, InputRecord, ReportContext
 
@@ -44,16 +45,10 @@ def error(message: str) -> None:
     click.echo(f"{PROG}: error: {terminal_safe(message)}", err=True)
 
 
-def note_gpu_alias(*names: str | None) -> None:
-    """Say on stderr what each --gpu shorthand (``a100``, ``5090``) resolved to.
-
-    Unknown names raise the lookup's UsageError (with its "did you mean").
-    """
-    # The GPU table (TOML) is loaded for the commands that name a GPU only.
-    from ncu_roofline.core.hardware import resolve_gpu
-
-    for name in dict.fromkeys(n for n in names if n):
-        said = resolve_gpu(name).describe(name)
+def note_gpu_alias(*lookups: GpuLookup | None) -> None:
+    """Say on stderr what each --gpu shorthand (``a100``, ``5090``) resolved to, once per name."""
+    for lookup in {lk.asked: lk for lk in lookups if lk is not None}.values():
+        said = lookup.describe()
         if said:
             note(said)
 

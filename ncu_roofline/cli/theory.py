@@ -17,7 +17,7 @@ from ncu_roofline.cli.options import (
     plotly_option,
     theory_options,
 )
-from ncu_roofline.core.hardware import find_gpu
+from ncu_roofline.core.hardware import find_gpu, resolve_gpu
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render import RenderOptions, render_document
 from ncu_roofline.render.output import refuse_existing, write_output
@@ -113,8 +113,9 @@ def theory(
         model_info = config.describe()["model"]
     if not rows:
         raise UsageError("nothing to tabulate: give --op KIND:key=value,... or --model NAME")
-    note_gpu_alias(*gpu_names)
-    gpus = [find_gpu(g) for g in gpu_names]
+    lookups = [resolve_gpu(g) for g in gpu_names]
+    note_gpu_alias(*lookups)
+    gpus = [lookup.spec for lookup in lookups]
     if not gpus:
         gpus = [find_gpu(_DEFAULT_GPU)]
         warn(f"no --gpu given; using {_DEFAULT_GPU}")

@@ -12,8 +12,8 @@ from typing import Any
 
 import click
 
-from ncu_roofline.analysis import CLOCK_MODES
-from ncu_roofline.analysis.compare_defaults import BASES
+from ncu_roofline.analysis.compare.basis import BASES
+from ncu_roofline.core.gpu_spec import CLOCK_MODES
 from ncu_roofline.render import PLOTLY_MODES
 
 

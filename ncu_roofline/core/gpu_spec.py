@@ -26,6 +26,10 @@ COMPUTE_KEYS: tuple[str, ...] = (
 )
 MEMORY_KEYS: tuple[str, ...] = ("dram", "l2", "l1")
 
+#: How compute roofs follow the clock: scaled to the SM clock an export
+#: measured, or kept at the datasheet's (``analyze(clocks=...)``, ``--clocks``).
+CLOCK_MODES: tuple[str, ...] = ("measured", "datasheet")
+
 #: A compute capability as the tables write it: ``"9.0"``.
 CC_PATTERN = re.compile(r"^\d+\.\d+$")
 

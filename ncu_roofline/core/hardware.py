@@ -15,6 +15,7 @@ enter the table.  The records and the roof vocabulary are in
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -38,6 +39,7 @@ __all__ = [
     "GpuSpec",
     "arch_rates",
     "builtin_gpus",
+    "chosen_roofs",
     "find_gpu",
     "load_roofs_file",
     "match_device",
@@ -134,18 +136,24 @@ class GpuLookup:
     ``how`` is ``key``, ``name`` or ``device name`` for an exact match, and
     ``alias`` for a shorthand (a key prefix such as ``a100``, the key without
     separators, or words that all occur in the key or name, such as
-    ``5090`` or ``a100 pcie``); ``also`` lists the other keys an alias fits,
-    of which the first in table order was taken.
+    ``5090`` or ``a100 pcie``), and ``spec`` for a :class:`GpuSpec` given as
+    it is; ``also`` lists the other keys an alias fits, of which the first in
+    table order was taken; ``asked`` is the name as the user gave it.
     """
 
     spec: GpuSpec
     how: str
     also: tuple[str, ...] = ()
+    asked: str = ""
 
-    def describe(self, asked: str) -> str | None:
-        """A sentence saying what an alias resolved to; None for an exact match."""
+    def describe(self, asked: str | None = None) -> str | None:
+        """A sentence saying what an alias (``asked``, else the name looked up) resolved to.
+
+        None for an exact match.
+        """
         if self.how != "alias":
             return None
+        asked = self.asked if asked is None else asked
         text = f"--gpu {show_value(asked)} is {self.spec.key} ({self.spec.name})"
         if self.also:
             text += (
@@ -167,6 +175,11 @@ def _aliases(spec: GpuSpec) -> list[str]:
 
 
 def resolve_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuLookup:
+    """Look up a GPU as a user names it, and say how the name was read (:func:`_lookup`)."""
+    return replace(_lookup(name, gpus), asked=name)
+
+
+def _lookup(name: str, gpus: Sequence[GpuSpec] | None) -> GpuLookup:
     """Look up a GPU as a user names it, and say how the name was read.
 
     Tried in turn, case-insensitively, with spaces, dashes and underscores
@@ -238,6 +251,36 @@ def resolve_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuLookup:
 def find_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuSpec:
     """The GPU a user names (e.g. on ``--gpu``): :func:`resolve_gpu` without the how."""
     return resolve_gpu(name, gpus).spec
+
+
+#: The one refusal of a GPU and a roofs file together.
+GPU_OR_ROOFS = "give either --gpu or --roofs, not both"
+
+
+def chosen_roofs(
+    gpu: str | GpuLookup | GpuSpec | None,
+    roofs: str | os.PathLike[str] | Sequence[GpuSpec] | None,
+) -> tuple[GpuLookup | None, list[GpuSpec] | None]:
+    """The roofs a user chose (``--gpu`` or ``--roofs``), each resolved once.
+
+    Returns the GPU's lookup (``None`` without a GPU) and the chosen specs
+    (``None``: the export's own roofs).  A name is looked up here, a roofs
+    file read here; a lookup or spec list passes through, so a caller that
+    resolved them already pays nothing.  Both a GPU and roofs: UsageError.
+    """
+    if gpu is not None and roofs is not None:
+        raise UsageError(GPU_OR_ROOFS)
+    if isinstance(gpu, str):
+        gpu = resolve_gpu(gpu)
+    elif isinstance(gpu, GpuSpec):
+        gpu = GpuLookup(gpu, "spec", asked=gpu.key)
+    if gpu is not None:
+        return gpu, [gpu.spec]
+    if roofs is None:
+        return None, None
+    if isinstance(roofs, (str, os.PathLike)):
+        return None, load_roofs_file(roofs)
+    return None, list(roofs)
 
 
 def rates_for_cc(cc: str | None, device_name: str | None = None) -> ArchRates | None:

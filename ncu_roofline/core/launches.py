@@ -16,7 +16,7 @@ compute capability) are computed once per distinct value, never per launch.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -467,8 +467,3 @@ def _float_metric(metrics: dict[str, np.ndarray], name: str) -> np.ndarray | Non
 
         return np.asarray(pd.to_numeric(pd.Series(values), errors="coerce"), dtype=np.float64)
     return values.astype(np.float64, copy=False)
-
-
-def frames_of(parts: Sequence[LaunchColumns]) -> list[pd.DataFrame]:
-    """The launch frames of several inputs' columns."""
-    return [p.to_frame() for p in parts]

@@ -190,34 +190,6 @@ _GROUPING: dict[str, tuple[str, str]] = {
 }
 
 
-def parse_number(text: str | None, decimal: str = ".") -> float | None:
-    """Parse one ncu-printed number; ``None`` for missing, malformed or non-numeric.
-
-    ``decimal`` is the file's decimal separator (``"."`` or ``","``); the
-    other one is read as a thousands separator, and only where it groups
-    thousands (``"1,234,567.5"``; ``"1,2,3"`` is ``None``, not 123).
-    """
-    if text is None:
-        return None
-    s = text.strip()
-    if ";" in s:
-        s = s.split(";", 1)[0].strip()
-    if s in MISSING_TOKENS:
-        return None
-    group, shape = _GROUPING["," if decimal == "," else "."]
-    if group in s:
-        if not re.match(shape, s):
-            return None
-        s = s.replace(group, "")
-    if decimal == ",":
-        s = s.replace(",", ".")
-    try:
-        value = float(s)
-    except ValueError:
-        return None
-    return value
-
-
 def detect_decimal(samples: list[str]) -> str:
     """Guess a file's decimal separator from sample numeric strings.
 
@@ -242,19 +214,17 @@ def detect_decimal(samples: list[str]) -> str:
     return "," if comma_votes > 0 and point_votes == 0 else "."
 
 
-def parse_numbers(values: pa.Array | pa.ChunkedArray, decimal: str = ".") -> np.ndarray:
-    """Vectorised :func:`parse_number` over an Arrow string array.
-
-    Returns float64 with NaN wherever the text is missing, malformed or not
-    a number.
-    """
-    return parse_numbers_checked(values, decimal)[0]
-
-
 def parse_numbers_checked(
     values: pa.Array | pa.ChunkedArray, decimal: str = "."
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`parse_numbers`, and where a value was text but not a number.
+    """Parse ncu-printed numbers over an Arrow string array, and say where a value
+    was text but not a number.
+
+    ``decimal`` is the file's decimal separator (``"."`` or ``","``); the
+    other one is read as a thousands separator, and only where it groups
+    thousands (``"1,234,567.5"``; ``"1,2,3"`` is NaN, not 123).  The first
+    array is float64 with NaN wherever the text is missing, malformed or not
+    a number.
 
     The second array is True for values that are neither a number nor a
     missing token (:data:`MISSING_TOKENS`): malformed digit grouping

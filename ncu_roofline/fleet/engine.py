@@ -338,8 +338,3 @@ def _schema_mismatch(error: Exception) -> bool:
 
 def _first_line(error: Exception) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-
-
-def table_path(root: Path, table: str) -> Path:
-    """The directory of one table (what Spark or Trino point a table at)."""
-    return root / f"table={table}"

@@ -19,8 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ncu_roofline.analysis.change_rule import ChangeRule
-from ncu_roofline.analysis.changes import Change, change_points
+from ncu_roofline.analysis.changes import Change, ChangeRule, change_points
 from ncu_roofline.errors import UsageError
 from ncu_roofline.fleet.engine import Dataset, quote_literal
 from ncu_roofline.fleet.located import LOCATED_SQL, current_sql

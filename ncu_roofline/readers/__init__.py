@@ -28,6 +28,7 @@ from ncu_roofline.readers.locate import (
     open_input,
     repaired_utf8,
 )
+from ncu_roofline.readers.ncurep import read_ncu_rep
 from ncu_roofline.readers.parallel import auto_jobs, parallel_safe, read_all, total_size
 from ncu_roofline.readers.table import (
     InvalidUtf8,
@@ -35,6 +36,7 @@ from ncu_roofline.readers.table import (
     arrow_signal_thread,
     give_back_memory,
 )
+from ncu_roofline.readers.text import read_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,15 +85,11 @@ def _read(
     raw: RawInput, progress: bool | None, bar: ProgressBar | None
 ) -> tuple[LaunchColumns, SourceInfo]:
     if is_ncu_rep(raw):
-        from ncu_roofline.readers.ncurep import read_ncu_rep
-
         frame, info = read_ncu_rep(raw)
     else:
         try:
             frame, info = _read_csv(raw, progress, bar)
         except TextOutput:
-            from ncu_roofline.readers.text import read_text
-
             frame, info = read_text(raw)
         except InvalidUtf8:
             # Rare: decode once with replacement, then read the repaired text.
@@ -223,6 +221,8 @@ def _passes(
     frames: list[pd.DataFrame], infos: list[SourceInfo], merge: bool
 ) -> tuple[list[pd.DataFrame], list[SourceInfo]]:
     """The inputs with each group of passes joined (``merge``) or warned about."""
+    # Joining passes needs pandas: imported here, so that ``inspect`` (which
+    # reads sources without joining them) loads no pandas (tests/test_startup.py).
     from ncu_roofline.readers.passes import merge_passes, pass_groups, pass_hint
 
     groups = pass_groups(frames, infos)

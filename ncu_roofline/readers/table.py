@@ -28,6 +28,7 @@ from ncu_roofline.core.limits import address_space_limited
 from ncu_roofline.core.units import MISSING_TOKENS
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.locate import Buffer, ProgressCallback, line_too_long, long_line
+from ncu_roofline.readers.stream import compact_table
 
 _BLOCK_SIZE = 16 << 20
 #: Tables with dictionary columns larger than this are read batch by batch
@@ -356,8 +357,6 @@ def _parse(
     try:
         sys.unraisablehook = hook
         if batched:
-            from ncu_roofline.readers.stream import compact_table
-
             reader = pacsv.open_csv(
                 source,
                 read_options=read_opts,

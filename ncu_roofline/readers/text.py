@@ -96,21 +96,6 @@ class TextRows:
     rules: list[tuple[int, str, str, list[str]]] = field(default_factory=list)
 
 
-def parse_text(text: str) -> dict[str, list[str]]:
-    """The long-format rows (one per launch and metric) of ncu text output, as column lists."""
-    rows = parse_rows(text)
-    cols = {h: [rows.launches[i][k] for i in rows.row_launch] for k, h in enumerate(_IDENTITY)}
-    cols.update(
-        {
-            "Section Name": rows.sections,
-            "Metric Name": rows.names,
-            "Metric Unit": rows.units,
-            "Metric Value": rows.values,
-        }
-    )
-    return cols
-
-
 def parse_rows(text: str) -> TextRows:
     """Parse ncu text output line by line (compiled patterns; one list append per cell)."""
     rows = TextRows()

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ncu_roofline._lazy import lazy_attributes
+from ncu_roofline.render.options import FORMATS, PLOTLY_MODES
 from ncu_roofline.version import NAME, __version__
 
 if TYPE_CHECKING:
@@ -45,18 +47,6 @@ if TYPE_CHECKING:
 
 # The report's JSON encoder (orjson) and the schema's types are imported where
 # used: the command line imports this module for FORMATS and RenderOptions.
-
-#: Output formats of written reports and the file suffixes that imply them.
-FORMATS: dict[str, tuple[str, ...]] = {
-    "html": (".html", ".htm"),
-    "json": (".json",),
-    "md": (".md", ".markdown"),
-    "junit": (".xml",),
-}
-
-
-#: How an HTML page gets plotly.js: embedded (``inline``) or linked (``cdn``).
-PLOTLY_MODES = ("inline", "cdn")
 
 
 @dataclass(frozen=True)
@@ -262,12 +252,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """The JSON writers, imported from :mod:`.json_report` on first use (PEP 562)."""
-    if name not in ("render_json", "render_json_bytes"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from ncu_roofline.render import json_report
-
-    value = getattr(json_report, name)
-    globals()[name] = value
-    return value
+#: The JSON writers, imported from :mod:`.json_report` on first use.
+__getattr__, __dir__ = lazy_attributes(
+    globals(),
+    {
+        "render_json": "ncu_roofline.render.json_report",
+        "render_json_bytes": "ncu_roofline.render.json_report",
+    },
+)

@@ -13,7 +13,7 @@ import datetime as _dt
 from functools import lru_cache
 from typing import Any
 
-from ncu_roofline.render import PLOTLY_MODES
+from ncu_roofline.render.options import PLOTLY_MODES
 from ncu_roofline.render.safe_text import escape_unsafe
 from ncu_roofline.render.templates import Code, environment, templates_dir
 

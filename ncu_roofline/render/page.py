@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any, TypedDict
 
 from ncu_roofline.analysis.catalogue import advice, advice_label
-from ncu_roofline.analysis.limiter_units import UNIT_LABELS
+from ncu_roofline.analysis.limiter.units import UNIT_LABELS
 from ncu_roofline.render.advice_refs import groups_by_advice
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS

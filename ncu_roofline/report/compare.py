@@ -53,7 +53,7 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
     ``context`` holds each side's GPU, compute capability, SM and memory
     clock, ncu version, metric count, launches and work, and the
     ``differences`` between them (kinds of
-    :data:`~ncu_roofline.analysis.compare_context.DIFFERENCE_KINDS`).
+    :data:`~ncu_roofline.analysis.compare.context.DIFFERENCE_KINDS`).
     ``kernels`` holds every row (fields of :data:`COMPARISON_FIELDS`);
     ``regressions``, ``improvements``, ``added`` and ``removed`` the rows of
     that status, largest ``|delta_s|`` first.

@@ -29,6 +29,7 @@ import pandas as pd
 from ncu_roofline.core.frame import column, floats
 from ncu_roofline.theory.config import TheoryConfig
 from ncu_roofline.theory.estimates import TheoryFile
+from ncu_roofline.theory.families import classify_names
 from ncu_roofline.theory.models import ModelOp
 from ncu_roofline.theory.ops import OpEstimate
 
@@ -159,8 +160,6 @@ def _add_rule_families(
     """Rule-assigned kernels still get their family, for the likely causes."""
     if not any(c is not None and c.family is None for c in choices):
         return
-    from ncu_roofline.theory.families import classify_names
-
     fams = classify_names(str(keys["kernel"].iat[row]) for row in first)
     for g, c in enumerate(choices):
         if c is not None and c.family is None:
@@ -311,8 +310,6 @@ def _assign_model(
     Single-candidate families get their op here (in ``choices``); GEMM and
     grouped-GEMM configurations come back for per-launch assignment.
     """
-    from ncu_roofline.theory.families import classify_names
-
     ops = config.model_ops()
     by_role: dict[str, ModelOp] = {}
     for op in ops:

@@ -1,8 +1,6 @@
 """The units a launch can be limited by, and the ncu metrics that measure each.
 
-Design: plain data, apart from :mod:`ncu_roofline.analysis.limiter` (which
-judges launches with pandas), so that the pages and messages that only name
-a unit need neither pandas nor the engine.
+Plain data: the pages and messages that name a unit read it without pandas.
 
 Every pipe ncu reports is a unit of its own (keys lowercase, pipes ending
 in ``-pipe``), read from its busy cycles (``sm__pipe_X_cycles_active``) or

@@ -1,28 +1,33 @@
-"""Findings: what a reader of the report should look at first.
+"""The rules that look at a whole analysis: roofs and devices, points above and
+far below their roofs, kernels not placed or not profiled, collectives,
+mixed metric families, theory's excess traffic, and counters an export
+lacks (tensor-core and packed FP32 work).
 
-Each finding names a kind, the kernel it is about (``None`` for findings
-about the whole profile), a severity (``error``, ``warning``, ``info``) and a
-one-sentence message with the numbers behind it, and the id of the advice
-that fits its kernel (:mod:`ncu_roofline.analysis.advice`).
+Each is a :data:`~ncu_roofline.analysis.findings.finding.Rule`; the limiter's
+rules live with the limiter (:mod:`ncu_roofline.analysis.limiter.findings`).
+The roof check: ncu reports a DRAM speed-of-light percentage of its own
+peak next to the measured DRAM rate, so rate / (percentage / 100) is the
+peak ncu used.  When that implied peak and the DRAM roof the analysis uses
+are more than :data:`MISMATCH` apart, every DRAM utilisation and efficiency
+of the device is off by their ratio: a wrong ``--gpu`` or roofs file is the
+usual cause (``--gpu a100_40gb_pcie`` for a run on an 80 GB SXM part reads
+1.31x ncu's own DRAM %).  The check uses launches whose percentage is at
+least :data:`~ncu_roofline.analysis.roofs.infer.MIN_RELIABLE_PCT` and the
+median of their implied peaks per device.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
-from ncu_roofline.analysis.advice import advice_ids
-from ncu_roofline.analysis.catalogue import SEVERITIES, severity_of
-from ncu_roofline.analysis.limiter_findings import limiter_findings
-from ncu_roofline.analysis.limiter_units import UNIT_LABELS
-from ncu_roofline.analysis.packed_check import packed_fp32_uncounted
-from ncu_roofline.analysis.roof_check import roof_mismatch_findings
-from ncu_roofline.analysis.roofs import DeviceRoofs
-from ncu_roofline.analysis.tensor_check import uncounted_tensor_work
-from ncu_roofline.core.frame import floats
+from ncu_roofline.analysis.findings.finding import Evidence, Finding, finding, pct, share
+from ncu_roofline.analysis.limiter.units import UNIT_LABELS
+from ncu_roofline.analysis.measures import PACKED_FP32_MISSING
+from ncu_roofline.analysis.roofs.infer import MIN_RELIABLE_PCT, dram_pct, implied_dram_peak
+from ncu_roofline.analysis.tensor_check import NAMED_KERNELS, collect_advice, evidence_phrase
+from ncu_roofline.core.frame import column
+from ncu_roofline.core.hardware import builtin_gpus
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.si import format_si
 from ncu_roofline.theory.assign import causes_for
@@ -40,36 +45,6 @@ SAMPLING_EXPECTED_EXCESS = 20.0
 FAR_BELOW_EFFICIENCY = 0.6
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One thing worth a reader's attention."""
-
-    kind: str
-    kernel: str | None
-    severity: str
-    message: str
-    source: str | None = None
-    recoverable_s: float | None = None
-    #: ``kind`` or ``kind/variant``: which of the catalogue's advice fits.
-    advice: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for reports."""
-        return {
-            "kind": self.kind,
-            "kernel": self.kernel,
-            "severity": self.severity,
-            "message": self.message,
-            "source": self.source,
-            "recoverable_s": self.recoverable_s,
-            "advice": self.advice or self.kind,
-        }
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.0f}%" if np.isfinite(x) else "an unknown share"
-
-
 def _cause_of_above(source: str | None) -> str:
     if source and source.startswith("profile"):
         return (
@@ -81,76 +56,15 @@ def _cause_of_above(source: str | None) -> str:
     return "the roof does not match the GPU or clock the kernel ran at"
 
 
-def collect_findings(
-    launches: pd.DataFrame,
-    kernels: pd.DataFrame,
-    devices: list[DeviceRoofs],
-    theory: TheoryConfig | None = None,
-    unmatched: list[str] | None = None,
-) -> list[Finding]:
-    """Findings from the analysed launches and groups, most severe first."""
-    found: list[Finding] = []
-    if theory is not None:
-        found.extend(_theory_findings(kernels, theory, unmatched or []))
-    grand = float(np.nansum(floats(launches["total_duration_s"])))
-    found.extend(_device_findings(devices))
-    found.extend(roof_mismatch_findings(launches, devices))
-    found.extend(_above_roof_findings(launches))
-    found.extend(_below_roof_findings(kernels, grand))
-    found.extend(
-        Finding(kind, kernel, severity, message, source=source, recoverable_s=rec)
-        for kind, kernel, severity, message, rec, source in limiter_findings(kernels, grand)
-    )
-    found.extend(_unplaced_findings(kernels, grand))
-    found.extend(_failed_profile_findings(launches))
-    found.extend(_communication_findings(kernels, grand))
-    found.extend(_mixed_definition_findings(launches))
-    found.extend(
-        _finding("tensor-uncounted", k, m, source=s) for k, m, s in uncounted_tensor_work(launches)
-    )
-    found.extend(
-        _finding("fp32-packed-uncounted", k, m, source=s)
-        for k, m, s in packed_fp32_uncounted(launches)
-    )
-    order = {s: i for i, s in enumerate(SEVERITIES)}
-    found.sort(key=lambda f: (order[f.severity], -(f.recoverable_s or 0.0)))
-    ids = advice_ids([(f.kind, f.kernel) for f in found], kernels)
-    return [replace(f, advice=a) for f, a in zip(found, ids, strict=True)]
-
-
-def _finding(
-    kind: str,
-    kernel: str | None,
-    message: str,
-    *,
-    severity: str | None = None,
-    source: str | None = None,
-    recoverable_s: float | None = None,
-) -> Finding:
-    """A finding of ``kind``, at the catalogue's severity unless the numbers say otherwise."""
-    return Finding(
-        kind,
-        kernel,
-        severity or severity_of(kind),
-        message,
-        source=source,
-        recoverable_s=recoverable_s,
-    )
-
-
-def _share(seconds: float, grand: float) -> float:
-    return seconds / grand if grand > 0 else float("nan")
-
-
-def _device_findings(devices: list[DeviceRoofs]) -> list[Finding]:
+def device_findings(evidence: Evidence) -> list[Finding]:
     """Devices without a complete set of roofs, and the notes their roofs came with."""
     found: list[Finding] = []
-    for dev in devices:
+    for dev in evidence.devices:
         if not any(c.kind == "compute" for c in dev.ceilings) or not any(
             c.key == "dram" for c in dev.ceilings
         ):
             found.append(
-                _finding(
+                finding(
                     "no-roofs",
                     None,
                     f"{dev.source}: no complete set of roofs for device {dev.device_name or 'unknown'!r}"
@@ -164,11 +78,11 @@ def _device_findings(devices: list[DeviceRoofs]) -> list[Finding]:
         for note in dev.notes:
             if note.startswith("chosen GPU"):
                 found.append(
-                    _finding("gpu-mismatch", None, f"{dev.source}: {note}.", source=dev.source)
+                    finding("gpu-mismatch", None, f"{dev.source}: {note}.", source=dev.source)
                 )
             if note.startswith("kernels ran at"):
                 found.append(
-                    _finding(
+                    finding(
                         "clock-below-datasheet", None, f"{dev.source}: {note}.", source=dev.source
                     )
                 )
@@ -186,8 +100,9 @@ _ABOVE_ROOF_UTILISATION: dict[str, tuple[str | None, str]] = {
 }
 
 
-def _above_roof_findings(launches: pd.DataFrame) -> list[Finding]:
+def above_roof_findings(evidence: Evidence) -> list[Finding]:
     """Launches above a roof: never clipped, always explained, one finding per kernel and roof."""
+    launches = evidence.launches
     found: list[Finding] = []
     above_col = launches["above_roof"].astype(object)
     flagged = launches[above_col.notna()]
@@ -206,17 +121,18 @@ def _above_roof_findings(launches: pd.DataFrame) -> list[Finding]:
             else:
                 worst = float(rows[util_col].max())
                 message = (
-                    f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} reach {_pct(worst)} of the "
+                    f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} reach {pct(worst)} of the "
                     f"{what} roof ({src or 'unknown source'}); likely cause: {_cause_of_above(src)}."
                 )
             found.append(
-                _finding("above-roof", str(kernel), message, source=str(rows["source"].iloc[0]))
+                finding("above-roof", str(kernel), message, source=str(rows["source"].iloc[0]))
             )
     return found
 
 
-def _below_roof_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
+def below_roof_findings(evidence: Evidence) -> list[Finding]:
     """Groups far below their roof, ranked by recoverable time."""
+    kernels, grand = evidence.kernels, evidence.grand
     found: list[Finding] = []
     ranked = kernels[
         (kernels["efficiency"] < FAR_BELOW_EFFICIENCY)
@@ -224,7 +140,7 @@ def _below_roof_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
         & (kernels["recoverable_s"] >= MIN_RECOVERABLE_SHARE * grand)
     ].head(MAX_BELOW_ROOF)
     for _, k in ranked.iterrows():
-        share = _share(float(k["recoverable_s"]), grand)
+        part = share(float(k["recoverable_s"]), grand)
         bound = str(k["bound"])
         if bound == "latency":
             what = f"is latency-bound ({k['bound_reason']})"
@@ -238,15 +154,15 @@ def _below_roof_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
                 f"{k.get('roof_source_compute')}"
             )
         found.append(
-            _finding(
+            finding(
                 "below-roof",
                 str(k["kernel"]),
-                f"{k['kernel_short']} {what} and runs at {_pct(float(k['efficiency']))} of its roof "
+                f"{k['kernel_short']} {what} and runs at {pct(float(k['efficiency']))} of its roof "
                 f"({roof}) over "
                 f"{int(k['launches'])} launch(es){_busiest(k)}: {format_si(float(k['recoverable_s']), 's')} of "
-                f"{format_si(float(k['total_duration_s']), 's')} recoverable ({_pct(share)} of profiled time).",
+                f"{format_si(float(k['total_duration_s']), 's')} recoverable ({pct(part)} of profiled time).",
                 # Little recoverable time: worth knowing, not worth a warning.
-                severity=None if share >= 0.05 else "info",
+                severity=None if part >= 0.05 else "info",
                 source=str(k["source"]),
                 recoverable_s=float(k["recoverable_s"]),
             )
@@ -260,36 +176,38 @@ def _busiest(k: pd.Series) -> str:
     util = k.get("limiter_utilization")
     if not isinstance(limiter, str) or limiter not in UNIT_LABELS or not pd.notna(util):
         return ""
-    return f" (busiest unit: {UNIT_LABELS[limiter]} at {_pct(float(util))})"
+    return f" (busiest unit: {UNIT_LABELS[limiter]} at {pct(float(util))})"
 
 
-def _unplaced_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
+def unplaced_findings(evidence: Evidence) -> list[Finding]:
     """Kernels that could not be placed, one finding per reason."""
+    kernels, grand = evidence.kernels, evidence.grand
     found: list[Finding] = []
     unplaced = kernels[kernels["bound"] == "not placeable"]
     # Failed profiles are a finding of their own (their time is unknown, not 0%).
     failed = unplaced["bound_reason"].astype(str).str.startswith("profiling failed")
     unplaced = unplaced[~failed.to_numpy(dtype=bool)]
     for reason, rows in unplaced.groupby("bound_reason", sort=False):
-        share = _share(float(np.nansum(rows["total_duration_s"])), grand)
+        part = share(float(np.nansum(rows["total_duration_s"])), grand)
         names = ", ".join(str(x) for x in rows["kernel_short"].head(3))
         more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
         found.append(
-            _finding(
+            finding(
                 "not-placeable",
                 str(rows["kernel"].iloc[0]) if len(rows) == 1 else None,
-                f"{len(rows)} kernel(s) not placed ({reason}): {names}{more}; {_pct(share)} of profiled time.",
+                f"{len(rows)} kernel(s) not placed ({reason}): {names}{more}; {pct(part)} of profiled time.",
                 source=str(rows["source"].iloc[0]),
             )
         )
     return found
 
 
-def _failed_profile_findings(launches: pd.DataFrame) -> list[Finding]:
+def failed_profile_findings(evidence: Evidence) -> list[Finding]:
     """Launches whose profiling failed, one finding per kernel name, with the launches' counts.
 
     Their time is unknown, so no share of the profiled time is claimed for them.
     """
+    launches = evidence.launches
     if "profiling_failed" not in launches:
         return []
     failed = launches[launches["profiling_failed"].notna().to_numpy(dtype=bool)]
@@ -299,7 +217,7 @@ def _failed_profile_findings(launches: pd.DataFrame) -> list[Finding]:
         ids = ", ".join(str(i) for i in rows["id"].head(5))
         more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
         found.append(
-            _finding(
+            finding(
                 "profiling-failed",
                 None if pd.isna(kernel) else str(kernel),
                 f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} (ID {ids}{more}): "
@@ -310,24 +228,26 @@ def _failed_profile_findings(launches: pd.DataFrame) -> list[Finding]:
     return found
 
 
-def _communication_findings(kernels: pd.DataFrame, grand: float) -> list[Finding]:
+def communication_findings(evidence: Evidence) -> list[Finding]:
     """The share of time in collective kernels, which no DRAM roof judges."""
+    kernels = evidence.kernels
     comm = kernels[kernels["bound"] == "communication"]
     if comm.empty:
         return []
-    share = _share(float(np.nansum(comm["total_duration_s"])), grand)
+    part = share(float(np.nansum(comm["total_duration_s"])), evidence.grand)
     return [
-        _finding(
+        finding(
             "communication",
             None,
-            f"{len(comm)} collective kernel(s) take {_pct(share)} of profiled time; they are bound by "
+            f"{len(comm)} collective kernel(s) take {pct(part)} of profiled time; they are bound by "
             "the interconnect and not judged against the DRAM roof.",
         )
     ]
 
 
-def _mixed_definition_findings(launches: pd.DataFrame) -> list[Finding]:
+def mixed_definition_findings(evidence: Evidence) -> list[Finding]:
     """Cache levels whose bytes come from more than one metric family."""
+    launches = evidence.launches
     found: list[Finding] = []
     for level in ("l2", "l1"):
         col = f"{level}_bytes_basis"
@@ -335,7 +255,7 @@ def _mixed_definition_findings(launches: pd.DataFrame) -> list[Finding]:
             kinds = [k for k in pd.unique(launches[col].dropna())]
             if len(kinds) > 1:
                 found.append(
-                    _finding(
+                    finding(
                         "mixed-definitions",
                         None,
                         f"{level.upper()} bytes come from different metric families ({', '.join(map(str, kinds))}); "
@@ -345,10 +265,11 @@ def _mixed_definition_findings(launches: pd.DataFrame) -> list[Finding]:
     return found
 
 
-def _theory_findings(
-    kernels: pd.DataFrame, theory: TheoryConfig, unmatched: list[str]
-) -> list[Finding]:
+def theory_findings(evidence: Evidence) -> list[Finding]:
     """The findings that need theory: excess traffic, a model that misfits, unmatched kernels."""
+    kernels, theory, unmatched = evidence.kernels, evidence.theory, evidence.unmatched
+    if theory is None:
+        return []
     found: list[Finding] = []
     if "byte_excess" in kernels:
         found.extend(_excess_traffic_findings(kernels, theory))
@@ -358,7 +279,7 @@ def _theory_findings(
         names = ", ".join(short_name(u) for u in unmatched[:5])
         more = f" and {len(unmatched) - 5} more" if len(unmatched) > 5 else ""
         found.append(
-            _finding(
+            finding(
                 "no-theory",
                 None,
                 f"{len(unmatched)} kernel(s) matched no theory rule or model op and are shown without "
@@ -396,7 +317,7 @@ def _excess_traffic_findings(kernels: pd.DataFrame, theory: TheoryConfig) -> lis
             else f"{format_si(saved_time, 's')} at the DRAM roof"
         )
         found.append(
-            _finding(
+            finding(
                 "excess-traffic",
                 str(k["kernel"]),
                 f"{k['kernel_short']} moves {float(k['byte_excess']):.1f}x the minimal DRAM bytes of "
@@ -422,7 +343,7 @@ def _theory_mismatch_findings(kernels: pd.DataFrame, theory: TheoryConfig) -> li
         return []
     names = ", ".join(str(x) for x in below["kernel_short"].head(4))
     return [
-        _finding(
+        finding(
             "theory-mismatch",
             None,
             f"{len(below)} of {len(modelled)} kernel groups with model theory move less than "
@@ -432,3 +353,144 @@ def _theory_mismatch_findings(kernels: pd.DataFrame, theory: TheoryConfig) -> li
             "--cache-control none).",
         )
     ]
+
+
+#: Implied peak and roof further apart than this (relative) give a finding.
+MISMATCH = 0.10
+
+
+def _fitting_gpus(implied: float, cc: str | None, sms: int | None = None) -> list[str]:
+    """Table GPUs whose DRAM bandwidth is within :data:`MISMATCH` of ``implied``, closest first.
+
+    A GPU of another compute capability, or of another SM count than the
+    export's ``sms``, is no fit whatever its bandwidth.
+    """
+    fits = []
+    for spec in builtin_gpus():
+        bandwidth = spec.memory.get("dram")
+        if not bandwidth or (cc and spec.cc and spec.cc != cc):
+            continue
+        if sms and spec.sms and spec.sms != sms:
+            continue
+        off = abs(bandwidth / implied - 1.0)
+        if off <= MISMATCH:
+            fits.append((off, f"{spec.name} ({spec.key}, {format_si(bandwidth, 'B/s')})"))
+    return [text for _, text in sorted(fits)]
+
+
+def roof_mismatch_findings(evidence: Evidence) -> list[Finding]:
+    """``roof-mismatch`` per device whose DRAM roof disagrees with the peak ncu's DRAM % implies."""
+    launches, devices = evidence.launches, evidence.devices
+    pct = dram_pct(launches)
+    if pct is None or "peak_dram_bytes_per_s" not in launches:
+        return []
+    implied = implied_dram_peak(column(launches, "dram_bytes_per_s"), pct)
+    roof = column(launches, "peak_dram_bytes_per_s")
+    usable = np.isfinite(implied) & np.isfinite(roof) & (roof > 0)
+    if not usable.any():
+        return []
+    keys = pd.DataFrame(
+        {
+            col: launches[col].astype(object).fillna("").to_numpy()
+            for col in ("source", "device_name", "cc")
+        }
+    )
+    device_cc = {(d.source, d.device_name or ""): d.cc for d in devices}
+    device_sms = {(d.source, d.device_name or ""): d.export_sms for d in devices}
+    found: list[Finding] = []
+    for (source, name, cc), rows in (
+        keys[usable].groupby(["source", "device_name", "cc"], sort=False).indices.items()
+    ):
+        rows = np.flatnonzero(usable)[rows]
+        cc = cc or device_cc.get((source, name)) or ""
+        peak = float(np.median(implied[rows]))
+        used = float(np.median(roof[rows]))
+        if abs(peak / used - 1.0) <= MISMATCH:
+            continue
+        labels = launches["roof_source_dram"].astype(object).iloc[rows].dropna()
+        origin = str(labels.value_counts().index[0]) if len(labels) else "unknown source"
+        sms = device_sms.get((source, name))
+        fits = _fitting_gpus(peak, str(cc) or None, sms)
+        where = (f" of CC {cc}" if cc else "") + (f" with {sms} SMs" if sms else "")
+        suggestion = (
+            f"the built-in GPU{'s' if len(fits) > 1 else ''}{where} whose DRAM bandwidth fits: "
+            + "; ".join(fits)
+            if fits
+            else f"no built-in GPU{where} has that DRAM bandwidth"
+        )
+        found.append(
+            finding(
+                "roof-mismatch",
+                None,
+                f"{source}: ncu's DRAM % implies a DRAM peak of {format_si(peak, 'B/s')} (median of "
+                f"{len(rows)} launch(es) with DRAM at {MIN_RELIABLE_PCT:.0f}% or more) for device "
+                f"{str(name) or 'unknown'!r}, but the DRAM roof in use is {format_si(used, 'B/s')} "
+                f"({origin}): DRAM utilisations read {peak / used:.2f}x ncu's own DRAM %. "
+                f"{suggestion[0].upper() + suggestion[1:]}; check --gpu / --roofs.",
+                source=str(source),
+            )
+        )
+    return found
+
+
+def packed_fp32_findings(evidence: Evidence) -> list[Finding]:
+    """``fp32-packed-uncounted``, one per input and CC: packed FP32 work the export did not count.
+
+    Blackwell data-center chips (CC 10.x) execute packed FP32 instructions
+    (``FADD2``, ``FMUL2``, ``FFMA2``: two lanes each), which ncu counts in
+    ``sass_thread_inst_executed_op_{fadd2,fmul2,ffma2}_pred_on`` and its own FP
+    roofline weighs 2, 2 and 4 FLOPs.  An export of such a chip with the FFMA
+    counters but not the packed ones misses that work without a sign of it: the
+    measures mark those launches' FP32 basis
+    (:data:`~ncu_roofline.analysis.measures.PACKED_FP32_MISSING`) and this
+    rule turns the marks into one finding per input and compute capability.
+    """
+    launches = evidence.launches
+    if "flops_fp32_basis" not in launches:
+        return []
+    basis = launches["flops_fp32_basis"].astype(object).fillna("").astype(str)
+    marked = launches[basis.str.endswith(PACKED_FP32_MISSING).to_numpy(dtype=bool)]
+    out: list[Finding] = []
+    keys = marked[["source", "cc"]].astype(object).fillna("")
+    for (source, cc), rows in marked.groupby([keys["source"], keys["cc"]], sort=False):
+        kernels = pd.unique(rows["kernel"].astype(object))
+        message = (
+            f"FP32 work may be undercounted: the GPU (CC {cc}) executes packed FP32 "
+            f"(FADD2/FMUL2/FFMA2), but {len(rows)} launch(es) of {len(kernels)} kernel(s) have "
+            "FFMA counters and no packed ones. Collect "
+            "sm__sass_thread_inst_executed_op_{fadd2,fmul2,ffma2}_pred_on.sum "
+            "(2, 2 and 4 FLOPs each)."
+        )
+        kernel = str(kernels[0]) if len(kernels) == 1 else None
+        out.append(finding("fp32-packed-uncounted", kernel, message, source=str(source)))
+    return out
+
+
+def tensor_uncounted_findings(evidence: Evidence) -> list[Finding]:
+    """``tensor-uncounted``, one per input and CC.
+
+    The message names the kernels and the ncu options that would count
+    their tensor work on that architecture.
+    """
+    launches = evidence.launches
+    if "tensor_uncounted" not in launches:
+        return []
+    marked = launches[launches["tensor_uncounted"].fillna(False).astype(bool)]
+    out: list[Finding] = []
+    keys = marked[["source", "cc"]].astype(object).fillna("")
+    for (source, cc), rows in marked.groupby([keys["source"], keys["cc"]], sort=False):
+        kernels = pd.unique(rows["kernel"].astype(object))
+        shorts = pd.unique(rows["kernel_short"].astype(object))
+        names = ", ".join(str(k) for k in shorts[:NAMED_KERNELS])
+        more = f" and {len(shorts) - NAMED_KERNELS} more" if len(shorts) > NAMED_KERNELS else ""
+        shown = evidence_phrase(rows["tensor_uncounted_basis"])
+        where = f" (CC {cc})" if cc else ""
+        message = (
+            f"{len(rows)} launch(es) of {len(shorts)} kernel(s) show tensor-core work ({shown}) "
+            f"that no tensor counter of the export counts: {names}{more}. Their FLOPs would be "
+            "only the FP32/FP16 instructions around the MMAs, so they are not placed. Collect the "
+            f"tensor counters{where}: {collect_advice(str(cc) if cc else None)}."
+        )
+        kernel = str(kernels[0]) if len(kernels) == 1 else None
+        out.append(finding("tensor-uncounted", kernel, message, source=str(source)))
+    return out

@@ -1,63 +1,6 @@
-"""What limits each launch, from every utilisation the export has, and the
-time that can honestly be recovered.
-
-The roofline places a launch against two roofs (compute and DRAM); the
-export usually says more.  Nsight Compute's speed-of-light section gives
-the busiest fraction of the SM (``sm__throughput``) and of the memory
-system (``gpu__compute_memory_throughput``), and the throughputs of DRAM,
-L2 and L1/TEX; pipe and issue utilisations name the unit inside the SM;
-the SASS instruction mix says which share of the FP32 roof the kernel can
-reach at all; the launch statistics say whether the grid fills the GPU.
-
-Every utilisation is a fraction of its unit's peak over the launch's
-elapsed time.  ncu reports some over *active* cycles (L1/TEX, the pipes,
-issue); those are scaled by the SM's active share of the elapsed cycles,
-so that all units compare on one time base (on a real RTX 5060 Ti GEMM,
-L1/TEX 58.04% of active cycles x 0.943 active = 54.8%, ncu's own memory
-throughput for the kernel).
-
-The limiter, in this order:
-
-``latency`` (short)
-    Shorter than :attr:`Thresholds.short_launch_s` with no unit
-    :data:`BUSY` busy: launch overhead dominates.
-``under-filled``
-    The grid leaves SMs without a block (fewer blocks than SMs, see
-    :mod:`ncu_roofline.analysis.waves`) and no unit is :data:`BUSY` busy:
-    the GPU is not given enough work to be limited by any unit.  Under
-    one wave with a block on every SM is not under-filled (occupancy is
-    the question there).
-``latency`` (idle)
-    Every unit is under :attr:`Thresholds.low_sol_pct` busy by ncu's
-    speed-of-light metrics.
-``unknown``
-    The export has no utilisation of any unit above 0% (neither ncu's nor
-    the roofline's own: bytes over a bandwidth roof, FLOPs over the roof
-    the instruction mix reaches, tensor FLOPs, even estimated from the
-    kernel name, over the tensor roof).  ``limiter_needs`` then names the
-    speed-of-light section and metrics that would settle it.
-otherwise
-    the busiest unit, preferring a named unit (``dram``, ``l2``, ``l1``,
-    the pipes, ``issue``) to ncu's composite figures (``sm``, ``memory``)
-    unless the composite is more than :data:`COMPOSITE_MARGIN` busier
-    (then the busy unit was not collected).
-
-Recoverable time is bounded by evidence, and ``recoverable_basis`` says
-which bound was used.  No unit can do its work faster than at 100%, so
-``duration x (1 - highest utilisation)`` bounds it ("busiest unit: DRAM at
-81%"); the roof itself is the one the instruction mix can reach
-(:func:`mix_share`), so ``duration x (1 - achieved / attainable at the mix
-roof)`` bounds it too ("instruction mix").  The smaller is taken.  The
-roof gap alone bounds nothing: a launch with no utilisation, or whose
-counted units are all under :attr:`Thresholds.far_below` with no
-speed-of-light metrics to cover the rest (an N-body kernel's SFU and
-integer work), gets NaN ("unknown: ..."), shown as ``?``.
-Latency-class and under-filled launches have nothing to recover from a
-roof: their time is ``latency_s``.  After this judgement, ncu's own
-estimated speedups bound the figure once more
-(:mod:`ncu_roofline.analysis.ncu_rules`), which keeps this one as
-``roof_recoverable_s``.
-"""
+"""The limiter of every launch: each unit's utilisation on one time base, the
+busiest unit, and the recoverable time the evidence bounds (the rules are in
+:mod:`ncu_roofline.analysis.limiter`)."""
 
 from __future__ import annotations
 
@@ -68,9 +11,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline.analysis.limiter_units import SOL_METRICS, UNIT_LABELS, UNITS, Unit
+from ncu_roofline.analysis.limiter.units import SOL_METRICS, UNIT_LABELS, UNITS, Unit
 from ncu_roofline.analysis.measures import FLOP_WEIGHTS, packed_fp32_lanes
-from ncu_roofline.analysis.roofline import ratio
+from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.analysis.waves import blocks_per_sm, fill, tail_loss, under_filled
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import optional_column
@@ -78,7 +21,7 @@ from ncu_roofline.core.metrics import REQUIREMENTS
 
 if TYPE_CHECKING:
     # Only for annotations: the classification imports this module.
-    from ncu_roofline.analysis.classify import Groups, Thresholds
+    from ncu_roofline.analysis.classify import Thresholds
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -550,61 +493,3 @@ def _bandwidth_verdicts(
         + " of peak (no FLOP counters: judged by bandwidth alone)"
     )
     eff[rows] = lim_util[rows]
-
-
-def group_limiter(
-    launches: pd.DataFrame,
-    groups: Groups,
-    t0: FloatArray,
-    limiter: ObjArray,
-    first: npt.NDArray[np.intp],
-    frame: pd.DataFrame,
-) -> None:
-    """A group's limiter figures, in place: ``limiter`` is the one holding for most of its time.
-
-    Its utilisation is the time-weighted mean over the launches it limits;
-    the other figures are time-weighted means over all launches, the
-    latency time a sum.
-    """
-    frame["limiter"] = limiter
-    same = launches["limiter"].astype(object).to_numpy() == limiter[groups.gid]
-    frame["limiter_utilization"] = groups.weighted_mean(
-        np.where(same, _f(launches, "limiter_utilization"), np.nan), t0
-    )
-    frame["limiter_basis"] = launches["limiter_basis"].to_numpy(dtype=object)[first]
-    frame["limiter_needs"] = launches["limiter_needs"].to_numpy(dtype=object)[first]
-    frame["recoverable_basis"] = _group_recoverable_basis(launches, groups.gid, groups.n)
-    for col in ("max_utilization", "mix_share", "waves", "tail_loss", "achieved_occupancy"):
-        frame[col] = groups.weighted_mean(_f(launches, col), t0)
-    frame["sm_count"] = groups.weighted_mean(_f(launches, "sm_count"), np.ones(len(t0)))
-    thin = launches["under_filled"].to_numpy(dtype=bool)
-    frame["under_filled"] = ratio(groups.count(np.where(thin, t0, 0.0)), groups.count(t0)) > 0.5
-    frame["latency_s"] = groups.sum(_f(launches, "latency_s"), strict=False)
-
-
-def _group_recoverable_basis(launches: pd.DataFrame, gid: npt.NDArray[np.intp], n: int) -> ObjArray:
-    """Per group, the bound of its launch with the most recoverable time, and its unknowns.
-
-    A group whose launches are partly unknown sums the known ones only,
-    and says how many it left out.
-    """
-    rec = _f(launches, "recoverable_s")
-    basis = launches["recoverable_basis"].to_numpy(dtype=object)
-    # Most recoverable first within each group; unknown (NaN) launches last.
-    order = np.lexsort((np.where(np.isnan(rec), np.inf, -rec), gid))
-    lead = np.full(n, -1, dtype=np.intp)
-    lead[gid[order][::-1]] = order[::-1]
-    out = np.full(n, None, dtype=object)
-    has = lead >= 0
-    out[has] = basis[lead[has]]
-    unknown = np.bincount(gid, weights=np.isnan(rec).astype(np.float64), minlength=n)
-    known = np.bincount(gid, weights=(~np.isnan(rec)).astype(np.float64), minlength=n)
-    partial = (unknown > 0) & (known > 0)
-    counts = unknown[partial].astype(np.int64).astype(str).astype(object)
-    out[partial] = (
-        out[partial].astype(str).astype(object)
-        + "; excludes "
-        + counts
-        + " launch(es) with unknown recoverable time"
-    )
-    return out

@@ -1,6 +1,6 @@
 """Ceilings from each source, per launch: ncu's peak metrics, a GPU spec, per-SM rates.
 
-:mod:`ncu_roofline.analysis.roofs` chooses among them in order of precedence
+:mod:`ncu_roofline.analysis.roofs.assign` chooses among them in order of precedence
 and records where each ceiling came from; every function here returns
 ``{ceiling key: per-launch values}`` with NaN where the source has no figure.
 """

@@ -1,31 +1,5 @@
-"""Compare two analyses kernel group by kernel group: what got slower, faster, appeared or went.
-
-:func:`compare` matches the kernel groups of a *base* and a *candidate*
-:class:`~ncu_roofline.analysis.Analysis` and reports, per group, the change
-in total and per-launch time, intensity, achieved FLOP/s, efficiency and
-bound class; :func:`comparison_context` turns the result into plain data
-for renderers (see :mod:`ncu_roofline.report.compare`), like :func:`ncu_roofline.report.context.build_context` does for one
-analysis.
-
-Matching
-    The two sides come from different files (and perhaps different GPUs), so
-    groups are keyed by ``(kernel, grid, block)`` only; input file and device
-    are ignored.  When one side holds several inputs, the groups sharing a
-    key are first aggregated (times, launches, FLOPs and bytes summed; rates
-    and intensity recomputed; efficiency time-weighted; the bound class and
-    identity of the group with the most time kept).  A second pass pairs the
-    groups still unmatched by kernel name alone, where exactly one unmatched
-    group of that name is left on each side (the launch configuration
-    changed); those rows have ``match == "name only"``.  Whatever remains is
-    ``"added"`` (candidate only) or ``"removed"`` (base only).
-
-Signs and units
-    Every delta is *candidate minus base*; ``delta_pct`` and
-    ``delta_duration_pct`` are fractions of the base value (``0.5`` is
-    +50 %), like the ``noise`` threshold.  For an added group ``delta_s`` is
-    its candidate time and for a removed one minus its base time, so the
-    ``delta_s`` of all rows add up to the change in total kernel time.
-"""
+"""Two analyses matched kernel group by kernel group, each match judged: the
+:class:`Comparison` (the rules are in :mod:`ncu_roofline.analysis.compare`)."""
 
 from __future__ import annotations
 
@@ -38,7 +12,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis import Analysis
-from ncu_roofline.analysis.compare_context import (
+from ncu_roofline.analysis.compare.basis import BASES, DEFAULT_NOISE, resolve_basis
+from ncu_roofline.analysis.compare.context import (
     beyond,
     clock_ratio,
     differences,
@@ -46,9 +21,8 @@ from ncu_roofline.analysis.compare_context import (
     group_cycles,
     side_facts,
 )
-from ncu_roofline.analysis.compare_defaults import BASES, DEFAULT_NOISE
-from ncu_roofline.analysis.compare_judge import judge, resolve_basis
-from ncu_roofline.analysis.roofline import ratio
+from ncu_roofline.analysis.compare.judge import judge
+from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
 from ncu_roofline.core.frame import column as _floats
 
@@ -367,7 +341,7 @@ def compare(
 
     A matched group whose measure (``basis``: time, cycles or time per
     launch, per unit of work when its work changed; see
-    :mod:`~ncu_roofline.analysis.compare_judge`) grew by more than ``noise``
+    :mod:`~ncu_roofline.analysis.compare.judge`) grew by more than ``noise``
     (a fraction of its base value) is a ``"regression"``, one that shrank by
     more an ``"improvement"``, anything else ``"unchanged"``; ``"not
     comparable"`` where either value is unknown, or where the sides ran on

@@ -1,25 +1,6 @@
-"""Roofs (peak FLOP/s per precision, peak bytes/s per memory level) per launch.
-
-Four sources, in order of precedence for each ceiling:
-
-1. ``explicit``: a GPU the user named (``--gpu``) or a user roofs file
-   (``--roofs``).
-2. ``profile``: ncu's own peak metrics, ``*.peak_sustained`` x the clock the
-   kernel ran at.  Exact for that clock; ncu locks clocks to base by default,
-   so these sit below datasheet (boost) figures.
-3. ``table``: the built-in GPU table, matched by the device name in the
-   export.
-4. ``derived``: per-SM-per-clock rates of the architecture x the SM count
-   and clock the export reports (compute; L1 from the architecture
-   description's bytes per clock per SM), and 2 x memory clock x bus width
-   (DRAM), for GPUs the table does not know.
-
-Table figures are datasheet peaks at the boost (or tensor) clock.  With
-``clocks="measured"`` (the default) compute ceilings are scaled to the SM
-clock the export measured, which is what the kernel could actually reach;
-memory ceilings are never scaled.  Each source's figures come from
-:mod:`ncu_roofline.analysis.roof_sources`; this module chooses among them.
-"""
+"""Each launch's roofs chosen among the sources in order of precedence, and the
+record of where each came from (the rules are in
+:mod:`ncu_roofline.analysis.roofs`)."""
 
 from __future__ import annotations
 
@@ -31,9 +12,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline.analysis.infer_gpu import Inference, gather_evidence, infer_gpu
 from ncu_roofline.analysis.measures import TENSOR_DTYPES
-from ncu_roofline.analysis.roof_sources import (
+from ncu_roofline.analysis.roofs.infer import Inference, gather_evidence, infer_gpu
+from ncu_roofline.analysis.roofs.sources import (
     derived_l1_roof,
     derived_roofs,
     profile_roofs,

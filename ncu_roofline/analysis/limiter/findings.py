@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis.catalogue import severity_of
-from ncu_roofline.analysis.limiter import BUSY, LATENCY_CLASS, PRECISION_PIPE
-from ncu_roofline.analysis.limiter_units import UNIT_LABELS
+from ncu_roofline.analysis.findings.finding import Evidence, Finding, finding, pct
+from ncu_roofline.analysis.limiter.judge import BUSY, LATENCY_CLASS, PRECISION_PIPE
+from ncu_roofline.analysis.limiter.units import UNIT_LABELS
 from ncu_roofline.core.si import format_si
 
 #: Groups under this share of the profile's time get no limiter findings.
@@ -34,30 +35,25 @@ _SIDE_UNITS = {
     "memory": ("dram",),
     "compute": ("fma-pipe", "fp64-pipe", "tensor-pipe", "alu-pipe", "issue", "sm"),
 }
-#: ``(kind, kernel, severity, message, recoverable_s, source)``.
-Found = tuple[str, str | None, str, str, float | None, str]
-
 _PRECISION_LABEL = {"fp32": "FP32", "fp64": "FP64", "fp16": "FP16"}
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.0f}%" if np.isfinite(x) else "an unknown share"
 
 
 def _label(key: object) -> str:
     return UNIT_LABELS.get(str(key), str(key))
 
 
-def limiter_findings(kernels: pd.DataFrame, grand: float) -> list[Found]:
-    """Every limiter finding about the groups of ``kernels`` (``grand``: the profile's time)."""
+def limiter_findings(evidence: Evidence) -> list[Finding]:
+    """Every limiter finding about the analysed kernel groups."""
+    kernels = evidence.kernels
     if "limiter" not in kernels or kernels.empty:
         return []
+    grand = evidence.grand
     share = kernels["total_duration_s"].to_numpy(dtype=np.float64) / grand if grand > 0 else None
     if share is None:
         return []
     big = kernels[share >= MIN_TIME_SHARE]
-    out: list[Found] = []
-    starved: list[Found] = []
+    out: list[Finding] = []
+    starved: list[Finding] = []
     for _, k in big.iterrows():
         thin = _under_filled(k)
         if thin is not None and str(k.get("limiter")) in LATENCY_CLASS:
@@ -70,22 +66,22 @@ def limiter_findings(kernels: pd.DataFrame, grand: float) -> list[Found]:
     return out
 
 
-def _starved_summary(starved: list[Found], big: pd.DataFrame, grand: float) -> list[Found]:
+def _starved_summary(starved: list[Finding], big: pd.DataFrame, grand: float) -> list[Finding]:
     """Under-filled latency-class groups: one finding each when few, one for all when many."""
     if len(starved) <= MAX_UNDER_FILLED:
         return starved
-    names = {f[1] for f in starved}
+    names = {f.kernel for f in starved}
     rows = big[big["kernel"].astype(str).isin(names)]
     seconds = float(np.nansum(rows["total_duration_s"].to_numpy(dtype=np.float64)))
-    listed = "; ".join(f[3].split(": ", 1)[0] for f in starved[:MAX_UNDER_FILLED])
+    listed = "; ".join(f.message.split(": ", 1)[0] for f in starved[:MAX_UNDER_FILLED])
     more = len(starved) - MAX_UNDER_FILLED
     message = (
-        f"{len(starved)} kernel groups do not fill the GPU and keep no unit {_pct(BUSY)} busy: "
-        f"their {format_si(seconds, 's')} ({_pct(seconds / grand)} of profiled time) is latency, "
+        f"{len(starved)} kernel groups do not fill the GPU and keep no unit {pct(BUSY)} busy: "
+        f"their {format_si(seconds, 's')} ({pct(seconds / grand)} of profiled time) is latency, "
         f"not recoverable at a roof. {listed}; and {more} more."
     )
-    severity = severity_of("under-filled") if any(f[2] != "info" for f in starved) else "info"
-    return [("under-filled", None, severity, message, None, starved[0][5])]
+    severity = severity_of("under-filled") if any(f.severity != "info" for f in starved) else "info"
+    return [finding("under-filled", None, message, severity=severity, source=starved[0].source)]
 
 
 def _found(
@@ -95,19 +91,19 @@ def _found(
     *,
     severity: str | None = None,
     recoverable_s: float | None = None,
-) -> Found:
+) -> Finding:
     """A finding about group ``k``, at the catalogue's severity unless given."""
-    return (
+    return finding(
         kind,
         str(k["kernel"]),
-        severity or severity_of(kind),
         message,
-        recoverable_s,
-        str(k["source"]),
+        severity=severity,
+        source=str(k["source"]),
+        recoverable_s=recoverable_s,
     )
 
 
-def _disagrees(k: pd.Series) -> Found | None:
+def _disagrees(k: pd.Series) -> Finding | None:
     """The busiest unit is not the one the point's side of the ridge stands for."""
     side, limiter = k.get("side"), k.get("limiter")
     if k.get("bound") not in ("memory", "compute") or side not in _SIDE_UNITS:
@@ -128,15 +124,15 @@ def _disagrees(k: pd.Series) -> Found | None:
         return None
     rec = float(k["recoverable_s"])
     message = (
-        f"{k['kernel_short']} sits {where}, but {own_label} is {_pct(own)} busy while "
-        f"{_label(limiter)} is {_pct(busy)} ({k.get('limiter_basis') or 'ncu utilisation'}): "
+        f"{k['kernel_short']} sits {where}, but {own_label} is {pct(own)} busy while "
+        f"{_label(limiter)} is {pct(busy)} ({k.get('limiter_basis') or 'ncu utilisation'}): "
         f"{_label(limiter)} limits it, so at most {format_si(rec, 's')} of "
         f"{format_si(float(k['total_duration_s']), 's')} is recoverable."
     )
     return _found("limiter-disagrees", k, message, recoverable_s=rec)
 
 
-def _under_filled(k: pd.Series) -> Found | None:
+def _under_filled(k: pd.Series) -> Finding | None:
     """A grid that leaves SMs without a block (:func:`~ncu_roofline.analysis.waves.under_filled`)."""
     if not bool(k.get("under_filled")) or k.get("bound") == "communication":
         return None
@@ -151,20 +147,22 @@ def _under_filled(k: pd.Series) -> Found | None:
     if np.isfinite(waves):
         parts.append(f"{waves:.2f} waves")
     if np.isfinite(occ):
-        parts.append(f"{_pct(occ)} achieved occupancy")
+        parts.append(f"{pct(occ)} achieved occupancy")
     thin = str(k.get("limiter")) == "under-filled"
     if str(k.get("limiter")) in LATENCY_CLASS:
         tail = (
-            f"no unit is more than {_pct(float(k['max_utilization']))} busy, so its "
+            f"no unit is more than {pct(float(k['max_utilization']))} busy, so its "
             f"{format_si(float(k['total_duration_s']), 's')} is latency, not recoverable at a roof"
         )
     else:
-        tail = f"it still keeps {_label(k.get('limiter'))} {_pct(float(k['limiter_utilization']))} busy"
+        tail = (
+            f"it still keeps {_label(k.get('limiter'))} {pct(float(k['limiter_utilization']))} busy"
+        )
     message = f"{k['kernel_short']} launches {', '.join(parts)}: {tail}."
     return _found("under-filled", k, message, severity=None if thin else "info")
 
 
-def _tail(k: pd.Series) -> Found | None:
+def _tail(k: pd.Series) -> Finding | None:
     """A partial last wave that idles at least :data:`TAIL_LOSS_FINDING` of the group's time."""
     loss = float(k.get("tail_loss", np.nan))
     if not np.isfinite(loss) or loss < TAIL_LOSS_FINDING or k.get("bound") == "communication":
@@ -172,7 +170,7 @@ def _tail(k: pd.Series) -> Found | None:
     waves = float(k["waves"])
     total = float(k["total_duration_s"])
     lost = (
-        f"about {format_si(loss * total, 's')} ({_pct(loss)}) of {format_si(total, 's')} "
+        f"about {format_si(loss * total, 's')} ({pct(loss)}) of {format_si(total, 's')} "
         "lost to the tail"
     )
     last = int(np.ceil(waves))
@@ -183,8 +181,8 @@ def _tail(k: pd.Series) -> Found | None:
     else:
         message = (
             f"{k['kernel_short']} runs {waves:.2f} waves per SM: the last of {last} waves holds "
-            f"only {_pct(frac)} of a wave's blocks. If every block takes as long, that wave takes "
-            f"1/{last} of the runtime with {_pct(1.0 - frac)} of the block slots idle: {lost}."
+            f"only {pct(frac)} of a wave's blocks. If every block takes as long, that wave takes "
+            f"1/{last} of the runtime with {pct(1.0 - frac)} of the block slots idle: {lost}."
         )
     ncu = float(k.get("ncu_tail_pct", np.nan))
     if np.isfinite(ncu):
@@ -198,7 +196,7 @@ def _tail(k: pd.Series) -> Found | None:
     return _found("tail-effect", k, message, recoverable_s=loss * total)
 
 
-def _mix(k: pd.Series) -> Found | None:
+def _mix(k: pd.Series) -> Finding | None:
     """FADD/FMUL-heavy FP work that cannot reach the FMA-based FLOP roof."""
     share = float(k.get("mix_share", np.nan))
     precision = k.get("precision")
@@ -213,9 +211,9 @@ def _mix(k: pd.Series) -> Found | None:
     compute = float(k["compute_utilization"])
     label = _PRECISION_LABEL[str(precision)]
     message = (
-        f"{_pct(1.0 - fma_share)} of {k['kernel_short']}'s {label} instructions are adds or "
-        f"multiplies, not FMAs: the mix reaches at most {_pct(share)} of the {label} roof "
+        f"{pct(1.0 - fma_share)} of {k['kernel_short']}'s {label} instructions are adds or "
+        f"multiplies, not FMAs: the mix reaches at most {pct(share)} of the {label} roof "
         f"(an FMA counts two FLOPs per issue slot, an add or multiply one). It runs at "
-        f"{_pct(compute)} of the roof, {_pct(compute / share)} of what the mix allows."
+        f"{pct(compute)} of the roof, {pct(compute / share)} of what the mix allows."
     )
     return _found("instruction-mix", k, message)

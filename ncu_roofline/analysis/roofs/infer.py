@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline.analysis.roof_sources import attribute_dram_peak, profile_dram_peak, sm_count
+from ncu_roofline.analysis.roofs.sources import attribute_dram_peak, profile_dram_peak, sm_count
 from ncu_roofline.core.frame import FloatArray, optional_column
 from ncu_roofline.core.hardware import GpuSpec, builtin_gpus
 from ncu_roofline.core.si import format_si

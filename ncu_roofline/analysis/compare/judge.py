@@ -1,21 +1,6 @@
 """How a comparison judges each matched kernel group: which measure, and what counts as a change.
 
-The *basis* is what a group's change is measured in:
-
-``time``
-    total kernel time (what the user waits for);
-``cycles``
-    total elapsed SM cycles: independent of the clock the GPU ran at, so a
-    runner with another (or an unlocked) clock is not mistaken for a code
-    change;
-``per-launch``
-    mean time per launch, for profiles that captured different numbers of
-    launches;
-``auto``
-    ``cycles`` when the two sides' SM clocks differ by more than the noise,
-    ``time`` otherwise.
-
-A group whose work (FLOPs, else DRAM bytes) changed by more than the noise
+The measure is the basis's (:mod:`.basis`).  A group whose work (FLOPs, else DRAM bytes) changed by more than the noise
 is a *work change*: it is judged on its measure per unit of work (time or
 cycles per FLOP or per byte), its efficiency, not on the raw measure, which
 a bigger problem makes longer whatever the code does.  A group lacking
@@ -31,25 +16,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from ncu_roofline.analysis.roofline import ratio
+from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.frame import column as _floats
 
-__all__ = ["judge", "resolve_basis", "status", "work_change"]
+__all__ = ["judge", "status", "work_change"]
 
 FloatArray = npt.NDArray[np.float64]
-
-
-def resolve_basis(basis: str, clocks_differ: bool, has_cycles: bool) -> tuple[str, str]:
-    """The basis ``auto`` stands for, and why: ``(basis, reason)``."""
-    if basis == "total":
-        basis = "time"
-    if basis != "auto":
-        return basis, "chosen"
-    if not clocks_differ:
-        return "time", "the SM clocks agree within noise or are unknown"
-    if not has_cycles:
-        return "time", "the SM clocks differ but the exports carry no elapsed cycles"
-    return "cycles", "the SM clocks differ beyond noise"
 
 
 def status(
