@@ -24,7 +24,7 @@ from ncu_roofline.render.markdown_report import (
     html_link,
 )
 from ncu_roofline.render.templates import environment
-from ncu_roofline.report.schema import ComparisonContext
+from ncu_roofline.report.schema import ComparisonContext, GateRecord, tripped_gates
 from ncu_roofline.version import __version__
 
 
@@ -133,9 +133,9 @@ def render_compare_markdown(
     *,
     html_url: str | None = None,
     top: int = 10,
-    gates: list[dict[str, Any]] | None = None,
 ) -> str:
-    """GitHub Markdown for a PR comment, at most 65,536 characters."""
+    """GitHub Markdown for a PR comment, at most 65,536 characters (gates from ``cmp["gates"]``)."""
+    gates = tripped_gates(cmp)
     for limit in (top, 5, 2, 0):
         text = _compare_markdown(cmp, html_url, limit, gates)
         if len(text) <= MAX_MARKDOWN_CHARS:
@@ -144,7 +144,7 @@ def render_compare_markdown(
 
 
 def _compare_markdown(
-    cmp: ComparisonContext, html_url: str | None, limit: int, gates: list[dict[str, Any]] | None
+    cmp: ComparisonContext, html_url: str | None, limit: int, gates: list[GateRecord] | None
 ) -> str:
     t = cmp["totals"]
     repeats: Counter[str] = Counter(
@@ -266,10 +266,9 @@ def render_compare_html(
     charts: list[dict[str, Any]],
     *,
     plotly_js: str = "inline",
-    gates: list[dict[str, Any]] | None = None,
     generated_at: str | None = None,
 ) -> str:
-    """The comparison page: totals, ranked changes, the roofline with arrows."""
+    """The comparison page: totals, ranked changes, the roofline with arrows, tripped gates."""
     assets = page_assets(plotly_js)
     page = {
         "title": "Roofline comparison",
@@ -282,7 +281,7 @@ def render_compare_html(
         "launch_shape_missing": LAUNCH_SHAPE_MISSING if not _has_shape(cmp) else None,
         "matched": cmp["totals"].get("matched", 0),
         "rows": html_rows(cmp["kernels"]),
-        "gates": gates,
+        "gates": tripped_gates(cmp),
         "charts": [{"id": c["id"], "title": c["title"]} for c in charts],
     }
     template = environment().get_template("compare.html.j2")

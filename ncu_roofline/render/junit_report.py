@@ -26,7 +26,12 @@ from typing import Any
 from ncu_roofline.render.compare_text import change_text, context_lines
 from ncu_roofline.render.format import TEXT, file_name
 from ncu_roofline.render.safe_text import safe_text
-from ncu_roofline.report.schema import ComparisonContext, ReportContext
+from ncu_roofline.report.schema import (
+    ComparisonContext,
+    GateRecord,
+    ReportContext,
+    tripped_gates,
+)
 from ncu_roofline.version import NAME
 
 # lxml ships no type information and the project's mypy settings do not
@@ -90,7 +95,7 @@ def _system_out(k: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _failure(case: Any, gate: dict[str, Any], prefix: str = "") -> None:
+def _failure(case: Any, gate: GateRecord, prefix: str = "") -> None:
     message = prefix + str(gate.get("message") or "")
     failure = etree.SubElement(
         case,
@@ -104,22 +109,22 @@ def _failure(case: Any, gate: dict[str, Any], prefix: str = "") -> None:
 def render_junit(
     context: Mapping[str, Any],
     *,
-    gates: list[dict[str, Any]] | None = None,
     suite_name: str = NAME,
 ) -> bytes:
     """Render a report context as JUnit XML (UTF-8 bytes with an XML declaration).
 
-    ``gates`` are tripped CI gates, each ``{"rule": str, "kernel": str | None,
-    "message": str}``.  The suite's ``failures`` counts failed test cases
-    (one test case may carry several ``<failure>`` elements, one per gate).
+    The tripped gates of the context's ``gates`` record fail the test cases
+    of the kernels they name.  The suite's ``failures`` counts failed test
+    cases (one test case may carry several ``<failure>`` elements, one per gate).
     """
+    gates = tripped_gates(context)
     kernels = list(context.get("kernels") or [])
     header = list(context.get("header") or [])
     if kernels and not any(k.get("grid") or k.get("block") for k in kernels):
         header.append(LAUNCH_SHAPE_MISSING)
     known = {str(k.get("kernel")) for k in kernels}
-    by_kernel: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    profile_gates: list[tuple[dict[str, Any], str]] = []
+    by_kernel: dict[str, list[GateRecord]] = defaultdict(list)
+    profile_gates: list[tuple[GateRecord, str]] = []
     for gate in gates or []:
         target = gate.get("kernel")
         if target is None:
@@ -217,4 +222,5 @@ def comparison_junit_context(cmp: ComparisonContext, candidate: ReportContext) -
         "inputs": candidate["inputs"],
         "summary": candidate["summary"],
         "header": context_lines(cmp),
+        **({"gates": cmp["gates"]} if "gates" in cmp else {}),
     }

@@ -24,7 +24,7 @@ from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.report.schema import (
     DeviceRoofsRecord,
     InputRecord,
-    Record,
+    KernelRecord,
     ReportContext,
     Summary,
 )
@@ -61,7 +61,7 @@ AdviceCard = TypedDict(
 )
 
 
-def try_line(k: Record) -> TryLine | None:
+def try_line(k: KernelRecord) -> TryLine | None:
     """A group's "Try" reference: its advice's few words, the card's anchor and the gain.
 
     The gain is the group's recoverable time where it has any; the advice's
@@ -91,7 +91,7 @@ def _sort_key(value: Any) -> str:
     return str(value)
 
 
-def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[str, Any]]:
+def _kernel_rows(kernels: list[KernelRecord], with_theory: bool) -> list[dict[str, Any]]:
     rows = []
     repeats = Counter(k["kernel_short"] or k["kernel"] for k in kernels)
     for k in kernels:
@@ -148,7 +148,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
 _LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 
 
-def _binding_text(k: dict[str, Any]) -> str:
+def _binding_text(k: KernelRecord) -> str:
     """``"binding level: L2"`` where a level other than DRAM binds; empty otherwise.
 
     DRAM binds unless the device has L2 or L1 roofs that sit lower at the
@@ -160,7 +160,7 @@ def _binding_text(k: dict[str, Any]) -> str:
     return f"binding level: {_LEVEL_LABELS.get(level, level)}"
 
 
-def _limiter_text(k: dict[str, Any]) -> str:
+def _limiter_text(k: KernelRecord) -> str:
     """``"limiter: L1/TEX 55%"``; the class alone where no unit limits; for an unknown
     limiter, what to collect to settle it; empty where the group has none."""
     limiter = k.get("limiter")
@@ -258,7 +258,7 @@ def _by_bound(summary: Summary) -> list[dict[str, Any]]:
 TOP_RECOVERABLE = 5
 
 
-def top_recoverable(kernels: list[Record], total: Any) -> list[dict[str, Any]]:
+def top_recoverable(kernels: list[KernelRecord], total: Any) -> list[dict[str, Any]]:
     """The table of the kernel groups with the most recoverable time (the context ranks them).
 
     At most :data:`TOP_RECOVERABLE` rows; the groups are ranked by
@@ -363,7 +363,7 @@ def _findings(context: ReportContext) -> list[dict[str, Any]]:
     return list(groups.values())
 
 
-def _advice_users(kernels: list[Record]) -> dict[str, str]:
+def _advice_users(kernels: list[KernelRecord]) -> dict[str, str]:
     """Per advice id, the kernel groups that carry it: ``"#1 name, #4 name"`` (first ten)."""
     by_id = {
         a: [f"#{k['rank']} {k['kernel_short'] or k['kernel']}" for k in groups]
@@ -435,7 +435,7 @@ def _devices(roofs: list[DeviceRoofsRecord]) -> list[dict[str, Any]]:
     return devices
 
 
-def _theory_rows(kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _theory_rows(kernels: list[KernelRecord]) -> list[dict[str, Any]]:
     """The theory table: kernel groups with a theoretical intensity or byte excess."""
     rows = []
     for k in kernels:

@@ -27,6 +27,7 @@ from ncu_roofline.report.schema import (
     FindingRecord,
     Generator,
     InputRecord,
+    KernelRecord,
     ReportContext,
     Summary,
     TheorySummary,
@@ -161,7 +162,10 @@ def build_context(analysis: Analysis) -> ReportContext:
         "roofs": cast("list[DeviceRoofsRecord]", [d.to_dict() for d in analysis.roofs]),
         "theory": _theory(analysis),
         "launches": LaunchRecords(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
-        "kernels": records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
+        "kernels": cast(
+            "list[KernelRecord]",
+            records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
+        ),
         "findings": cast("list[FindingRecord]", [f.to_dict() for f in analysis.findings]),
         "advice": advice_records(
             [f.advice or f.kind for f in analysis.findings] + _group_advice(analysis)

@@ -4,17 +4,20 @@ Every document the tool writes (``report --format json``, ``compare
 --format json``) and every renderer reads is one of these plain-data
 shapes, so mypy checks the keys a renderer reads against the keys the
 report stage builds.  The per-launch and per-group records are
-``Record``: their fields come from the column registry
-(:mod:`ncu_roofline.core.columns`), which also orders them, plus the tensor
-datatypes and theory fields a profile has, so they are not fixed keys.
+:class:`LaunchRecord` and :class:`KernelRecord`: their fields are the column
+registry's (:mod:`ncu_roofline.core.columns`), which also orders them (a
+test holds the two equal), plus the theory fields when theory was given and
+a ``flops_tensor_<dtype>`` per tensor datatype the profile counts (not fixed
+keys: :func:`tensor_flops` reads them).  Comparison rows stay open
+:data:`Record` dicts.
 
 Units are SI; a value the export cannot give is ``None``, never 0.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict, cast
 
 __all__ = [
     "BoundTotals",
@@ -25,6 +28,7 @@ __all__ = [
     "ComparisonSide",
     "DeviceRoofsRecord",
     "FindingRecord",
+    "GateRecord",
     "GatesRecord",
     "Generator",
     "GpusDocument",
@@ -35,6 +39,8 @@ __all__ = [
     "InputRecord",
     "InspectDocument",
     "InspectInput",
+    "KernelRecord",
+    "LaunchRecord",
     "NcuRuleRecord",
     "Record",
     "ReportContext",
@@ -42,16 +48,252 @@ __all__ = [
     "TheoryChartContext",
     "TheoryChartGpu",
     "TheoryChartPoint",
+    "TheoryFields",
     "TheoryGpuRecord",
     "TheoryOpRecord",
     "TheoryPlacement",
     "TheorySummary",
     "TheoryTable",
     "TheoryTotals",
+    "tensor_flops",
+    "tripped_gates",
 ]
 
-#: One launch, kernel group or comparison row: field name -> plain value.
+#: An open record: a comparison row or a record read back from a document,
+#: field name -> plain value.
 Record = dict[str, Any]
+
+
+class TheoryFields(TypedDict, total=False):
+    """The theory fields of launch and kernel-group records: present when theory was given.
+
+    Their names and order are the column registry's ``THEORY_FIELDS``.
+    """
+
+    theory_flops: float | None
+    theory_bytes: float | None
+    theory_ai: float | None
+    byte_excess: float | None
+    flop_excess: float | None
+    excess_bytes: float | None
+    theory_floor_s: float | None
+    theory_efficiency: float | None
+    theory_op: str | None
+    theory_label: str | None
+    theory_precision: str | None
+    theory_source: str | None
+    confidence: str | None
+    family: str | None
+    theory_flops_per_s: float | None
+
+
+class _LaunchFields(TypedDict):
+    """The fields of every launch record: the registry's ``LAUNCH_FIELDS``, in order."""
+
+    source: str
+    id: int | None
+    kernel: str
+    kernel_short: str
+    device: int | None
+    device_name: str | None
+    cc: str | None
+    stream: int | None
+    grid: str | None
+    block: str | None
+    grid_blocks: int | None
+    nvtx: str | None
+    invocations: int | None
+    duration_s: float | None
+    duration_basis: str | None
+    flops: float | None
+    flops_fp64: float | None
+    flops_fp32: float | None
+    flops_fp16: float | None
+    flops_tensor: float | None
+    flops_tensor_basis: str | None
+    flops_missing: str | None
+    tensor_uncounted: bool | None
+    tensor_uncounted_basis: str | None
+    dram_bytes: float | None
+    l2_bytes: float | None
+    l1_bytes: float | None
+    dram_bytes_basis: str | None
+    l2_bytes_basis: str | None
+    l1_bytes_basis: str | None
+    ai_dram: float | None
+    ai_l2: float | None
+    ai_l1: float | None
+    achieved_flops_per_s: float | None
+    dram_bytes_per_s: float | None
+    l2_bytes_per_s: float | None
+    l1_bytes_per_s: float | None
+    precision: str | None
+    peak_flops_per_s: float | None
+    peak_dram_bytes_per_s: float | None
+    peak_l2_bytes_per_s: float | None
+    peak_l1_bytes_per_s: float | None
+    ridge_dram: float | None
+    attainable_flops_per_s: float | None
+    attainable_l2_flops_per_s: float | None
+    attainable_l1_flops_per_s: float | None
+    compute_utilization: float | None
+    dram_utilization: float | None
+    dram_utilization_basis: str | None
+    l2_utilization: float | None
+    l1_utilization: float | None
+    binding_level: str | None
+    efficiency: float | None
+    side: str | None
+    bound: str | None
+    bound_reason: str | None
+    placement: str | None
+    profiling_failed: str | None
+    recoverable_s: float | None
+    recoverable_basis: str | None
+    latency_s: float | None
+    ncu_rules: list[NcuRuleRecord] | None
+    ncu_speedup_pct: float | None
+    ncu_recoverable_s: float | None
+    ncu_recoverable_basis: str | None
+    roof_recoverable_s: float | None
+    recoverable_bound_by: str | None
+    ncu_tail_pct: float | None
+    limiter: str | None
+    limiter_utilization: float | None
+    limiter_basis: str | None
+    limiter_needs: str | None
+    max_utilization: float | None
+    mix_share: float | None
+    under_filled: bool | None
+    waves: float | None
+    tail_loss: float | None
+    achieved_occupancy: float | None
+    sm_count: float | None
+    above_roof: str | None
+    roof_source_compute: str | None
+    roof_source_dram: str | None
+    sm_clock_hz: float | None
+
+
+class LaunchRecord(_LaunchFields, TheoryFields):
+    """One launch (a row of ncu's export) as plain data.
+
+    Besides these fields a record holds ``flops_tensor_<dtype>`` (after
+    ``flops_tensor``) for each tensor datatype the profile counts: read
+    them with :func:`tensor_flops`.
+    """
+
+
+class _KernelFields(TypedDict):
+    """The fields of every kernel-group record: the registry's ``KERNEL_FIELDS``, in order."""
+
+    rank: int
+    source: str
+    kernel: str
+    kernel_short: str
+    device_name: str | None
+    cc: str | None
+    grid: str | None
+    block: str | None
+    grid_blocks: int | None
+    launches: int
+    total_duration_s: float | None
+    duration_s: float | None
+    min_duration_s: float | None
+    max_duration_s: float | None
+    time_share: float | None
+    flops: float | None
+    flops_fp64: float | None
+    flops_fp32: float | None
+    flops_fp16: float | None
+    flops_tensor: float | None
+    tensor_uncounted: bool | None
+    dram_bytes: float | None
+    l2_bytes: float | None
+    l1_bytes: float | None
+    ai_dram: float | None
+    ai_l2: float | None
+    ai_l1: float | None
+    achieved_flops_per_s: float | None
+    dram_bytes_per_s: float | None
+    precision: str | None
+    peak_flops_per_s: float | None
+    peak_dram_bytes_per_s: float | None
+    attainable_flops_per_s: float | None
+    compute_utilization: float | None
+    dram_utilization: float | None
+    binding_level: str | None
+    efficiency: float | None
+    side: str | None
+    bound: str | None
+    bound_reason: str | None
+    placement: str | None
+    failed_launches: int
+    recoverable_s: float | None
+    recoverable_basis: str | None
+    latency_s: float | None
+    ncu_rules: list[NcuRuleRecord] | None
+    ncu_recoverable_s: float | None
+    roof_recoverable_s: float | None
+    recoverable_bound_by: str | None
+    ncu_disagrees: bool | None
+    ncu_tail_pct: float | None
+    limiter: str | None
+    limiter_utilization: float | None
+    limiter_basis: str | None
+    limiter_needs: str | None
+    max_utilization: float | None
+    mix_share: float | None
+    under_filled: bool | None
+    waves: float | None
+    tail_loss: float | None
+    achieved_occupancy: float | None
+    sm_count: float | None
+    above_roof_launches: int
+    roof_source_compute: str | None
+    roof_source_dram: str | None
+    advice: str | None
+
+
+class KernelRecord(_KernelFields, TheoryFields):
+    """One kernel group (kernel, launch configuration, GPU) as plain data.
+
+    Like :class:`LaunchRecord`, it also holds a ``flops_tensor_<dtype>`` per
+    tensor datatype the profile counts.
+    """
+
+
+def tensor_flops(record: KernelRecord | LaunchRecord, dtype: str) -> float | None:
+    """The tensor FLOPs of one datatype in a record (``None`` where the profile has none)."""
+    value: float | None = cast("Mapping[str, Any]", record).get(f"flops_tensor_{dtype}")
+    return value
+
+
+def tripped_gates(context: Mapping[str, Any]) -> list[GateRecord] | None:
+    """The tripped gates of a report or comparison; ``None`` when no gate was asked for.
+
+    The context's ``gates`` record is the one place renderers read gates from.
+    """
+    gates: GatesRecord | None = context.get("gates")
+    return None if gates is None else gates["tripped"]
+
+
+class _GateFields(TypedDict):
+    """The fields of every tripped gate."""
+
+    rule: str
+    kernel: str | None
+    message: str
+
+
+class GateRecord(_GateFields, total=False):
+    """One tripped gate: its rule, the kernel it names (``None``: the whole profile), why.
+
+    A gate about a kernel group names its launch configuration too.
+    """
+
+    grid: str | None
+    block: str | None
 
 
 class Generator(TypedDict):
@@ -211,7 +453,7 @@ class GatesRecord(TypedDict):
     """The gates asked for and the ones that tripped (added by the command)."""
 
     rules: list[str]
-    tripped: list[dict[str, Any]]
+    tripped: list[GateRecord]
 
 
 class _ReportFields(TypedDict):
@@ -225,8 +467,8 @@ class _ReportFields(TypedDict):
     roofs: list[DeviceRoofsRecord]
     theory: TheorySummary | None
     #: A :class:`~ncu_roofline.report.records.LaunchRecords` in a built context.
-    launches: Sequence[Record]
-    kernels: list[Record]
+    launches: Sequence[LaunchRecord]
+    kernels: list[KernelRecord]
     findings: list[FindingRecord]
     #: The text of every advice id the findings name, once each.
     advice: dict[str, AdviceRecord]

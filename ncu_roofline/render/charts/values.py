@@ -8,7 +8,7 @@ wants whole fields as float arrays for the per-launch view.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,7 @@ def finite_positive(value: Any) -> bool:
     return v is not None and v > 0
 
 
-def field_values(records: Sequence[dict[str, Any]], name: str) -> list[Any]:
+def field_values(records: Sequence[Mapping[str, Any]], name: str) -> list[Any]:
     """One field of every record, in order; ``None`` where a record lacks it.
 
     A report's lazy launch records (``report.records.LaunchRecords``, known
@@ -45,7 +45,7 @@ def field_values(records: Sequence[dict[str, Any]], name: str) -> list[Any]:
     return [r.get(name) for r in records]
 
 
-def column(records: Sequence[dict[str, Any]], name: str) -> FloatArray:
+def column(records: Sequence[Mapping[str, Any]], name: str) -> FloatArray:
     """A numeric field of every record as float64; ``None`` and non-numbers become NaN."""
     values = field_values(records, name)
     try:

@@ -1,0 +1,132 @@
+"""The typed records of the report: one field list per record, and mypy holds renderers to it.
+
+The launch and kernel-group records are TypedDicts (``report/schema.py``)
+whose keys must be the column registry's field lists (``core/columns.py``),
+in the registry's order; a report built from a profile has exactly those
+keys (plus the profile's ``flops_tensor_<dtype>``); and a renderer reading a
+renamed field fails mypy, not a run in one output format.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ncu_roofline
+from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELDS
+from ncu_roofline.report.context import build_context
+from ncu_roofline.report.gates import evaluate_report, parse_gate
+from ncu_roofline.report.schema import (
+    GateRecord,
+    KernelRecord,
+    LaunchRecord,
+    TheoryFields,
+    tensor_flops,
+    tripped_gates,
+)
+from ncu_roofline.theory.config import TheoryConfig
+from ncu_roofline.theory.models import find_model
+from tests.helpers import SAMPLE
+
+REPO = Path(ncu_roofline.__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("record", "fields"), [(LaunchRecord, LAUNCH_FIELDS), (KernelRecord, KERNEL_FIELDS)]
+)
+def test_record_keys_are_the_registry_fields_in_order(record: Any, fields: tuple[str, ...]) -> None:
+    assert list(record.__annotations__) == [*fields, *THEORY_FIELDS]
+    assert record.__required_keys__ == frozenset(fields)
+    assert record.__optional_keys__ == frozenset(THEORY_FIELDS)
+    assert list(TheoryFields.__annotations__) == list(THEORY_FIELDS)
+
+
+@pytest.fixture(scope="module")
+def sample() -> Any:
+    config = TheoryConfig(model=find_model("llama-3-8b"))
+    return build_context(ncu_roofline.analyze(ncu_roofline.load([str(SAMPLE)]), theory=config))
+
+
+def _declared(record: Any) -> set[str]:
+    return set(record.__annotations__)
+
+
+def test_built_records_have_exactly_the_typed_keys(sample: Any) -> None:
+    for records, typed in ((sample["kernels"], KernelRecord), (sample["launches"], LaunchRecord)):
+        keys = set(records[0])
+        tensor = {k for k in keys if k.startswith("flops_tensor_") and k != "flops_tensor_basis"}
+        assert tensor, "the sample counts tensor FLOPs of some datatype"
+        assert keys - tensor == _declared(typed)
+    k = sample["kernels"][0]
+    dtype = sorted(x for x in k if x.startswith("flops_tensor_") and x != "flops_tensor_basis")[0]
+    assert tensor_flops(k, dtype.removeprefix("flops_tensor_")) == k[dtype]
+    assert tensor_flops(k, "no-such-type") is None
+
+
+def test_tripped_gates_have_the_typed_keys_and_travel_in_the_context(sample: Any) -> None:
+    tripped = evaluate_report([parse_gate("efficiency<100%")], sample)
+    assert tripped
+    assert {frozenset(t) for t in tripped} == {frozenset(GateRecord.__annotations__)}
+    assert set(GateRecord.__required_keys__) == {"rule", "kernel", "message"}
+    assert tripped_gates(sample) is None  # no gates asked for
+    assert tripped_gates({"gates": {"rules": ["efficiency<100%"], "tripped": tripped}}) == tripped
+
+
+def _mypy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> tuple[str, int]:
+    """mypy (strict) on one module that imports the package, checking that file alone."""
+    api = pytest.importorskip("mypy.api")
+    module = tmp_path / "renderer_like.py"
+    module.write_text(textwrap.dedent(body))
+    monkeypatch.setenv("MYPYPATH", str(REPO))
+    stdout, stderr, status = api.run(
+        [
+            "--strict",
+            "--follow-imports=silent",
+            "--python-version=3.10",
+            "--no-incremental",
+            "--config-file=",
+            str(module),
+        ]
+    )
+    return stdout + stderr, status
+
+
+RENDERER = """
+    from ncu_roofline.report.schema import GateRecord, KernelRecord, LaunchRecord
+
+    def cells(k: KernelRecord, launch: LaunchRecord, gate: GateRecord) -> list[str]:
+        # .get of an unknown key is an ``object``: caught where the value is used as a type.
+        rate: float | None = k.get("{get_field}")
+        return [
+            str(k["{kernel_field}"]),
+            str(k.get("theory_floor_s")),
+            str(launch["{launch_field}"]),
+            gate["{gate_field}"],
+            f"{{rate}}",
+        ]
+"""
+
+
+def test_a_renamed_field_fails_mypy_in_a_renderer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = RENDERER.format(
+        kernel_field="recoverable_s", launch_field="nvtx", gate_field="rule", get_field="efficiency"
+    )
+    out, status = _mypy(tmp_path, monkeypatch, good)
+    assert status == 0, out
+    renamed = RENDERER.format(
+        kernel_field="recoverable_seconds",
+        launch_field="nvtx_range",
+        gate_field="gate",
+        get_field="efficiency_pct",
+    )
+    out, status = _mypy(tmp_path, monkeypatch, renamed)
+    assert status == 1, out
+    assert '"KernelRecord" has no key "recoverable_seconds"' in out
+    assert '"LaunchRecord" has no key "nvtx_range"' in out
+    assert '"GateRecord" has no key "gate"' in out
+    assert 'incompatible types in assignment (expression has type "object"' in out.lower()
