@@ -16,10 +16,13 @@ from typing import Any
 import pytest
 
 import ncu_roofline
+from ncu_roofline.analysis.compare import COMPARISON_FIELDS, compare
 from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELDS
+from ncu_roofline.report.compare import comparison_context
 from ncu_roofline.report.context import build_context
 from ncu_roofline.report.gates import evaluate_report, parse_gate
 from ncu_roofline.report.schema import (
+    ComparisonRecord,
     GateRecord,
     KernelRecord,
     LaunchRecord,
@@ -73,6 +76,15 @@ def test_tripped_gates_have_the_typed_keys_and_travel_in_the_context(sample: Any
     assert set(GateRecord.__required_keys__) == {"rule", "kernel", "message"}
     assert tripped_gates(sample) is None  # no gates asked for
     assert tripped_gates({"gates": {"rules": ["efficiency<100%"], "tripped": tripped}}) == tripped
+
+
+def test_comparison_records_have_the_comparison_fields() -> None:
+    assert list(ComparisonRecord.__annotations__) == list(COMPARISON_FIELDS)
+    assert ComparisonRecord.__required_keys__ == frozenset(COMPARISON_FIELDS)
+    analysis = ncu_roofline.analyze(ncu_roofline.load([str(SAMPLE)]))
+    rows = comparison_context(compare(analysis, analysis))["kernels"]
+    assert rows
+    assert {tuple(r) for r in rows} == {COMPARISON_FIELDS}
 
 
 def _mypy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> tuple[str, int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ncu_roofline.render.format import TEXT
-from ncu_roofline.report.schema import ComparisonContext
+from ncu_roofline.report.schema import ComparisonContext, ComparisonRecord
 
 __all__ = [
     "LAUNCH_SHAPE_MISSING",
@@ -85,7 +85,7 @@ def context_lines(cmp: ComparisonContext) -> list[str]:
     return lines
 
 
-def change_text(r: dict[str, Any]) -> str:
+def change_text(r: ComparisonRecord) -> str:
     """A row's judged change, and its time and cycle changes side by side."""
     parts = [f"time {TEXT.pct(r.get('delta_pct'), sign=True)}"]
     if r.get("delta_cycles_pct") is not None:

@@ -11,7 +11,7 @@ comparison as a report context whose test cases are the candidate's groups.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.compare import COMPARISON_FIELDS, STATUSES, Comparison
@@ -23,7 +23,12 @@ from ncu_roofline.report.context import (
     summary_context,
 )
 from ncu_roofline.report.records import records
-from ncu_roofline.report.schema import ComparisonContext, ComparisonDocument, ComparisonSide
+from ncu_roofline.report.schema import (
+    ComparisonContext,
+    ComparisonDocument,
+    ComparisonRecord,
+    ComparisonSide,
+)
 
 __all__ = ["comparison_context", "comparison_document"]
 
@@ -58,8 +63,8 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
     ``regressions``, ``improvements``, ``added`` and ``removed`` the rows of
     that status, largest ``|delta_s|`` first.
     """
-    rows = records(cmp.kernels, COMPARISON_FIELDS)
-    by_status: dict[str, list[dict[str, Any]]] = {s: [] for s in STATUSES}
+    rows = cast("list[ComparisonRecord]", records(cmp.kernels, COMPARISON_FIELDS))
+    by_status: dict[str, list[ComparisonRecord]] = {s: [] for s in STATUSES}
     for r in rows:
         by_status[str(r["status"])].append(r)
     return {

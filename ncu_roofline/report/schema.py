@@ -25,6 +25,7 @@ __all__ = [
     "CollectRecord",
     "ComparisonContext",
     "ComparisonDocument",
+    "ComparisonRecord",
     "ComparisonSide",
     "DeviceRoofsRecord",
     "FindingRecord",
@@ -490,6 +491,70 @@ class ComparisonSide(TypedDict):
     summary: Summary
 
 
+class ComparisonRecord(TypedDict):
+    """One row of a comparison: a kernel group matched across the two sides, or on one side only.
+
+    Its fields are ``analysis.compare.COMPARISON_FIELDS``, in order; a side's
+    values are prefixed ``base_`` / ``candidate_`` (``None`` on the side
+    an added or removed group lacks).
+    """
+
+    rank: int
+    status: str
+    match: str | None
+    kernel: str
+    kernel_short: str | None
+    base_grid: str | None
+    base_block: str | None
+    candidate_grid: str | None
+    candidate_block: str | None
+    base_groups: int | None
+    candidate_groups: int | None
+    base_source: str | None
+    base_device_name: str | None
+    base_cc: str | None
+    candidate_source: str | None
+    candidate_device_name: str | None
+    candidate_cc: str | None
+    base_launches: int | None
+    candidate_launches: int | None
+    delta_launches: int | None
+    base_total_duration_s: float | None
+    candidate_total_duration_s: float | None
+    delta_s: float | None
+    delta_pct: float | None
+    base_duration_s: float | None
+    candidate_duration_s: float | None
+    delta_duration_s: float | None
+    delta_duration_pct: float | None
+    base_cycles: float | None
+    candidate_cycles: float | None
+    delta_cycles_pct: float | None
+    judged_on: str | None
+    judged_pct: float | None
+    base_time_share: float | None
+    candidate_time_share: float | None
+    base_flops: float | None
+    candidate_flops: float | None
+    base_dram_bytes: float | None
+    candidate_dram_bytes: float | None
+    work_unit: str | None
+    delta_work_pct: float | None
+    work_changed: bool | None
+    base_time_per_work: float | None
+    candidate_time_per_work: float | None
+    base_ai_dram: float | None
+    candidate_ai_dram: float | None
+    base_achieved_flops_per_s: float | None
+    candidate_achieved_flops_per_s: float | None
+    base_efficiency: float | None
+    candidate_efficiency: float | None
+    delta_efficiency: float | None
+    base_bound: str | None
+    candidate_bound: str | None
+    bound_changed: bool | None
+
+
 class _ComparisonFields(TypedDict):
     """The fields every comparison context has."""
 
@@ -502,11 +567,11 @@ class _ComparisonFields(TypedDict):
     base: ComparisonSide
     candidate: ComparisonSide
     totals: dict[str, Any]
-    kernels: list[Record]
-    regressions: list[Record]
-    improvements: list[Record]
-    added: list[Record]
-    removed: list[Record]
+    kernels: list[ComparisonRecord]
+    regressions: list[ComparisonRecord]
+    improvements: list[ComparisonRecord]
+    added: list[ComparisonRecord]
+    removed: list[ComparisonRecord]
 
 
 class ComparisonContext(_ComparisonFields, total=False):

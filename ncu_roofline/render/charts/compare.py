@@ -33,7 +33,7 @@ from ncu_roofline.render.charts.figure import DeviceIndex, roofline_figures
 from ncu_roofline.render.charts.groups import PLOTTED_BOUNDS
 from ncu_roofline.render.charts.style import MIN_ARROW_DECADES, arrow, escape_markup, marker_size
 from ncu_roofline.render.format import TEXT
-from ncu_roofline.report.schema import ComparisonContext, ReportContext
+from ncu_roofline.report.schema import ComparisonContext, ComparisonRecord, ReportContext
 
 #: Colour of the candidate marker and arrow of each status.  Okabe-Ito
 #: vermillion and bluish green; the marker symbols differ too (triangle up /
@@ -69,12 +69,12 @@ _CEILING_GROUPS = ("memory roofs", "compute roofs")
 
 
 #: A row and one of its positions.
-_Point = tuple[dict[str, Any], tuple[float, float]]
+_Point = tuple[ComparisonRecord, tuple[float, float]]
 
 
 def _markers(
     name: str,
-    members: Sequence[tuple[dict[str, Any], tuple[float, float]]],
+    members: Sequence[tuple[ComparisonRecord, tuple[float, float]]],
     side: str,
     symbol: str,
     colour: str,
@@ -107,7 +107,7 @@ def _markers(
 
 
 def _arrow(
-    record: dict[str, Any], tail: tuple[float, float], head: tuple[float, float]
+    record: ComparisonRecord, tail: tuple[float, float], head: tuple[float, float]
 ) -> dict[str, Any]:
     name = str(record.get("kernel_short") or record.get("kernel") or "")
     colour = STATUS_COLOURS.get(str(record.get("status")), _BASE_COLOUR)
@@ -127,7 +127,7 @@ class _Placed:
     not_plotted: list[dict[str, Any]] = field(default_factory=list)
     plotted: int = 0
 
-    def add(self, r: dict[str, Any]) -> None:
+    def add(self, r: ComparisonRecord) -> None:
         """Place one row: its markers, its arrow when it moved far enough to see."""
         status = str(r.get("status"))
         b = position(r, "base")
@@ -185,7 +185,7 @@ class _Placed:
         return data
 
 
-def _home(record: dict[str, Any], roofs: Sequence[dict[str, Any]], device_of: DeviceIndex) -> int:
+def _home(record: ComparisonRecord, roofs: Sequence[dict[str, Any]], device_of: DeviceIndex) -> int:
     """Index in the candidate's ``roofs`` of the device a row is drawn on.
 
     The candidate's device for matched and added rows; for removed rows a
@@ -211,7 +211,7 @@ def _home(record: dict[str, Any], roofs: Sequence[dict[str, Any]], device_of: De
 
 
 def _homes(
-    records: list[dict[str, Any]], devices: list[dict[str, Any]], drawn: list[int]
+    records: list[ComparisonRecord], devices: list[dict[str, Any]], drawn: list[int]
 ) -> list[int]:
     """The device each row is drawn on; removed rows of a device without a figure go to the first."""
     device_of = DeviceIndex(devices)
@@ -225,7 +225,10 @@ def _homes(
 
 
 def _stand_ins(
-    records: list[dict[str, Any]], homes: list[int], devices: list[dict[str, Any]], drawn: list[int]
+    records: list[ComparisonRecord],
+    homes: list[int],
+    devices: list[dict[str, Any]],
+    drawn: list[int],
 ) -> dict[str, Any]:
     """A report context of the candidate's roofs with every position as a stand-in group.
 
@@ -285,7 +288,7 @@ def _side_ceilings(traces: list[dict[str, Any]], side: str, gpu: str) -> list[di
 
 
 def _base_ceilings(
-    base_context: ReportContext, records: list[dict[str, Any]], near: dict[str, Any]
+    base_context: ReportContext, records: list[ComparisonRecord], near: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """The base's ceilings for a device drawn from the candidate: the same-named base device, else its first.
 
@@ -308,8 +311,8 @@ def _base_ceilings(
 
 def _comparison_figure(
     frame: dict[str, Any],
-    records: list[dict[str, Any]],
-    orphans: list[dict[str, Any]],
+    records: list[ComparisonRecord],
+    orphans: list[ComparisonRecord],
     base: tuple[str, list[dict[str, Any]]],
     device: dict[str, Any],
 ) -> dict[str, Any]:
@@ -382,7 +385,7 @@ def comparison_figures(
     would be hidden under the marker.
     """
     devices: list[dict[str, Any]] = [dict(d) for d in candidate_context["roofs"]]
-    records: list[dict[str, Any]] = list(cmp_context.get("kernels") or [])
+    records: list[ComparisonRecord] = list(cmp_context.get("kernels") or [])
     # Devices that get a figure: those with a compute and a memory ceiling.
     drawn = [i for i, d in enumerate(devices) if device_roofs(d) is not None]
     homes = _homes(records, devices, drawn)
