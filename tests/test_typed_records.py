@@ -22,10 +22,13 @@ from ncu_roofline.report.compare import comparison_context
 from ncu_roofline.report.context import build_context
 from ncu_roofline.report.gates import evaluate_report, parse_gate
 from ncu_roofline.report.schema import (
+    ComparisonFacts,
     ComparisonRecord,
+    ComparisonTotals,
     GateRecord,
     KernelRecord,
     LaunchRecord,
+    SideFacts,
     TheoryFields,
     tensor_flops,
     tripped_gates,
@@ -82,9 +85,13 @@ def test_comparison_records_have_the_comparison_fields() -> None:
     assert list(ComparisonRecord.__annotations__) == list(COMPARISON_FIELDS)
     assert ComparisonRecord.__required_keys__ == frozenset(COMPARISON_FIELDS)
     analysis = ncu_roofline.analyze(ncu_roofline.load([str(SAMPLE)]))
-    rows = comparison_context(compare(analysis, analysis))["kernels"]
-    assert rows
-    assert {tuple(r) for r in rows} == {COMPARISON_FIELDS}
+    cmp = comparison_context(compare(analysis, analysis))
+    assert cmp["kernels"]
+    assert {tuple(r) for r in cmp["kernels"]} == {COMPARISON_FIELDS}
+    assert list(cmp["totals"]) == list(ComparisonTotals.__annotations__)
+    assert list(cmp["context"]) == list(ComparisonFacts.__annotations__)
+    for side in ("base", "candidate"):
+        assert list(cmp["context"][side]) == list(SideFacts.__annotations__)
 
 
 def _mypy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> tuple[str, int]:

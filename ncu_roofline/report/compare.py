@@ -28,6 +28,7 @@ from ncu_roofline.report.schema import (
     ComparisonDocument,
     ComparisonRecord,
     ComparisonSide,
+    ComparisonTotals,
 )
 
 __all__ = ["comparison_context", "comparison_document"]
@@ -75,7 +76,7 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
         "context": _plain(dict(cmp.context or {})),
         "base": _side_context(cmp.base),
         "candidate": _side_context(cmp.candidate),
-        "totals": dict(cmp.totals),
+        "totals": cast("ComparisonTotals", dict(cmp.totals)),
         "kernels": rows,
         "regressions": by_status["regression"],
         "improvements": by_status["improvement"],
