@@ -26,6 +26,7 @@ from ncu_roofline.report.schema import (
     ComparisonRecord,
     ComparisonTotals,
     GateRecord,
+    GpuRecord,
     KernelRecord,
     LaunchRecord,
     SideFacts,
@@ -92,6 +93,12 @@ def test_comparison_records_have_the_comparison_fields() -> None:
     assert list(cmp["context"]) == list(ComparisonFacts.__annotations__)
     for side in ("base", "candidate"):
         assert list(cmp["context"][side]) == list(SideFacts.__annotations__)
+
+
+def test_gpu_records_are_the_gpu_table_entries() -> None:
+    from ncu_roofline.core.hardware import builtin_gpus
+
+    assert all(list(g.to_dict()) == list(GpuRecord.__annotations__) for g in builtin_gpus())
 
 
 def _mypy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> tuple[str, int]:

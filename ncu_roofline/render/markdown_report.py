@@ -166,9 +166,11 @@ def _devices(context: ReportContext) -> str | None:
     """The header line naming each device and the SM clock it ran at (``None`` with no roofs)."""
     seen: list[str] = []
     for r in context.get("roofs") or []:
-        gpu = r.get("gpu") or {}
+        gpu = r.get("gpu")
         device = (
-            r.get("device_name") or gpu.get("name") or (f"CC {r['cc']}" if r.get("cc") else None)
+            r.get("device_name")
+            or (gpu.get("name") if gpu else None)
+            or (f"CC {r['cc']}" if r.get("cc") else None)
         )
         if not device:
             continue
@@ -337,10 +339,10 @@ def _full_rows(kernels: list[KernelRecord], with_shape: bool, with_theory: bool)
 def _roof_groups(context: ReportContext) -> list[dict[str, Any]]:
     groups = []
     for r in context.get("roofs") or []:
-        gpu = r.get("gpu") or {}
+        gpu = r.get("gpu")
         device = r.get("device_name") or (f"CC {r['cc']}" if r.get("cc") else "unknown device")
         heading = f"{escape_code(file_name(r.get('source')), table=False, limit=80)}, {escape_text(device)}"
-        if gpu.get("name"):
+        if gpu and gpu.get("name"):
             heading += f", {escape_text(gpu['name'])}"
         if r.get("measured_sm_clock_hz"):
             heading += f", SM clock {TEXT.si(r['measured_sm_clock_hz'], 'Hz')}"

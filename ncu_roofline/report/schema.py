@@ -35,6 +35,7 @@ __all__ = [
     "GateRecord",
     "GatesRecord",
     "Generator",
+    "GpuRecord",
     "GpusDocument",
     "HistoryChange",
     "HistoryContext",
@@ -43,9 +44,11 @@ __all__ = [
     "InputRecord",
     "InspectDocument",
     "InspectInput",
+    "InspectPass",
     "KernelRecord",
     "LaunchRecord",
     "NcuRuleRecord",
+    "PassRecord",
     "Record",
     "ReportContext",
     "SideFacts",
@@ -308,6 +311,46 @@ class Generator(TypedDict):
     version: str
 
 
+class PassRecord(TypedDict):
+    """One input joined into another with ``--merge`` (a pass of one run)."""
+
+    path: str
+    rows: int
+    #: The metrics the pass held, sorted.
+    metrics: list[str]
+
+
+class InspectPass(TypedDict):
+    """One pass of an ``inspect``-ed input: its path, rows and the roofline inputs it held."""
+
+    path: str
+    rows: int
+    present: list[str]
+
+
+class GpuRecord(TypedDict):
+    """One GPU of the table (``GpuSpec.to_dict()``): its datasheet figures, SI units."""
+
+    key: str
+    name: str
+    arch: str | None
+    cc: str | None
+    sms: int | None
+    boost_hz: float | None
+    base_hz: float | None
+    tensor_hz: float | None
+    compute: dict[str, float]
+    memory: dict[str, float]
+    dram_bytes: float | None
+    match: list[str]
+    source: str
+    notes: str
+    unsure: list[str]
+    derived: list[str]
+    disputed: list[str]
+    origin: str
+
+
 class InputRecord(TypedDict):
     """One input file and what was read from it."""
 
@@ -323,8 +366,8 @@ class InputRecord(TypedDict):
     warnings: list[str]
     ncu_errors: list[str]
     #: The inputs joined into this one with ``--merge`` (passes of one run):
-    #: ``{"path", "rows", "metrics"}`` each; empty for a single input.
-    passes: list[dict[str, Any]]
+    #: Empty for a single input.
+    passes: list[PassRecord]
 
 
 class BoundTotals(TypedDict):
@@ -386,7 +429,7 @@ class DeviceRoofsRecord(TypedDict):
     source: str
     device_name: str | None
     cc: str | None
-    gpu: dict[str, Any] | None
+    gpu: GpuRecord | None
     measured_sm_clock_hz: float | None
     ceilings: list[CeilingRecord]
     notes: list[str]
@@ -811,7 +854,7 @@ class InspectInput(TypedDict):
     warnings: list[str]
     #: The passes joined into this input with ``--merge``: path, rows and
     #: the roofline inputs each held (empty for a single input).
-    passes: list[dict[str, Any]]
+    passes: list[InspectPass]
 
 
 class InspectDocument(TypedDict):
@@ -823,7 +866,7 @@ class InspectDocument(TypedDict):
 class GpusDocument(TypedDict):
     """The ``gpus`` command's document: one ``GpuSpec.to_dict()`` per GPU."""
 
-    gpus: list[dict[str, Any]]
+    gpus: list[GpuRecord]
 
 
 class HistoryPoint(TypedDict):
