@@ -22,6 +22,7 @@ from typing import Any, TypedDict, cast
 __all__ = [
     "BoundTotals",
     "CeilingRecord",
+    "ChartContext",
     "CollectRecord",
     "ComparisonContext",
     "ComparisonDocument",
@@ -520,6 +521,18 @@ class _ReportFields(TypedDict):
     findings: list[FindingRecord]
     #: The text of every advice id the findings name, once each.
     advice: dict[str, AdviceRecord]
+
+
+class ChartContext(TypedDict):
+    """What a roofline chart reads of a report: its roofs, groups, launches and findings.
+
+    A :class:`ReportContext` is one; the comparison chart makes one of stand-in points.
+    """
+
+    roofs: list[DeviceRoofsRecord]
+    kernels: list[KernelRecord]
+    launches: Sequence[LaunchRecord]
+    findings: list[FindingRecord]
 
 
 class ReportContext(_ReportFields, total=False):

@@ -28,8 +28,9 @@ from ncu_roofline.render.charts.style import (
     OTHER_MEMORY_COLOUR,
     escape_markup,
 )
-from ncu_roofline.render.charts.values import FloatArray, finite_positive
+from ncu_roofline.render.charts.values import FloatArray, finite_positive, number
 from ncu_roofline.render.format import TEXT
+from ncu_roofline.report.schema import DeviceRoofsRecord
 
 #: Relative difference under which two ceilings are one line: 1% is 0.004
 #: decades, under a pixel on any chart this tool draws.
@@ -183,7 +184,7 @@ class Roofs:
         return any(k in used for k in line.keys)
 
 
-def _usable(device: dict[str, Any]) -> tuple[list[Ceiling], list[Ceiling]]:
+def _usable(device: DeviceRoofsRecord) -> tuple[list[Ceiling], list[Ceiling]]:
     """Usable (finite, positive) compute and memory ceilings of one device."""
     compute: list[Ceiling] = []
     memory: list[Ceiling] = []
@@ -197,10 +198,10 @@ def _usable(device: dict[str, Any]) -> tuple[list[Ceiling], list[Ceiling]]:
             key=str(c.get("key")),
             kind=str(kind),
             label=_key_label(str(c.get("key"))),
-            value=float(value),
+            value=number(value),
             unit=_unit_label(c.get("unit"), str(kind)),
             source=None if c.get("source") is None else str(c.get("source")),
-            clock_hz=float(clock) if finite_positive(clock) else None,
+            clock_hz=number(clock) if finite_positive(clock) else None,
             uncertain=bool(c.get("uncertain")),
         )
         (compute if kind == "compute" else memory).append(ceiling)
@@ -217,7 +218,7 @@ def _primary_memory(memory: list[Ceiling]) -> Ceiling:
     return min(memory, key=lambda m: m.value)
 
 
-def device_roofs(device: dict[str, Any]) -> Roofs | None:
+def device_roofs(device: DeviceRoofsRecord) -> Roofs | None:
     """The roofs of one ``roofs`` entry of the context; ``None`` without a compute and a memory roof."""
     compute, memory = _usable(device)
     if not compute or not memory:

@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any
+from typing import Any, cast
 
 from ncu_roofline.render.charts.ceilings import device_roofs
 from ncu_roofline.render.charts.compare_rows import (
@@ -33,7 +33,14 @@ from ncu_roofline.render.charts.figure import DeviceIndex, roofline_figures
 from ncu_roofline.render.charts.groups import PLOTTED_BOUNDS
 from ncu_roofline.render.charts.style import MIN_ARROW_DECADES, arrow, escape_markup, marker_size
 from ncu_roofline.render.format import TEXT
-from ncu_roofline.report.schema import ComparisonContext, ComparisonRecord, ReportContext
+from ncu_roofline.report.schema import (
+    ChartContext,
+    ComparisonContext,
+    ComparisonRecord,
+    DeviceRoofsRecord,
+    KernelRecord,
+    ReportContext,
+)
 
 #: Colour of the candidate marker and arrow of each status.  Okabe-Ito
 #: vermillion and bluish green; the marker symbols differ too (triangle up /
@@ -185,7 +192,9 @@ class _Placed:
         return data
 
 
-def _home(record: ComparisonRecord, roofs: Sequence[dict[str, Any]], device_of: DeviceIndex) -> int:
+def _home(
+    record: ComparisonRecord, roofs: Sequence[DeviceRoofsRecord], device_of: DeviceIndex
+) -> int:
     """Index in the candidate's ``roofs`` of the device a row is drawn on.
 
     The candidate's device for matched and added rows; for removed rows a
@@ -193,12 +202,10 @@ def _home(record: ComparisonRecord, roofs: Sequence[dict[str, Any]], device_of: 
     first device.  -1 when the candidate has no devices.
     """
     if record.get("candidate_groups") is not None:
-        return device_of(
-            {
-                "source": record.get("candidate_source"),
-                "device_name": record.get("candidate_device_name"),
-                "cc": record.get("candidate_cc"),
-            }
+        return device_of.lookup(
+            record.get("candidate_source"),
+            record.get("candidate_device_name"),
+            record.get("candidate_cc"),
         )
     name, cc = record.get("base_device_name"), record.get("base_cc")
     same_name = [i for i, r in enumerate(roofs) if r.get("device_name") == name]
@@ -211,7 +218,7 @@ def _home(record: ComparisonRecord, roofs: Sequence[dict[str, Any]], device_of: 
 
 
 def _homes(
-    records: list[ComparisonRecord], devices: list[dict[str, Any]], drawn: list[int]
+    records: list[ComparisonRecord], devices: list[DeviceRoofsRecord], drawn: list[int]
 ) -> list[int]:
     """The device each row is drawn on; removed rows of a device without a figure go to the first."""
     device_of = DeviceIndex(devices)
@@ -227,12 +234,13 @@ def _homes(
 def _stand_ins(
     records: list[ComparisonRecord],
     homes: list[int],
-    devices: list[dict[str, Any]],
+    devices: list[DeviceRoofsRecord],
     drawn: list[int],
-) -> dict[str, Any]:
-    """A report context of the candidate's roofs with every position as a stand-in group.
+) -> ChartContext:
+    """A chart context of the candidate's roofs with every position as a stand-in group.
 
-    Its roofline figures have axes and ceilings that span both sides.
+    Its roofline figures have axes and ceilings that span both sides.  A
+    stand-in has only the fields that place a point (a partial kernel record).
     """
     stand_ins: list[dict[str, Any]] = []
     for r, home in zip(records, homes, strict=True):
@@ -253,7 +261,8 @@ def _stand_ins(
                         "bound": PLOTTED_BOUNDS[0],
                     }
                 )
-    return {"roofs": devices, "kernels": stand_ins, "launches": [], "findings": []}
+    kernels = cast("list[KernelRecord]", stand_ins)
+    return {"roofs": devices, "kernels": kernels, "launches": [], "findings": []}
 
 
 def _input_names(context: ReportContext) -> str:
@@ -263,9 +272,9 @@ def _input_names(context: ReportContext) -> str:
     return ", ".join(names) or "base"
 
 
-def _gpu_label(device: dict[str, Any]) -> str:
-    gpu = device.get("gpu") or {}
-    name = device.get("device_name") or gpu.get("name")
+def _gpu_label(device: DeviceRoofsRecord) -> str:
+    gpu = device.get("gpu")
+    name = device.get("device_name") or (gpu.get("name") if gpu else None)
     if name:
         return str(name)
     return f"CC {device['cc']}" if device.get("cc") else "unknown GPU"
@@ -288,13 +297,13 @@ def _side_ceilings(traces: list[dict[str, Any]], side: str, gpu: str) -> list[di
 
 
 def _base_ceilings(
-    base_context: ReportContext, records: list[ComparisonRecord], near: dict[str, Any]
+    base_context: ReportContext, records: list[ComparisonRecord], near: DeviceRoofsRecord
 ) -> list[dict[str, Any]]:
     """The base's ceilings for a device drawn from the candidate: the same-named base device, else its first.
 
     Drawn with the positions of ``records`` so the frame spans the same groups.
     """
-    devices = [dict(d) for d in base_context.get("roofs") or []]
+    devices = list(base_context.get("roofs") or [])
     devices = [d for d in devices if device_roofs(d) is not None]
     if not devices:
         return []
@@ -314,7 +323,7 @@ def _comparison_figure(
     records: list[ComparisonRecord],
     orphans: list[ComparisonRecord],
     base: tuple[str, list[dict[str, Any]]],
-    device: dict[str, Any],
+    device: DeviceRoofsRecord,
 ) -> dict[str, Any]:
     """One device's comparison: both sides' ceilings with the rows drawn on that device."""
     base_names, base_ceilings = base
@@ -384,7 +393,7 @@ def comparison_figures(
     :data:`~ncu_roofline.render.charts.MIN_ARROW_DECADES` decades; a shorter arrow
     would be hidden under the marker.
     """
-    devices: list[dict[str, Any]] = [dict(d) for d in candidate_context["roofs"]]
+    devices = list(candidate_context["roofs"])
     records: list[ComparisonRecord] = list(cmp_context.get("kernels") or [])
     # Devices that get a figure: those with a compute and a memory ceiling.
     drawn = [i for i, d in enumerate(devices) if device_roofs(d) is not None]

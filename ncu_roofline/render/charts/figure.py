@@ -29,6 +29,7 @@ from ncu_roofline.render.charts.layout import (
 from ncu_roofline.render.charts.levels import level_points, level_trace
 from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
 from ncu_roofline.render.charts.values import column, field_values, finite_positive
+from ncu_roofline.report.schema import ChartContext, DeviceRoofsRecord, KernelRecord, LaunchRecord
 
 #: The chart's views, by the name a caller asks for, and the label of the
 #: view menu's button that shows each (in the menu's order).
@@ -47,14 +48,14 @@ class DeviceIndex:
     been filled in from the GPU table where the records have none.
     """
 
-    def __init__(self, roofs: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, roofs: Sequence[DeviceRoofsRecord]) -> None:
         self._by_name: dict[tuple[Any, Any], list[int]] = {}
         self._cc = [r.get("cc") for r in roofs]
         for i, r in enumerate(roofs):
             self._by_name.setdefault((r.get("source"), r.get("device_name")), []).append(i)
         self._cache: dict[tuple[Any, Any, Any], int] = {}
 
-    def __call__(self, record: dict[str, Any]) -> int:
+    def __call__(self, record: KernelRecord) -> int:
         return self.lookup(record.get("source"), record.get("device_name"), record.get("cc"))
 
     def lookup(self, source: Any, device_name: Any, cc: Any) -> int:
@@ -103,9 +104,9 @@ def _views(
 
 def _device_figure(
     index: int,
-    device: dict[str, Any],
+    device: DeviceRoofsRecord,
     roofs: Roofs,
-    groups: list[dict[str, Any]],
+    groups: list[KernelRecord],
     launches: dict[str, Any],
     kinds: dict[tuple[Any, str], list[str]],
 ) -> dict[str, Any]:
@@ -174,7 +175,7 @@ def _device_figure(
 
 
 def roofline_figures(
-    context: Mapping[str, Any], max_launch_points: int = 200_000
+    context: ChartContext, max_launch_points: int = 200_000
 ) -> list[dict[str, Any]]:
     """One roofline figure per device of the report context.
 
@@ -190,11 +191,11 @@ def roofline_figures(
     """
     if max_launch_points < 0:
         raise ValueError(f"max_launch_points must be >= 0, not {max_launch_points}")
-    devices: list[dict[str, Any]] = list(context.get("roofs") or [])
-    kernels: list[dict[str, Any]] = list(context.get("kernels") or [])
+    devices = list(context.get("roofs") or [])
+    kernels = list(context.get("kernels") or [])
     # Read field by field: the launches may be lazy records, and a dict per
     # launch for a 400,000-launch report is gigabytes.
-    launch_records: Sequence[dict[str, Any]] = context.get("launches") or []
+    launch_records: Sequence[LaunchRecord] = context.get("launches") or []
     kinds = kinds_by_kernel(context.get("findings") or [])
 
     device_of = DeviceIndex(devices)

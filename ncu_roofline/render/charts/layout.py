@@ -86,7 +86,7 @@ def device_label(device: Mapping[str, Any]) -> str:
     return f"{device_name(device)} (CC {cc})" if cc else device_name(device)
 
 
-def device_title(device: dict[str, Any]) -> str:
+def device_title(device: Mapping[str, Any]) -> str:
     """The chart's title, plain text: device, compute capability and source file."""
     label = device_label(device)
     source = device.get("source")
@@ -96,7 +96,7 @@ def device_title(device: dict[str, Any]) -> str:
 
 
 def device_layout(
-    device: dict[str, Any],
+    device: Mapping[str, Any],
     ranges: Ranges,
     annotations: list[dict[str, Any]],
     meta: dict[str, Any],

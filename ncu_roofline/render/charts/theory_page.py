@@ -228,7 +228,7 @@ def theory_figure(context: TheoryChartContext) -> dict[str, Any] | None:
     The entry is ``{"id", "title", "figure", "groups_plotted",
     "launches_plotted", "not_plotted"}`` like a report's charts.
     """
-    usable = [(i, g, device_roofs(dict(g["roofs"]))) for i, g in enumerate(context["gpus"])]
+    usable = [(i, g, device_roofs(g["roofs"])) for i, g in enumerate(context["gpus"])]
     drawn = [(i, g, r) for i, g, r in usable if r is not None]
     if not drawn:
         return None

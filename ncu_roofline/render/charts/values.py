@@ -24,6 +24,11 @@ def finite(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
+def number(value: float | None) -> float:
+    """A record's number as a float, NaN where it is ``None`` (for values already checked finite)."""
+    return math.nan if value is None else float(value)
+
+
 def finite_positive(value: Any) -> bool:
     """Whether ``value`` is a finite positive number (not a bool): a point on a log axis."""
     v = finite(value)
