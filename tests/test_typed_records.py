@@ -18,6 +18,7 @@ import pytest
 import ncu_roofline
 from ncu_roofline.analysis.compare import COMPARISON_FIELDS, compare
 from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELDS
+from ncu_roofline.report import schema
 from ncu_roofline.report.compare import comparison_context
 from ncu_roofline.report.context import build_context
 from ncu_roofline.report.gates import evaluate_report, parse_gate
@@ -71,6 +72,32 @@ def test_built_records_have_exactly_the_typed_keys(sample: Any) -> None:
     dtype = sorted(x for x in k if x.startswith("flops_tensor_") and x != "flops_tensor_basis")[0]
     assert tensor_flops(k, dtype.removeprefix("flops_tensor_")) == k[dtype]
     assert tensor_flops(k, "no-such-type") is None
+
+
+def test_every_record_of_a_built_report_has_its_typed_keys(sample: Any) -> None:
+    """Besides launches and groups: the context, inputs, totals, roofs, findings, advice."""
+
+    def keys(record: Any, typed: Any) -> None:
+        assert list(record) == [k for k in typed.__annotations__ if k in record]
+        assert set(typed.__required_keys__) <= set(record)
+
+    keys(sample, schema.ReportContext)
+    assert set(sample) | {"gates"} == set(schema.ReportContext.__annotations__)
+    keys(sample["inputs"][0], schema.InputRecord)
+    keys(sample["summary"], schema.Summary)
+    for totals in sample["summary"]["by_bound"].values():
+        keys(totals, schema.BoundTotals)
+    keys(sample["summary"]["profiling_failed"], schema.FailedTotals)
+    for roofs in sample["roofs"]:
+        keys(roofs, schema.DeviceRoofsRecord)
+        for ceiling in roofs["ceilings"]:
+            keys(ceiling, schema.CeilingRecord)
+    for finding in sample["findings"]:
+        keys(finding, schema.FindingRecord)
+    for text in sample["advice"].values():
+        keys(text, schema.AdviceRecord)
+    keys(sample["collect"][0], schema.CollectRecord)
+    keys(sample["theory"], schema.TheorySummary)
 
 
 def test_tripped_gates_have_the_typed_keys_and_travel_in_the_context(sample: Any) -> None:
