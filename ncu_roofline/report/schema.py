@@ -38,6 +38,7 @@ __all__ = [
     "Generator",
     "GpuRecord",
     "GpusDocument",
+    "GroupChange",
     "HistoryChange",
     "HistoryContext",
     "HistoryGroup",
@@ -926,6 +927,13 @@ class HistoryChange(TypedDict):
     total_duration_s: float | None
 
 
+class GroupChange(HistoryChange):
+    """A change point in the list of every change: with its group's number and short name."""
+
+    group: int
+    kernel_short: str
+
+
 class HistoryGroup(TypedDict):
     """One kernel group (GPU, kernel, grid, block) over the runs of a dataset."""
 
@@ -956,7 +964,7 @@ class HistoryContext(TypedDict):
     #: Kernel groups matched; ``groups`` holds the first ``query.top`` of them.
     series: int
     #: Every change point of every matched group, with its group's number.
-    changes: list[dict[str, Any]]
+    changes: list[GroupChange]
     groups: list[HistoryGroup]
     omitted: int
     #: The query run on the ``groups`` table (DuckDB dialect).
