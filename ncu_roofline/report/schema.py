@@ -8,8 +8,12 @@ report stage builds.  The per-launch and per-group records are
 registry's (:mod:`ncu_roofline.core.columns`), which also orders them (a
 test holds the two equal), plus the theory fields when theory was given and
 a ``flops_tensor_<dtype>`` per tensor datatype the profile counts (not fixed
-keys: :func:`tensor_flops` reads them).  Comparison rows stay open
-:data:`Record` dicts.
+keys: :func:`tensor_flops` reads them).  A comparison's rows are
+:class:`ComparisonRecord` (the fields of ``analysis.compare.COMPARISON_FIELDS``).
+Tripped gates travel in one place, a context's ``gates`` record
+(:func:`tripped_gates`).  ``dict[str, Any]`` is left only where the data is
+open-ended: options, a theory model's description and an op's parameters, a
+history's query and rule.
 
 Units are SI; a value the export cannot give is ``None``, never 0.
 """
@@ -51,7 +55,6 @@ __all__ = [
     "LaunchRecord",
     "NcuRuleRecord",
     "PassRecord",
-    "Record",
     "ReportContext",
     "SideFacts",
     "Summary",
@@ -68,10 +71,6 @@ __all__ = [
     "tensor_flops",
     "tripped_gates",
 ]
-
-#: An open record: a comparison row or a record read back from a document,
-#: field name -> plain value.
-Record = dict[str, Any]
 
 
 class TheoryFields(TypedDict, total=False):
