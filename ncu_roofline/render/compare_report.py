@@ -7,7 +7,7 @@ Both read the plain-data comparison context from
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ncu_roofline.render.compare_text import (
     LAUNCH_SHAPE_MISSING,
@@ -31,6 +31,10 @@ from ncu_roofline.report.schema import (
     tripped_gates,
 )
 from ncu_roofline.version import __version__
+
+if TYPE_CHECKING:
+    # The charts (numpy) load only where a page draws them.
+    from ncu_roofline.render.charts.types import RooflineChart
 
 
 def _grid(r: ComparisonRecord) -> Any:
@@ -273,7 +277,7 @@ def comparison_headline(cmp: ComparisonContext) -> dict[str, Any]:
 
 def render_compare_html(
     cmp: ComparisonContext,
-    charts: list[dict[str, Any]],
+    charts: list[RooflineChart],
     *,
     plotly_js: str = "inline",
     generated_at: str | None = None,

@@ -31,6 +31,7 @@ from ncu_roofline.errors import NcuRooflineError, UsageError
 from ncu_roofline.render.charts import comparison_figures
 from ncu_roofline.render.charts.figure import check_view, show_view
 from ncu_roofline.render.charts.layout import device_label, device_name
+from ncu_roofline.render.charts.types import RooflineChart
 from ncu_roofline.render.compare_report import comparison_headline, html_rows
 from ncu_roofline.render.compare_text import summary_line
 from ncu_roofline.render.format import TABLE, file_name, plural
@@ -212,7 +213,7 @@ def comparison_html(cmp: ComparisonContext) -> str:
     )
 
 
-def _pick(charts: list[dict[str, Any]], device: int, why_none: str) -> dict[str, Any]:
+def _pick(charts: list[RooflineChart], device: int, why_none: str) -> RooflineChart:
     """The ``device``-th chart (in the page's order); why there is none when there is none."""
     if not charts:
         raise NcuRooflineError(f"no roofline chart: {why_none}")

@@ -16,6 +16,7 @@ from ncu_roofline.analysis.limiter_units import UNIT_LABELS
 from ncu_roofline.render.advice_refs import groups_by_advice
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
+from ncu_roofline.render.charts.types import RooflineChart
 from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
@@ -196,7 +197,7 @@ def _methodology(context: ReportContext) -> list[dict[str, Any]]:
     return out
 
 
-def untitled(charts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def untitled(charts: list[RooflineChart]) -> list[RooflineChart]:
     """Drop the in-chart title: the page's heading above each chart says it."""
     for c in charts:
         layout = c["figure"]["layout"]
@@ -487,7 +488,7 @@ def _collect(context: ReportContext, points: int) -> dict[str, Any] | None:
     }
 
 
-def _marker_hint(charts: list[dict[str, Any]]) -> str:
+def _marker_hint(charts: list[RooflineChart]) -> str:
     """What the marker shapes mean: diamonds (when some, not all, markers have findings),
     the bandwidth strip's triangles and the theory squares (when there are any)."""
     symbols: list[Any] = []
@@ -515,7 +516,7 @@ def _marker_hint(charts: list[dict[str, Any]]) -> str:
 
 def page_charts(
     context: ReportContext, *, titled: bool = False
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+) -> tuple[list[RooflineChart], dict[str, Any] | None]:
     """The page's roofline charts, and the box that replaces them when none can be drawn.
 
     The charts are :func:`~ncu_roofline.render.charts.roofline_figures`,

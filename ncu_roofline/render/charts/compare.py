@@ -32,6 +32,7 @@ from ncu_roofline.render.charts.compare_rows import (
 from ncu_roofline.render.charts.figure import DeviceIndex, roofline_figures
 from ncu_roofline.render.charts.groups import PLOTTED_BOUNDS
 from ncu_roofline.render.charts.style import MIN_ARROW_DECADES, arrow, escape_markup, marker_size
+from ncu_roofline.render.charts.types import NotPlotted, RooflineChart
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import (
     ChartContext,
@@ -131,7 +132,7 @@ class _Placed:
         default_factory=lambda: {s: [] for s in _CANDIDATE_STATUSES}
     )
     arrows: list[dict[str, Any]] = field(default_factory=list)
-    not_plotted: list[dict[str, Any]] = field(default_factory=list)
+    not_plotted: list[NotPlotted] = field(default_factory=list)
     plotted: int = 0
 
     def add(self, r: ComparisonRecord) -> None:
@@ -319,12 +320,12 @@ def _base_ceilings(
 
 
 def _comparison_figure(
-    frame: dict[str, Any],
+    frame: RooflineChart,
     records: list[ComparisonRecord],
     orphans: list[ComparisonRecord],
     base: tuple[str, list[dict[str, Any]]],
     device: DeviceRoofsRecord,
-) -> dict[str, Any]:
+) -> RooflineChart:
     """One device's comparison: both sides' ceilings with the rows drawn on that device."""
     base_names, base_ceilings = base
     layout = dict(frame["figure"]["layout"])
@@ -375,7 +376,7 @@ def comparison_figures(
     cmp_context: ComparisonContext,
     base_context: ReportContext,
     candidate_context: ReportContext,
-) -> list[dict[str, Any]]:
+) -> list[RooflineChart]:
     """One comparison roofline per device of the candidate profile that has ceilings.
 
     ``cmp_context`` is :func:`ncu_roofline.report.compare.comparison_context`;

@@ -28,6 +28,7 @@ from ncu_roofline.render.charts.layout import (
 )
 from ncu_roofline.render.charts.levels import level_points, level_trace
 from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
+from ncu_roofline.render.charts.types import RooflineChart
 from ncu_roofline.render.charts.values import column, field_values, finite_positive
 from ncu_roofline.report.schema import ChartContext, DeviceRoofsRecord, KernelRecord, LaunchRecord
 
@@ -109,7 +110,7 @@ def _device_figure(
     groups: list[KernelRecord],
     launches: dict[str, Any],
     kinds: dict[tuple[Any, str], list[str]],
-) -> dict[str, Any]:
+) -> RooflineChart:
     points, not_plotted = place_groups(groups, kinds)
     # The arrows run from theory to a measured point; a theory-placed point is its theory.
     theory_points = [
@@ -176,7 +177,7 @@ def _device_figure(
 
 def roofline_figures(
     context: ChartContext, max_launch_points: int = 200_000
-) -> list[dict[str, Any]]:
+) -> list[RooflineChart]:
     """One roofline figure per device of the report context.
 
     A device gets a figure when it has at least one compute and one memory
@@ -211,7 +212,7 @@ def roofline_figures(
         *(field_values(launch_records, f) for f in ("kernel_short", "kernel", "bound", "id"))
     )
 
-    figures: list[dict[str, Any]] = []
+    figures: list[RooflineChart] = []
     for index, device in enumerate(devices):
         roofs = device_roofs(device)
         if roofs is None:

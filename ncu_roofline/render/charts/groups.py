@@ -35,6 +35,7 @@ from ncu_roofline.render.charts.style import (
     marker_size,
     wrapped,
 )
+from ncu_roofline.render.charts.types import NotPlotted
 from ncu_roofline.render.charts.values import finite, number
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import KernelRecord
@@ -135,13 +136,13 @@ def kinds_by_kernel(findings: Iterable[Mapping[str, Any]]) -> dict[tuple[Any, st
 
 def place_groups(
     groups: Iterable[KernelRecord], kinds: dict[tuple[Any, str], list[str]]
-) -> tuple[list[GroupPoint], list[dict[str, Any]]]:
+) -> tuple[list[GroupPoint], list[NotPlotted]]:
     """The groups that get a marker, and ``{"kernel_short", "reason"}`` for those that do not.
 
     ``kinds`` is :func:`kinds_by_kernel` of the context's findings.
     """
     points: list[GroupPoint] = []
-    not_plotted: list[dict[str, Any]] = []
+    not_plotted: list[NotPlotted] = []
     for k in groups:
         reason = not_plotted_reason(k)
         if reason is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ncu_roofline.render.charts.style import escape_markup
+from ncu_roofline.render.charts.types import Chart
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import HistoryContext, HistoryGroup, HistoryPoint
 
@@ -117,7 +118,7 @@ def _group_traces(
     return traces
 
 
-def history_figures(context: HistoryContext) -> list[dict[str, Any]]:
+def history_figures(context: HistoryContext) -> list[Chart]:
     """The history page's charts: ``{"id", "title", "figure"}`` each (none without groups)."""
     groups = context["groups"]
     if not groups:
@@ -126,7 +127,7 @@ def history_figures(context: HistoryContext) -> list[dict[str, Any]]:
     metric_field = {"duration": "duration_s", "efficiency": "efficiency"}.get(
         context["query"]["metric"], "recoverable_s"
     )
-    out = []
+    out: list[Chart] = []
     for chart_id, title, field, y_title, how, log in _CHARTS:
         data: list[dict[str, Any]] = []
         for i, g in enumerate(groups):

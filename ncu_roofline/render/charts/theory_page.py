@@ -21,6 +21,7 @@ from ncu_roofline.render.charts.ceilings import SAME_ROOF, Roofs, ceiling_traces
 from ncu_roofline.render.charts.groups import GroupPoint, point_labels
 from ncu_roofline.render.charts.layout import Ranges, axis_ranges, device_layout
 from ncu_roofline.render.charts.style import GRID_COLOUR, escape_markup, marker_size
+from ncu_roofline.render.charts.types import NotPlotted, RooflineChart
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import TheoryChartContext, TheoryChartGpu, TheoryChartPoint
 
@@ -64,9 +65,9 @@ def _points(gpu: TheoryChartGpu) -> tuple[list[GroupPoint], list[TheoryChartPoin
     return placed, kept
 
 
-def not_plotted(context: TheoryChartContext) -> list[dict[str, Any]]:
+def not_plotted(context: TheoryChartContext) -> list[NotPlotted]:
     """``{"kernel_short", "reason"}`` for each op with no point on any GPU (plain text)."""
-    out: list[dict[str, Any]] = []
+    out: list[NotPlotted] = []
     if not context["gpus"]:
         return out
     for i, p in enumerate(context["gpus"][0]["points"]):
@@ -222,7 +223,7 @@ def _declutter(data: list[dict[str, Any]]) -> None:
             placed.append((x, y))
 
 
-def theory_figure(context: TheoryChartContext) -> dict[str, Any] | None:
+def theory_figure(context: TheoryChartContext) -> RooflineChart | None:
     """One plotly.js figure of every GPU's roofs and ops; ``None`` without a usable GPU.
 
     The entry is ``{"id", "title", "figure", "groups_plotted",
