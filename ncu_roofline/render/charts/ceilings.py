@@ -28,6 +28,7 @@ from ncu_roofline.render.charts.style import (
     OTHER_MEMORY_COLOUR,
     escape_markup,
 )
+from ncu_roofline.render.charts.types import PlotlyJSON
 from ncu_roofline.render.charts.values import FloatArray, finite_positive, number
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import DeviceRoofsRecord
@@ -235,7 +236,7 @@ def _line(
     hover: str,
     dash: str,
     width: float,
-) -> dict[str, Any]:
+) -> PlotlyJSON:
     """A ceiling drawn as a line trace in the legend group ``group``."""
     return {
         "type": "scatter",
@@ -253,7 +254,7 @@ def _line(
 
 def ceiling_traces(
     roofs: Roofs, x_lo: float, x_hi: float, used: set[str] | None = None
-) -> list[dict[str, Any]]:
+) -> list[PlotlyJSON]:
     """Memory roofs, compute roofs and the ridge points, for an x range in log10 units.
 
     ``used`` holds the precisions of the kernel groups on the chart: roofs of
@@ -261,7 +262,7 @@ def ceiling_traces(
     hidden in the legend.  Each ceiling trace's ``meta`` lists its ceiling
     keys, so a view can show a level's roof by key.
     """
-    data: list[dict[str, Any]] = []
+    data: list[PlotlyJSON] = []
     for line in merge_equal(roofs.memory):
         m = line.first
         xs_m = np.logspace(x_lo, math.log10(roofs.top / m.value), _LINE_POINTS)
@@ -299,14 +300,14 @@ def ceiling_traces(
     return data
 
 
-def _visibility(trace: dict[str, Any], line: Line, shown: bool) -> dict[str, Any]:
+def _visibility(trace: PlotlyJSON, line: Line, shown: bool) -> PlotlyJSON:
     trace["meta"] = {"keys": line.keys}
     if not shown:
         trace["visible"] = "legendonly"
     return trace
 
 
-def _ridge_trace(roofs: Roofs, ridges: list[tuple[Line, float]]) -> dict[str, Any]:
+def _ridge_trace(roofs: Roofs, ridges: list[tuple[Line, float]]) -> PlotlyJSON:
     """The ridge points of the compute roofs drawn at first."""
     prim = escape_markup(roofs.primary.label)
     return {

@@ -32,7 +32,7 @@ from ncu_roofline.render.charts.compare_rows import (
 from ncu_roofline.render.charts.figure import DeviceIndex, roofline_figures
 from ncu_roofline.render.charts.groups import PLOTTED_BOUNDS
 from ncu_roofline.render.charts.style import MIN_ARROW_DECADES, arrow, escape_markup, marker_size
-from ncu_roofline.render.charts.types import NotPlotted, RooflineChart
+from ncu_roofline.render.charts.types import NotPlotted, PlotlyJSON, RooflineChart
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import (
     ChartContext,
@@ -87,7 +87,7 @@ def _markers(
     symbol: str,
     colour: str,
     group: str,
-) -> dict[str, Any]:
+) -> PlotlyJSON:
     filled = not symbol.endswith("-open")
     return {
         "type": "scatter",
@@ -116,7 +116,7 @@ def _markers(
 
 def _arrow(
     record: ComparisonRecord, tail: tuple[float, float], head: tuple[float, float]
-) -> dict[str, Any]:
+) -> PlotlyJSON:
     name = str(record.get("kernel_short") or record.get("kernel") or "")
     colour = STATUS_COLOURS.get(str(record.get("status")), _BASE_COLOUR)
     return arrow(tail, head, colour, escape_markup(f"{name}: {status_line(record)}"))
@@ -131,7 +131,7 @@ class _Placed:
     candidate: dict[str, list[_Point]] = field(
         default_factory=lambda: {s: [] for s in _CANDIDATE_STATUSES}
     )
-    arrows: list[dict[str, Any]] = field(default_factory=list)
+    arrows: list[PlotlyJSON] = field(default_factory=list)
     not_plotted: list[NotPlotted] = field(default_factory=list)
     plotted: int = 0
 
@@ -159,7 +159,7 @@ class _Placed:
             if moved >= MIN_ARROW_DECADES:
                 self.arrows.append(_arrow(r, b, c))
 
-    def traces(self) -> list[dict[str, Any]]:
+    def traces(self) -> list[PlotlyJSON]:
         """Base positions, removed groups, then the candidate positions by status."""
         data = []
         if self.base:
@@ -281,7 +281,7 @@ def _gpu_label(device: DeviceRoofsRecord) -> str:
     return f"CC {device['cc']}" if device.get("cc") else "unknown GPU"
 
 
-def _side_ceilings(traces: list[dict[str, Any]], side: str, gpu: str) -> list[dict[str, Any]]:
+def _side_ceilings(traces: list[PlotlyJSON], side: str, gpu: str) -> list[PlotlyJSON]:
     """Ceiling traces named after their side and GPU; the base's dashed."""
     out = []
     for t in traces:
@@ -299,7 +299,7 @@ def _side_ceilings(traces: list[dict[str, Any]], side: str, gpu: str) -> list[di
 
 def _base_ceilings(
     base_context: ReportContext, records: list[ComparisonRecord], near: DeviceRoofsRecord
-) -> list[dict[str, Any]]:
+) -> list[PlotlyJSON]:
     """The base's ceilings for a device drawn from the candidate: the same-named base device, else its first.
 
     Drawn with the positions of ``records`` so the frame spans the same groups.
@@ -323,7 +323,7 @@ def _comparison_figure(
     frame: RooflineChart,
     records: list[ComparisonRecord],
     orphans: list[ComparisonRecord],
-    base: tuple[str, list[dict[str, Any]]],
+    base: tuple[str, list[PlotlyJSON]],
     device: DeviceRoofsRecord,
 ) -> RooflineChart:
     """One device's comparison: both sides' ceilings with the rows drawn on that device."""

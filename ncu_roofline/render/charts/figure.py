@@ -28,7 +28,7 @@ from ncu_roofline.render.charts.layout import (
 )
 from ncu_roofline.render.charts.levels import level_points, level_trace
 from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
-from ncu_roofline.render.charts.types import RooflineChart
+from ncu_roofline.render.charts.types import PlotlyJSON, RooflineChart
 from ncu_roofline.render.charts.values import column, field_values, finite_positive
 from ncu_roofline.report.schema import ChartContext, DeviceRoofsRecord, KernelRecord, LaunchRecord
 
@@ -79,7 +79,7 @@ class DeviceIndex:
 
 
 def _views(
-    data: list[dict[str, Any]], levels_index: int | None, launch_index: int | None
+    data: list[PlotlyJSON], levels_index: int | None, launch_index: int | None
 ) -> list[tuple[str, list[bool | str], bool]]:
     """The chart's views: kernel groups, memory levels (with every memory roof), every launch."""
     base: list[bool | str] = [t.get("visible", True) for t in data]
@@ -143,7 +143,7 @@ def _device_figure(
         levels_index = len(data)
         data.append(levels)
     data += group_traces(points, (ranges.x_hi - ranges.x_lo, ranges.y_hi - ranges.y_lo))
-    annotations: list[dict[str, Any]] = []
+    annotations: list[PlotlyJSON] = []
     if theory_points:
         data.append(theory_trace(theory_points))
         annotations = theory_arrows(theory_points)
@@ -243,7 +243,7 @@ def figure_views(figure: Mapping[str, Any]) -> list[str]:
     return [by_label[b["label"]] for b in menus[0]["buttons"]]
 
 
-def show_view(figure: Mapping[str, Any], view: str) -> dict[str, Any]:
+def show_view(figure: Mapping[str, Any], view: str) -> PlotlyJSON:
     """A copy of ``figure`` as its view menu's ``view`` button shows it.
 
     The button's own arguments (which traces are visible, whether the theory

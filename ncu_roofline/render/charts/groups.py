@@ -35,7 +35,7 @@ from ncu_roofline.render.charts.style import (
     marker_size,
     wrapped,
 )
-from ncu_roofline.render.charts.types import NotPlotted
+from ncu_roofline.render.charts.types import NotPlotted, PlotlyJSON
 from ncu_roofline.render.charts.values import finite, number
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import KernelRecord
@@ -309,7 +309,7 @@ def legend_name(p: GroupPoint) -> str:
     return escape_markup(f"{rank} · {short}")
 
 
-def _trace(members: list[GroupPoint], labels: list[str], bound: str, name: str) -> dict[str, Any]:
+def _trace(members: list[GroupPoint], labels: list[str], bound: str, name: str) -> PlotlyJSON:
     return {
         "type": "scatter",
         "mode": "markers+text",
@@ -353,7 +353,7 @@ def _symbol(p: GroupPoint) -> str:
     return "diamond" if p.finding else "circle"
 
 
-def group_traces(points: list[GroupPoint], spans: tuple[float, float]) -> list[dict[str, Any]]:
+def group_traces(points: list[GroupPoint], spans: tuple[float, float]) -> list[PlotlyJSON]:
     """The kernel-group marker traces: one per group, up to :data:`LEGEND_GROUPS` groups.
 
     Each of those groups is its own legend entry, "3 · name", its number the

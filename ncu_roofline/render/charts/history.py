@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ncu_roofline.render.charts.style import escape_markup
-from ncu_roofline.render.charts.types import Chart
+from ncu_roofline.render.charts.types import Chart, PlotlyJSON
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import HistoryContext, HistoryGroup, HistoryPoint
 
@@ -62,7 +62,7 @@ def _read(value: object, how: str) -> str:
 
 def _group_traces(
     g: HistoryGroup, field: str, how: str, by_time: bool, colour: str
-) -> list[dict[str, Any]]:
+) -> list[PlotlyJSON]:
     name = escape_markup(f"#{g['number']} {g['kernel_short']}")
     points = g["points"]
     hover = [
@@ -70,7 +70,7 @@ def _group_traces(
         + f"<br>{_read(p[field], how)}"  # type: ignore[literal-required]
         for p in points
     ]
-    traces: list[dict[str, Any]] = [
+    traces: list[PlotlyJSON] = [
         {
             "type": "scatter",
             "mode": "lines+markers",
@@ -129,7 +129,7 @@ def history_figures(context: HistoryContext) -> list[Chart]:
     )
     out: list[Chart] = []
     for chart_id, title, field, y_title, how, log in _CHARTS:
-        data: list[dict[str, Any]] = []
+        data: list[PlotlyJSON] = []
         for i, g in enumerate(groups):
             colour = GROUP_COLOURS[i % len(GROUP_COLOURS)]
             traces = _group_traces(g, field, how, by_time, colour)
