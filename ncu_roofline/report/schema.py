@@ -26,6 +26,7 @@ from typing import Any, TypedDict, cast
 __all__ = [
     "BoundTotals",
     "CeilingRecord",
+    "ChangeRuleRecord",
     "ChartContext",
     "CollectRecord",
     "ComparisonContext",
@@ -47,6 +48,7 @@ __all__ = [
     "HistoryContext",
     "HistoryGroup",
     "HistoryPoint",
+    "HistoryQueryRecord",
     "InputRecord",
     "InspectDocument",
     "InspectInput",
@@ -948,6 +950,32 @@ class HistoryGroup(TypedDict):
     points: list[HistoryPoint]
 
 
+class HistoryQueryRecord(TypedDict):
+    """The filters and options a history was asked with."""
+
+    #: Regular expression searched in the kernel name (full or short).
+    kernel: str | None
+    tags: dict[str, str]
+    #: ISO 8601, UTC.
+    since: str | None
+    #: ``time`` or the tag the runs are ordered by.
+    order_by: str
+    #: The tag that names a run.
+    label: str
+    metric: str
+    top: int
+
+
+class ChangeRuleRecord(TypedDict):
+    """The change-point rule of a history (``analysis.change_rule.ChangeRule``)."""
+
+    window: int
+    sustain: int
+    noise: float
+    min_step: float
+    min_baseline: int
+
+
 class HistoryContext(TypedDict):
     """The ``history`` command's document: ``history --format json``."""
 
@@ -956,9 +984,9 @@ class HistoryContext(TypedDict):
     generator: Generator
     dataset: str
     #: The filters and options asked for.
-    query: dict[str, Any]
+    query: HistoryQueryRecord
     #: The change-point rule (window, sustain, noise, min_step, min_baseline).
-    rule: dict[str, Any]
+    rule: ChangeRuleRecord
     runs: int
     #: Kernel groups matched; ``groups`` holds the first ``query.top`` of them.
     series: int
