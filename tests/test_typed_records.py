@@ -98,6 +98,9 @@ def test_every_record_of_a_built_report_has_its_typed_keys(sample: Any) -> None:
         keys(text, schema.AdviceRecord)
     keys(sample["collect"][0], schema.CollectRecord)
     keys(sample["theory"], schema.TheorySummary)
+    keys(sample["theory"]["model"], schema.ModelRecord)
+    keys(sample["options"], schema.ReportOptions)
+    keys(sample["options"]["theory"], schema.TheorySummary)
 
 
 def test_tripped_gates_have_the_typed_keys_and_travel_in_the_context(sample: Any) -> None:
@@ -117,6 +120,7 @@ def test_comparison_records_have_the_comparison_fields() -> None:
     assert cmp["kernels"]
     assert {tuple(r) for r in cmp["kernels"]} == {COMPARISON_FIELDS}
     assert list(cmp["totals"]) == list(ComparisonTotals.__annotations__)
+    assert list(cmp["options"]) == list(schema.ComparisonOptions.__annotations__)
     assert list(cmp["context"]) == list(ComparisonFacts.__annotations__)
     for side in ("base", "candidate"):
         assert list(cmp["context"][side]) == list(SideFacts.__annotations__)

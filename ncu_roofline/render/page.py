@@ -27,6 +27,7 @@ from ncu_roofline.report.schema import (
     InputRecord,
     KernelRecord,
     ReportContext,
+    ReportOptions,
     Summary,
 )
 from ncu_roofline.version import __version__
@@ -206,7 +207,7 @@ def untitled(charts: list[RooflineChart]) -> list[RooflineChart]:
     return charts
 
 
-def _options_line(options: dict[str, Any]) -> str:
+def _options_line(options: ReportOptions) -> str:
     """The settings the report was made with, in one line."""
     parts = []
     if options.get("gpu"):

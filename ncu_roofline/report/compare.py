@@ -20,6 +20,7 @@ from ncu_roofline.report.context import (
     build_context,
     generator,
     input_records,
+    report_options,
     summary_context,
 )
 from ncu_roofline.report.records import records
@@ -37,7 +38,7 @@ __all__ = ["comparison_context", "comparison_document"]
 def _side_context(analysis: Analysis) -> ComparisonSide:
     return {
         "inputs": input_records(analysis),
-        "options": dict(analysis.options),
+        "options": report_options(analysis),
         "summary": summary_context(analysis),
     }
 

@@ -32,6 +32,7 @@ __all__ = [
     "ComparisonContext",
     "ComparisonDocument",
     "ComparisonFacts",
+    "ComparisonOptions",
     "ComparisonRecord",
     "ComparisonSide",
     "ComparisonTotals",
@@ -55,9 +56,11 @@ __all__ = [
     "InspectPass",
     "KernelRecord",
     "LaunchRecord",
+    "ModelRecord",
     "NcuRuleRecord",
     "PassRecord",
     "ReportContext",
+    "ReportOptions",
     "SideFacts",
     "Summary",
     "TheoryChartContext",
@@ -479,13 +482,28 @@ class AdviceRecord(TypedDict):
     what_to_try: str
 
 
+class ModelRecord(TypedDict):
+    """The model a theory was built for, and the shape of its forward pass."""
+
+    key: str
+    name: str
+    #: Where the model's figures come from.
+    source: str
+    phase: str
+    batch: int
+    seq: int
+    dtype: str
+    kv_dtype: str | None
+    tp: int
+
+
 class TheorySummary(TypedDict, total=False):
     """How theory was given (file, model) and what it matched."""
 
     file: str | None
     excess_threshold: float
     min_time_share: float
-    model: dict[str, Any]
+    model: ModelRecord
     kernels_with_theory: int
     unmatched: list[str]
 
@@ -507,12 +525,31 @@ class GatesRecord(TypedDict):
     tripped: list[GateRecord]
 
 
+class ReportOptions(TypedDict):
+    """The options an analysis was made with."""
+
+    #: The GPU named with ``--gpu`` (``None``: from the export).
+    gpu: str | None
+    roofs_file: str | None
+    #: ``measured``, ``boost`` or ``base``: the clock datasheet roofs are scaled to.
+    clocks: str
+    #: The theory's file, model and thresholds (``None``: no theory given).
+    theory: TheorySummary | None
+
+
+class ComparisonOptions(TypedDict):
+    """The options a comparison was made with."""
+
+    #: The relative change a group must pass to be a regression or improvement.
+    noise: float
+
+
 class _ReportFields(TypedDict):
     """The fields every report context has."""
 
     schema_version: str
     generator: Generator
-    options: dict[str, Any]
+    options: ReportOptions
     inputs: list[InputRecord]
     summary: Summary
     roofs: list[DeviceRoofsRecord]
@@ -549,7 +586,7 @@ class ComparisonSide(TypedDict):
     """One side of a comparison: its inputs, options and totals."""
 
     inputs: list[InputRecord]
-    options: dict[str, Any]
+    options: ReportOptions
     summary: Summary
 
 
@@ -704,7 +741,7 @@ class _ComparisonFields(TypedDict):
     schema_version: str
     kind: str
     generator: Generator
-    options: dict[str, Any]
+    options: ComparisonOptions
     #: Each side's GPU, clocks, ncu version, metric set and work, and their differences.
     context: ComparisonFacts
     base: ComparisonSide
@@ -807,7 +844,7 @@ class TheoryTable(TypedDict):
     ``gpus`` the reference of their ``speedup_vs_first``.
     """
 
-    model: dict[str, Any] | None
+    model: ModelRecord | None
     gpus: list[TheoryGpuRecord]
     ops: list[TheoryOpRecord]
     totals: dict[str, TheoryTotals] | None
