@@ -12,8 +12,7 @@ keys: :func:`tensor_flops` reads them).  A comparison's rows are
 :class:`ComparisonRecord` (the fields of ``analysis.compare.COMPARISON_FIELDS``).
 Tripped gates travel in one place, a context's ``gates`` record
 (:func:`tripped_gates`).  ``dict[str, Any]`` is left only where the data is
-open-ended: options, a theory model's description and an op's parameters, a
-history's query and rule.
+open-ended: an op's parameters (each op kind has its own).
 
 Units are SI; a value the export cannot give is ``None``, never 0.
 """
