@@ -132,6 +132,59 @@ def test_gpu_records_are_the_gpu_table_entries() -> None:
     assert all(list(g.to_dict()) == list(GpuRecord.__annotations__) for g in builtin_gpus())
 
 
+#: Keys renderers ``.get`` that are not record fields: plotly.js's own schema,
+#: a theory model's optional entries, a GPU's per-precision peaks, the page's
+#: view models and the JUnit context's header.
+NOT_RECORD_KEYS = frozenset(
+    {
+        # plotly.js traces and layouts
+        "annotations", "data", "legendgroup", "line", "margin", "marker", "meta",
+        "mode", "symbol", "text", "updatemenus", "visible",
+        # a GPU's peaks by precision and memory level
+        "dram", "fp32", "fp64", "tensor_bf16", "tensor_fp16",
+        # view models and page assets
+        "header", "not_plotted", "plotly_js", "reasons",
+        # a theory model's optional shape
+        "kv_dtype", "tp",
+    }
+)  # fmt: skip
+
+
+def _typed_keys() -> set[str]:
+    from ncu_roofline.render.charts import types as chart_types
+
+    keys: set[str] = set()
+    for module in (schema, chart_types):
+        for value in vars(module).values():
+            if isinstance(value, type) and hasattr(value, "__required_keys__"):
+                keys |= set(value.__annotations__)
+    return keys
+
+
+def test_renderers_get_only_record_fields() -> None:
+    """mypy lets ``record.get("renamed")`` pass (it is an ``object``): this catches it."""
+    import ast
+
+    sources = [*(REPO / "ncu_roofline" / "render").rglob("*.py")]
+    sources.append(REPO / "ncu_roofline" / "report" / "gates.py")
+    known = _typed_keys() | NOT_RECORD_KEYS
+    unknown: dict[str, list[str]] = {}
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "get"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+                and node.args[0].value not in known
+                and ast.unparse(node.func.value) != "os.environ"
+            ):
+                unknown.setdefault(node.args[0].value, []).append(f"{path.name}:{node.lineno}")
+    assert not unknown, unknown
+
+
 def _mypy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> tuple[str, int]:
     """mypy (strict) on one module that imports the package, checking that file alone."""
     api = pytest.importorskip("mypy.api")
