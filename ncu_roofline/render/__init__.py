@@ -127,10 +127,10 @@ def _comparison_md(doc: ComparisonDocument, options: RenderOptions) -> str:
 
 
 def _comparison_junit(doc: ComparisonDocument, options: RenderOptions) -> bytes:
-    from ncu_roofline.render.junit_report import comparison_junit_context, render_junit
+    from ncu_roofline.render.junit_report import comparison_suite, render_suite
 
-    context = comparison_junit_context(doc["comparison"], doc["candidate_report"])
-    return render_junit(context, suite_name=f"{NAME} compare")
+    suite = comparison_suite(doc["comparison"], doc["candidate_report"])
+    return render_suite(suite, suite_name=f"{NAME} compare")
 
 
 def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:

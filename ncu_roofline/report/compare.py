@@ -4,8 +4,9 @@
 into JSON-safe values (``None`` for missing, never NaN), with the same
 per-side summary as a single report's context.  :func:`comparison_document`
 adds the full report context of each side (what the comparison chart and
-the JUnit view read), and :func:`comparison_junit_context` recasts the
-comparison as a report context whose test cases are the candidate's groups.
+the JUnit view read); the JUnit writer's
+:func:`~ncu_roofline.render.junit_report.comparison_suite` recasts the
+comparison as a suite whose test cases are the candidate's groups.
 """
 
 from __future__ import annotations
