@@ -39,6 +39,12 @@ from ncu_roofline.fleet.history import HistoryQuery, build_history, history_sql
 from ncu_roofline.fleet.schema import JSON_FIELDS, RECORD_FIELDS, field_type, table_schema
 from ncu_roofline.readers import load
 from ncu_roofline.report.context import build_context
+from ncu_roofline.report.schema import (
+    ChangeRuleRecord,
+    GroupChange,
+    HistoryContext,
+    HistoryQueryRecord,
+)
 from tests.helpers import REPO, SAMPLE, SAMPLES, run
 
 pytest.importorskip("duckdb")
@@ -151,6 +157,10 @@ def test_history_finds_the_step_at_its_run_and_nowhere_else(history_dataset: Pat
     assert h["series"] == 4
     assert len(h["changes"]) == 1, h["changes"]
     change = h["changes"][0]
+    assert list(change) == list(GroupChange.__annotations__)  # the typed record's keys
+    assert list(h["query"]) == list(HistoryQueryRecord.__annotations__)
+    assert list(h["rule"]) == list(ChangeRuleRecord.__annotations__)
+    assert list(h) == list(HistoryContext.__annotations__)
     assert change["kernel_short"] == "Kernel<Gemm>"
     assert change["label"] == f"c{STEP_RUN:02d}" and change["run"] == STEP_RUN + 1
     assert change["direction"] == "up" and change["regression"] is True

@@ -34,6 +34,11 @@ HOSTILE = [
 ]
 
 
+def _gated(context: Any, tripped: list[Any]) -> Any:
+    """The context with a gates record: its rules and those tripped (the renderers' one channel)."""
+    return {**context, "gates": {"rules": sorted({g["rule"] for g in tripped}), "tripped": tripped}}
+
+
 def _as_shown(name: str) -> str:
     """A HOSTILE name as the documents show it: breaks as spaces, controls as their escapes."""
     for raw, shown in (("\n", " "), ("\r", " "), ("\x00", "\\x00"), ("\x1b", "\\x1b")):
@@ -285,7 +290,7 @@ def test_markdown_gates_section_and_verdict(context: dict[str, Any]) -> None:
         {"rule": "regression>5%", "kernel": gemm["kernel"], "message": "225 µs, +7% vs base"},
         {"rule": "warnings>0", "kernel": None, "message": "1 warning"},
     ]
-    md = render_markdown(context, gates=gates)
+    md = render_markdown(_gated(context, gates))
     assert "**2 gates tripped**" in md
     section = md.split("### Gates\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert section == [
@@ -293,7 +298,7 @@ def test_markdown_gates_section_and_verdict(context: dict[str, Any]) -> None:
         "225 µs, +7% vs base",
         "- **warnings&gt;0**, whole profile: 1 warning",
     ]
-    clean = render_markdown(context, gates=[])
+    clean = render_markdown(_gated(context, []))
     assert "**Verdict:** gates passed; look first at" in clean
     assert "### Gates" not in clean
 
@@ -301,7 +306,7 @@ def test_markdown_gates_section_and_verdict(context: dict[str, Any]) -> None:
 def test_markdown_escapes_hostile_names(context: dict[str, Any]) -> None:
     ctx = _hostile(context)
     gates = [{"rule": "<rule>|", "kernel": ctx["kernels"][0]["kernel"], "message": "</details>|"}]
-    md = render_markdown(ctx, gates=gates, html_url="javascript:alert(1)")
+    md = render_markdown(_gated(ctx, gates), html_url="javascript:alert(1)")
     _assert_inert(md)
     lines = md.splitlines()
     assert lines.count("<details>") == lines.count("</details>") == 2
@@ -326,7 +331,7 @@ def test_markdown_escapes_hostile_names(context: dict[str, Any]) -> None:
 def test_markdown_escapes_titles_gates_and_roof_sources(context: dict[str, Any]) -> None:
     ctx = _hostile(context)
     gates = [{"rule": "<rule>", "kernel": "`x`</details>", "message": "<b>bold</b>"}]
-    md = render_markdown(ctx, gates=gates)
+    md = render_markdown(_gated(ctx, gates))
     _assert_inert(md)
     spans, _ = _split_code(md.splitlines()[0])
     assert spans == ["<script>`x`|.csv"]
@@ -379,7 +384,7 @@ def test_markdown_shrinks_findings_gates_and_top_when_needed(context: dict[str, 
         {"rule": "regression>5%", "kernel": k["kernel"], "message": "slower " * 400}
         for k in ctx["kernels"][:300]
     ]
-    md = render_markdown(ctx, gates=gates, top=500)
+    md = render_markdown(_gated(ctx, gates), top=500)
     assert len(md) <= MAX_MARKDOWN_CHARS
     assert "<details>" not in md
     assert "**300 gates tripped**" in md
@@ -453,7 +458,7 @@ def test_junit_failures_attach_to_their_kernels(context: dict[str, Any]) -> None
         {"rule": "warnings>0", "kernel": None, "message": "1 warning"},
         {"rule": "regression>5%", "kernel": "gone_kernel", "message": "missing"},
     ]
-    suite = _suite(render_junit(context, gates=gates, suite_name="perf"))
+    suite = _suite(render_junit(_gated(context, gates), suite_name="perf"))
     assert suite.get("name") == "perf"
     cases = suite.findall("testcase")
     assert suite.get("tests") == str(len(context["kernels"]) + 1)
@@ -492,7 +497,7 @@ def test_junit_shows_controls_and_strips_characters_xml_cannot_hold(
     k["kernel_short"] = "bad\x00name\x1b[31m</testcase>&"
     k["kernel"] = "void bad\x00name\x1b[31m\ufffe(int)"
     gates = [{"rule": "r\x07ule", "kernel": k["kernel"], "message": "m\x00sg\x1b"}]
-    xml = render_junit(context, gates=gates, suite_name="s\x0cuite")
+    xml = render_junit(_gated(context, gates), suite_name="s\x0cuite")
     suite = _suite(xml)
     case = suite.findall("testcase")[0]
     # Controls are shown as their escapes; U+FFFE, which XML cannot hold, is dropped.

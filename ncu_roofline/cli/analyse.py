@@ -11,7 +11,7 @@ table) stays in the commands.  :func:`gates_record` is also the record
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ncu_roofline.cli.messages import (
     note_gpu_alias,
@@ -23,13 +23,13 @@ from ncu_roofline.cli.options import RoofOptions, TheoryOptions
 from ncu_roofline.core.files import unique_inputs
 from ncu_roofline.core.hardware import chosen_roofs
 from ncu_roofline.report.gates import Gate, evaluate_report
-from ncu_roofline.report.schema import GatesRecord, ReportContext
+from ncu_roofline.report.schema import GateRecord, GatesRecord, ReportContext
 
 if TYPE_CHECKING:
     from ncu_roofline.analysis import Analysis
 
 
-def gates_record(gates: list[Gate], tripped: list[dict[str, Any]]) -> GatesRecord:
+def gates_record(gates: list[Gate], tripped: list[GateRecord]) -> GatesRecord:
     """The ``gates`` entry of a report or comparison: the rules asked for and those that tripped."""
     return {"rules": [g.text for g in gates], "tripped": tripped}
 
@@ -84,7 +84,7 @@ def analyse_and_gate(
     gates: list[Gate],
     progress: bool | None,
     merge: bool = False,
-) -> tuple[ReportContext, list[dict[str, Any]]]:
+) -> tuple[ReportContext, list[GateRecord]]:
     """The report context of ``inputs`` and the gates that tripped on it.
 
     The context carries the gates record when ``gates`` were asked for.  On

@@ -216,9 +216,7 @@ def compare(
     tripped = evaluate_comparison(gates, cmp, doc["candidate_report"])
     if gates:
         cmp["gates"] = gates_record(gates, tripped)
-    text = render_document(
-        "comparison", out_format, doc, out.render_options(tripped if gates else None)
-    )
+    text = render_document("comparison", out_format, doc, out.render_options())
     emit(text, output, out.force, f"({out_format}): {summary_line(cmp)}")
     exit_on_tripped(tripped)
 

@@ -7,7 +7,7 @@ logs; stdout carries only documents, never these lines.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,7 +19,7 @@ from ncu_roofline.version import NAME
 if TYPE_CHECKING:
     from ncu_roofline.core.hardware import GpuLookup
     from ncu_roofline.report.gates import Gate
-    from ncu_roofline.report.schema import FindingRecord, InputRecord, ReportContext
+    from ncu_roofline.report.schema import FindingRecord, GateRecord, InputRecord, ReportContext
 
 # The findings catalogue and the gates are imported where used: every
 # command imports this module, most never print a finding.
@@ -88,7 +88,7 @@ def emit(data: Document, output: str | None, force: bool, description: str) -> N
         click.echo(f"{PROG}: wrote {terminal_safe(output)} {description}", err=True)
 
 
-def exit_on_tripped(tripped: list[dict[str, Any]]) -> None:
+def exit_on_tripped(tripped: list[GateRecord]) -> None:
     """List tripped gates and exit 3 (the output is already written); nothing if none."""
     if not tripped:
         return

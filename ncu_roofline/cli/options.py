@@ -265,11 +265,9 @@ class OutputOptions(Options):
             return self.output
         return f"{_stem(first_input)}{infix}{FORMATS[out_format][0]}"
 
-    def render_options(self, gates: list[dict[str, Any]] | None) -> RenderOptions:
-        """The renderer's options, with the tripped gates (None when none were asked for)."""
-        return RenderOptions(
-            plotly_js=self.plotly_js, html_url=self.html_url, top=self.top, gates=gates
-        )
+    def render_options(self) -> RenderOptions:
+        """The renderer's options (tripped gates travel in the context's ``gates`` record)."""
+        return RenderOptions(plotly_js=self.plotly_js, html_url=self.html_url, top=self.top)
 
 
 def output_options(output_help: str) -> Decorator[F]:

@@ -73,9 +73,7 @@ def report(
     output = out.target(inputs[0], out_format)
     refuse_existing(output, out.force)
     context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress, merge)
-    document = stream_document(
-        "report", out_format, context, out.render_options(tripped if gates else None)
-    )
+    document = stream_document("report", out_format, context, out.render_options())
     summary = context["summary"]
     emit(
         document,

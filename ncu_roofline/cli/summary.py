@@ -61,6 +61,6 @@ def summary(
     roofs = roofs.configured(settings, "gpu", "roofs_file", "clocks")
     gates = gating.report_gates(settings)
     context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress, merge)
-    options = RenderOptions(width=width, top=top, gates=tripped if gates else None)
+    options = RenderOptions(width=width, top=top)
     write_output(render_document("report", fmt, context, options), None)
     exit_on_tripped(tripped)

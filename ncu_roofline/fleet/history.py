@@ -26,6 +26,7 @@ from ncu_roofline.fleet.located import LOCATED_SQL, current_sql
 from ncu_roofline.fleet.schema import SCHEMA_VERSION
 from ncu_roofline.report.context import generator
 from ncu_roofline.report.schema import (
+    GroupChange,
     HistoryChange,
     HistoryContext,
     HistoryGroup,
@@ -253,7 +254,7 @@ def build_history(ds: Dataset, q: HistoryQuery) -> HistoryContext:
     found.sort(key=lambda f: f[0])
     runs = pc.count_distinct(table.column("run_id")).as_py() if table.num_rows else 0
     groups: list[HistoryGroup] = []
-    all_changes: list[dict[str, Any]] = []
+    all_changes: list[GroupChange] = []
     for number, (_, lo, hi, changes) in enumerate(found, 1):
         first = table.slice(lo, 1).to_pydict()
         short = first["kernel_short"][0] or first["kernel"][0]

@@ -53,15 +53,15 @@ if TYPE_CHECKING:
 class RenderOptions:
     """How to render, beyond the context itself.
 
-    ``gates`` are the tripped gates when gates were asked for, else ``None``
-    (Markdown then says nothing about gates rather than "none tripped").
+    Tripped gates are not an option: they travel in the context's ``gates``
+    record (:func:`~ncu_roofline.report.schema.tripped_gates`), the one
+    place every renderer reads them from.
     """
 
     plotly_js: str = "inline"
     html_url: str | None = None
     top: int = 10
     width: int = 100
-    gates: list[dict[str, Any]] | None = None
 
 
 #: A renderer: the plain-data context and the options to the document.
@@ -85,13 +85,13 @@ def _report_html(context: ReportContext, options: RenderOptions) -> str:
 def _report_md(context: ReportContext, options: RenderOptions) -> str:
     from ncu_roofline.render.markdown_report import render_markdown
 
-    return render_markdown(context, html_url=options.html_url, top=options.top, gates=options.gates)
+    return render_markdown(context, html_url=options.html_url, top=options.top)
 
 
 def _report_junit(context: ReportContext, options: RenderOptions) -> bytes:
     from ncu_roofline.render.junit_report import render_junit
 
-    return render_junit(context, gates=options.gates)
+    return render_junit(context)
 
 
 def _report_text(context: ReportContext, options: RenderOptions) -> str:
@@ -107,22 +107,20 @@ def _comparison_html(doc: ComparisonDocument, options: RenderOptions) -> str:
 
     cmp = doc["comparison"]
     figures = untitled(comparison_figures(cmp, doc["base_report"], doc["candidate_report"]))
-    return render_compare_html(cmp, figures, plotly_js=options.plotly_js, gates=options.gates)
+    return render_compare_html(cmp, figures, plotly_js=options.plotly_js)
 
 
 def _comparison_md(doc: ComparisonDocument, options: RenderOptions) -> str:
     from ncu_roofline.render.compare_report import render_compare_markdown
 
-    return render_compare_markdown(
-        doc["comparison"], html_url=options.html_url, top=options.top, gates=options.gates
-    )
+    return render_compare_markdown(doc["comparison"], html_url=options.html_url, top=options.top)
 
 
 def _comparison_junit(doc: ComparisonDocument, options: RenderOptions) -> bytes:
-    from ncu_roofline.render.junit_report import comparison_junit_context, render_junit
+    from ncu_roofline.render.junit_report import comparison_suite, render_suite
 
-    context = comparison_junit_context(doc["comparison"], doc["candidate_report"])
-    return render_junit(context, gates=options.gates, suite_name=f"{NAME} compare")
+    suite = comparison_suite(doc["comparison"], doc["candidate_report"])
+    return render_suite(suite, suite_name=f"{NAME} compare")
 
 
 def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ncu_roofline.report.schema import Record
+from ncu_roofline.report.schema import KernelRecord
 
 
-def groups_by_advice(kernels: Iterable[Record]) -> dict[str, list[Record]]:
+def groups_by_advice(kernels: Iterable[KernelRecord]) -> dict[str, list[KernelRecord]]:
     """Per advice id, in order of first appearance, the groups that carry it (in their order)."""
-    out: dict[str, list[Record]] = {}
+    out: dict[str, list[KernelRecord]] = {}
     for k in kernels:
         advice_id = k.get("advice")
         if isinstance(advice_id, str) and advice_id:

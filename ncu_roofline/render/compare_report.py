@@ -7,7 +7,7 @@ Both read the plain-data comparison context from
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ncu_roofline.render.compare_text import (
     LAUNCH_SHAPE_MISSING,
@@ -24,15 +24,24 @@ from ncu_roofline.render.markdown_report import (
     html_link,
 )
 from ncu_roofline.render.templates import environment
-from ncu_roofline.report.schema import ComparisonContext
+from ncu_roofline.report.schema import (
+    ComparisonContext,
+    ComparisonRecord,
+    GateRecord,
+    tripped_gates,
+)
 from ncu_roofline.version import __version__
 
+if TYPE_CHECKING:
+    # The charts (numpy) load only where a page draws them.
+    from ncu_roofline.render.charts.types import RooflineChart
 
-def _grid(r: dict[str, Any]) -> Any:
+
+def _grid(r: ComparisonRecord) -> Any:
     return r.get("candidate_grid") or r.get("base_grid")
 
 
-def _label(r: dict[str, Any], repeats: Counter[str], *, table: bool) -> str:
+def _label(r: ComparisonRecord, repeats: Counter[str], *, table: bool) -> str:
     """Short name in code, with the grid when several groups share the name and it is known."""
     short = str(r.get("kernel_short") or r.get("kernel") or "?")
     text = escape_code(short, table=table)
@@ -51,7 +60,7 @@ def _has_shape(cmp: ComparisonContext) -> bool:
     )
 
 
-def _work(r: dict[str, Any]) -> str:
+def _work(r: ComparisonRecord) -> str:
     """The work change, and the time per unit of work when it counts as a work change."""
     text = TABLE.pct(r.get("delta_work_pct"), sign=True)
     if r.get("work_changed"):
@@ -68,7 +77,7 @@ def _arrow(base: Any, cand: Any, fmt: Any) -> str:
     return f"{fmt(base)} → {fmt(cand)}"
 
 
-def _rows(records: list[dict[str, Any]], limit: int, repeats: Counter[str]) -> list[list[str]]:
+def _rows(records: list[ComparisonRecord], limit: int, repeats: Counter[str]) -> list[list[str]]:
     rows = []
     for r in records[:limit]:
         rows.append(
@@ -99,7 +108,7 @@ def _at_roof(value: Any) -> str:
     return TABLE.missing if value is None else at_roof(value)
 
 
-def _judged(r: dict[str, Any]) -> str:
+def _judged(r: ComparisonRecord) -> str:
     if r.get("judged_on") is None:
         return TABLE.missing
     return f"{r['judged_on']} {TABLE.pct(r.get('judged_pct'), sign=True)}"
@@ -133,9 +142,9 @@ def render_compare_markdown(
     *,
     html_url: str | None = None,
     top: int = 10,
-    gates: list[dict[str, Any]] | None = None,
 ) -> str:
-    """GitHub Markdown for a PR comment, at most 65,536 characters."""
+    """GitHub Markdown for a PR comment, at most 65,536 characters (gates from ``cmp["gates"]``)."""
+    gates = tripped_gates(cmp)
     for limit in (top, 5, 2, 0):
         text = _compare_markdown(cmp, html_url, limit, gates)
         if len(text) <= MAX_MARKDOWN_CHARS:
@@ -144,7 +153,7 @@ def render_compare_markdown(
 
 
 def _compare_markdown(
-    cmp: ComparisonContext, html_url: str | None, limit: int, gates: list[dict[str, Any]] | None
+    cmp: ComparisonContext, html_url: str | None, limit: int, gates: list[GateRecord] | None
 ) -> str:
     t = cmp["totals"]
     repeats: Counter[str] = Counter(
@@ -214,7 +223,12 @@ def _compare_markdown(
     return "\n".join(lines).rstrip() + "\n"
 
 
-def html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _sort_value(value: float | None) -> str:
+    """A number as the table's sort key (``repr`` of the float); empty when unknown."""
+    return "" if value is None else repr(float(value))
+
+
+def html_rows(records: list[ComparisonRecord]) -> list[dict[str, Any]]:
     """The comparison page's table rows: each group's name, status and changes as text."""
     return [
         {
@@ -229,8 +243,8 @@ def html_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 r.get("candidate_achieved_flops_per_s"),
                 lambda v: TABLE.si(v, "FLOP/s"),
             ),
-            "sort_delta": "" if r.get("delta_s") is None else repr(float(r["delta_s"])),
-            "sort_pct": "" if r.get("delta_pct") is None else repr(float(r["delta_pct"])),
+            "sort_delta": _sort_value(r.get("delta_s")),
+            "sort_pct": _sort_value(r.get("delta_pct")),
             "base": TABLE.duration(r.get("base_total_duration_s")),
             "candidate": TABLE.duration(r.get("candidate_total_duration_s")),
             "delta": TABLE.signed(r.get("delta_s"), "s", typographic=True),
@@ -263,13 +277,12 @@ def comparison_headline(cmp: ComparisonContext) -> dict[str, Any]:
 
 def render_compare_html(
     cmp: ComparisonContext,
-    charts: list[dict[str, Any]],
+    charts: list[RooflineChart],
     *,
     plotly_js: str = "inline",
-    gates: list[dict[str, Any]] | None = None,
     generated_at: str | None = None,
 ) -> str:
-    """The comparison page: totals, ranked changes, the roofline with arrows."""
+    """The comparison page: totals, ranked changes, the roofline with arrows, tripped gates."""
     assets = page_assets(plotly_js)
     page = {
         "title": "Roofline comparison",
@@ -282,7 +295,7 @@ def render_compare_html(
         "launch_shape_missing": LAUNCH_SHAPE_MISSING if not _has_shape(cmp) else None,
         "matched": cmp["totals"].get("matched", 0),
         "rows": html_rows(cmp["kernels"]),
-        "gates": gates,
+        "gates": tripped_gates(cmp),
         "charts": [{"id": c["id"], "title": c["title"]} for c in charts],
     }
     template = environment().get_template("compare.html.j2")

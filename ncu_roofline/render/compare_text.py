@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from ncu_roofline.render.format import TEXT
-from ncu_roofline.report.schema import ComparisonContext
+from ncu_roofline.report.schema import (
+    ComparisonContext,
+    ComparisonRecord,
+    ComparisonTotals,
+    SideFacts,
+)
 
 __all__ = [
     "LAUNCH_SHAPE_MISSING",
@@ -40,7 +45,7 @@ def at_roof(value: Any) -> str:
     return TEXT.pct(value, digits=1 if abs(float(value)) < 0.1 else 0)
 
 
-def basis_text(totals: dict[str, Any]) -> str:
+def basis_text(totals: ComparisonTotals) -> str:
     """Which basis judged the comparison, and why (``elapsed SM cycles (auto: ...)``)."""
     basis = str(totals.get("basis") or "time")
     text = _BASIS_WORDS.get(basis, basis)
@@ -53,7 +58,7 @@ def _hz(value: Any) -> str:
     return TEXT.si(value, "Hz") if value is not None else "unknown"
 
 
-def side_line(label: str, side: dict[str, Any]) -> str:
+def side_line(label: str, side: SideFacts) -> str:
     """One side's GPU, CC, clocks, ncu version and metric set, in one line."""
     gpu = ", ".join(side.get("gpus") or []) or "unknown GPU"
     cc = ", ".join(side.get("ccs") or []) or "unknown"
@@ -85,7 +90,7 @@ def context_lines(cmp: ComparisonContext) -> list[str]:
     return lines
 
 
-def change_text(r: dict[str, Any]) -> str:
+def change_text(r: ComparisonRecord) -> str:
     """A row's judged change, and its time and cycle changes side by side."""
     parts = [f"time {TEXT.pct(r.get('delta_pct'), sign=True)}"]
     if r.get("delta_cycles_pct") is not None:

@@ -20,13 +20,18 @@ import importlib
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from ncu_roofline.render.compare_text import change_text, context_lines
 from ncu_roofline.render.format import TEXT, file_name
 from ncu_roofline.render.safe_text import safe_text
-from ncu_roofline.report.schema import ComparisonContext, ReportContext
+from ncu_roofline.report.schema import (
+    ComparisonContext,
+    GateRecord,
+    KernelRecord,
+    ReportContext,
+    tripped_gates,
+)
 from ncu_roofline.version import NAME
 
 # lxml ships no type information and the project's mypy settings do not
@@ -38,6 +43,33 @@ PROFILE_CASE = "profile"
 
 # Everything outside XML 1.0's Char production.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+class JunitCase(TypedDict):
+    """What a test case shows of a kernel group (a report's, or a comparison's candidate side)."""
+
+    source: str | None
+    kernel: str | None
+    kernel_short: str | None
+    grid: str | None
+    block: str | None
+    total_duration_s: float | None
+    launches: int | None
+    efficiency: float | None
+    bound: str | None
+    bound_reason: str | None
+    recoverable_s: float | None
+    recoverable_basis: str | None
+    byte_excess: float | None
+
+
+class JunitSuite(TypedDict):
+    """A suite: its test cases, the lines said before any result, its time and tripped gates."""
+
+    cases: list[JunitCase]
+    header: list[str]
+    total_duration_s: float | None
+    gates: list[GateRecord] | None
 
 
 def xml_text(value: Any) -> str:
@@ -64,14 +96,14 @@ def _stem(path: Any) -> str:
 LAUNCH_SHAPE_MISSING = "launch shape not exported"
 
 
-def _case_name(k: dict[str, Any]) -> str:
+def _case_name(k: JunitCase) -> str:
     short = k.get("kernel_short") or k.get("kernel") or "unnamed kernel"
     if not k.get("grid") and not k.get("block"):
         return str(short)
     return f"{short} grid {k.get('grid') or '?'} block {k.get('block') or '?'}"
 
 
-def _system_out(k: dict[str, Any]) -> str:
+def _system_out(k: JunitCase) -> str:
     bound = k.get("bound") or "n/a"
     reason = k.get("bound_reason")
     lines = [
@@ -90,7 +122,7 @@ def _system_out(k: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _failure(case: Any, gate: dict[str, Any], prefix: str = "") -> None:
+def _failure(case: Any, gate: GateRecord, prefix: str = "") -> None:
     message = prefix + str(gate.get("message") or "")
     failure = etree.SubElement(
         case,
@@ -101,25 +133,57 @@ def _failure(case: Any, gate: dict[str, Any], prefix: str = "") -> None:
     failure.text = xml_text(message)
 
 
-def render_junit(
-    context: Mapping[str, Any],
-    *,
-    gates: list[dict[str, Any]] | None = None,
-    suite_name: str = NAME,
-) -> bytes:
+def _case(k: KernelRecord) -> JunitCase:
+    return {
+        "source": k.get("source"),
+        "kernel": k.get("kernel"),
+        "kernel_short": k.get("kernel_short"),
+        "grid": k.get("grid"),
+        "block": k.get("block"),
+        "total_duration_s": k.get("total_duration_s"),
+        "launches": k.get("launches"),
+        "efficiency": k.get("efficiency"),
+        "bound": k.get("bound"),
+        "bound_reason": k.get("bound_reason"),
+        "recoverable_s": k.get("recoverable_s"),
+        "recoverable_basis": k.get("recoverable_basis"),
+        "byte_excess": k.get("byte_excess"),
+    }
+
+
+def report_suite(context: ReportContext) -> JunitSuite:
+    """A report's kernel groups as test cases, failed by the context's tripped gates."""
+    return {
+        "cases": [_case(k) for k in context.get("kernels") or []],
+        "header": [],
+        "total_duration_s": (context.get("summary") or {}).get("total_duration_s"),
+        "gates": tripped_gates(context),
+    }
+
+
+def render_junit(context: ReportContext, *, suite_name: str = NAME) -> bytes:
     """Render a report context as JUnit XML (UTF-8 bytes with an XML declaration).
 
-    ``gates`` are tripped CI gates, each ``{"rule": str, "kernel": str | None,
-    "message": str}``.  The suite's ``failures`` counts failed test cases
-    (one test case may carry several ``<failure>`` elements, one per gate).
+    The tripped gates of the context's ``gates`` record fail the test cases
+    of the kernels they name.
     """
-    kernels = list(context.get("kernels") or [])
-    header = list(context.get("header") or [])
+    return render_suite(report_suite(context), suite_name=suite_name)
+
+
+def render_suite(suite_data: JunitSuite, *, suite_name: str = NAME) -> bytes:
+    """Render a suite as JUnit XML (UTF-8 bytes with an XML declaration).
+
+    The suite's ``failures`` counts failed test cases (one test case may
+    carry several ``<failure>`` elements, one per gate).
+    """
+    gates = suite_data["gates"]
+    kernels = suite_data["cases"]
+    header = list(suite_data["header"])
     if kernels and not any(k.get("grid") or k.get("block") for k in kernels):
         header.append(LAUNCH_SHAPE_MISSING)
     known = {str(k.get("kernel")) for k in kernels}
-    by_kernel: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    profile_gates: list[tuple[dict[str, Any], str]] = []
+    by_kernel: dict[str, list[GateRecord]] = defaultdict(list)
+    profile_gates: list[tuple[GateRecord, str]] = []
     for gate in gates or []:
         target = gate.get("kernel")
         if target is None:
@@ -174,7 +238,7 @@ def render_junit(
     if header:
         # What the reader must know before any test result (comparison context).
         etree.SubElement(suite, "system-out").text = xml_text("\n".join(header) + "\n")
-    total = (context.get("summary") or {}).get("total_duration_s")
+    total = suite_data["total_duration_s"]
     suite.set("tests", str(len(kernels) + (1 if profile_gates else 0)))
     suite.set("failures", str(failed))
     suite.set("errors", "0")
@@ -186,14 +250,14 @@ def render_junit(
     return result
 
 
-def comparison_junit_context(cmp: ComparisonContext, candidate: ReportContext) -> dict[str, Any]:
-    """The comparison's groups (merged over inputs) as the kernels of a report context.
+def comparison_suite(cmp: ComparisonContext, candidate: ReportContext) -> JunitSuite:
+    """The comparison's groups (merged over inputs) as test cases, failed by its tripped gates.
 
     ``cmp`` is :func:`~ncu_roofline.report.compare.comparison_context`, ``candidate`` the candidate's report
     context; removed groups have no test case, and each case's reason names
-    its status and kernel-time change.
+    its status and kernel-time change.  The comparison's context comes first.
     """
-    kernels = []
+    kernels: list[JunitCase] = []
     for r in cmp["kernels"]:
         if r.get("status") == "removed":
             continue
@@ -210,11 +274,13 @@ def comparison_junit_context(cmp: ComparisonContext, candidate: ReportContext) -
                 "bound_reason": f"{r.get('status')}: {change_text(r)}",
                 "source": r.get("candidate_source"),
                 "recoverable_s": None,
+                "recoverable_basis": None,
+                "byte_excess": None,
             }
         )
     return {
-        "kernels": kernels,
-        "inputs": candidate["inputs"],
-        "summary": candidate["summary"],
+        "cases": kernels,
         "header": context_lines(cmp),
+        "total_duration_s": candidate["summary"]["total_duration_s"],
+        "gates": tripped_gates(cmp),
     }

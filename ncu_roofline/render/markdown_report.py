@@ -36,7 +36,14 @@ from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
 from ncu_roofline.render.safe_text import safe_text
 from ncu_roofline.render.severity import most_severe_first, severity_counts
 from ncu_roofline.render.templates import render
-from ncu_roofline.report.schema import AdviceRecord, FindingRecord, ReportContext
+from ncu_roofline.report.schema import (
+    AdviceRecord,
+    FindingRecord,
+    GateRecord,
+    KernelRecord,
+    ReportContext,
+    tripped_gates,
+)
 
 #: GitHub's limit on the body of an issue or pull-request comment.
 MAX_MARKDOWN_CHARS = 65_536
@@ -120,17 +127,17 @@ def html_link(url: str, label: str = "Full HTML report") -> str:
 class _Names:
     """Kernel display names: short name in code, cut in the middle, grid added when it repeats."""
 
-    def __init__(self, kernels: list[dict[str, Any]]) -> None:
+    def __init__(self, kernels: list[KernelRecord]) -> None:
         self._repeats = Counter(self._short(k) for k in kernels)
         self._by_full: dict[str, str] = {}
         for k in kernels:
             self._by_full.setdefault(str(k.get("kernel")), self._short(k))
 
     @staticmethod
-    def _short(k: dict[str, Any]) -> str:
+    def _short(k: KernelRecord) -> str:
         return str(k.get("kernel_short") or k.get("kernel") or "unnamed kernel")
 
-    def cell(self, k: dict[str, Any], *, table: bool = True) -> str:
+    def cell(self, k: KernelRecord, *, table: bool = True) -> str:
         """The kernel's short name as a code span, with its grid when the name repeats."""
         short = self._short(k)
         text = escape_code(middle_cut(short, _MAX_KERNEL), table=table)
@@ -159,9 +166,11 @@ def _devices(context: ReportContext) -> str | None:
     """The header line naming each device and the SM clock it ran at (``None`` with no roofs)."""
     seen: list[str] = []
     for r in context.get("roofs") or []:
-        gpu = r.get("gpu") or {}
+        gpu = r.get("gpu")
         device = (
-            r.get("device_name") or gpu.get("name") or (f"CC {r['cc']}" if r.get("cc") else None)
+            r.get("device_name")
+            or (gpu.get("name") if gpu else None)
+            or (f"CC {r['cc']}" if r.get("cc") else None)
         )
         if not device:
             continue
@@ -173,7 +182,7 @@ def _devices(context: ReportContext) -> str | None:
     return ("**Device:** " + "; ".join(seen)) if seen else None
 
 
-def _verdict(top: list[dict[str, Any]], names: _Names, gates: list[dict[str, Any]] | None) -> str:
+def _verdict(top: list[KernelRecord], names: _Names, gates: list[GateRecord] | None) -> str:
     """Whether the gates passed and the kernel to look at first (the most recoverable)."""
     if gates is None:
         state = "no gates set"
@@ -244,15 +253,15 @@ def _bound_rows(context: ReportContext) -> list[list[str]]:
     return rows
 
 
-def _by_recoverable(kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _by_recoverable(kernels: list[KernelRecord]) -> list[KernelRecord]:
     """The kernels with a recoverable time, most first."""
     return sorted(
         (k for k in kernels if k.get("recoverable_s") is not None),
-        key=lambda k: (-float(k["recoverable_s"]), k.get("rank") or 0),
+        key=lambda k: (-(k["recoverable_s"] or 0.0), k.get("rank") or 0),
     )
 
 
-def _top_rows(ranked: list[dict[str, Any]], names: _Names, with_theory: bool) -> list[list[str]]:
+def _top_rows(ranked: list[KernelRecord], names: _Names, with_theory: bool) -> list[list[str]]:
     rows = []
     for k in ranked:
         row = [
@@ -272,7 +281,7 @@ def _top_rows(ranked: list[dict[str, Any]], names: _Names, with_theory: bool) ->
 
 
 def _advice_lines(
-    ranked: list[dict[str, Any]],
+    ranked: list[KernelRecord],
     findings: list[FindingRecord],
     texts: Mapping[str, AdviceRecord],
 ) -> list[str]:
@@ -296,9 +305,7 @@ def _advice_lines(
     return lines
 
 
-def _full_rows(
-    kernels: list[dict[str, Any]], with_shape: bool, with_theory: bool
-) -> list[list[str]]:
+def _full_rows(kernels: list[KernelRecord], with_shape: bool, with_theory: bool) -> list[list[str]]:
     """The collapsed table: full kernel names, the launch shape where exported."""
     rows = []
     for k in kernels:
@@ -332,10 +339,10 @@ def _full_rows(
 def _roof_groups(context: ReportContext) -> list[dict[str, Any]]:
     groups = []
     for r in context.get("roofs") or []:
-        gpu = r.get("gpu") or {}
+        gpu = r.get("gpu")
         device = r.get("device_name") or (f"CC {r['cc']}" if r.get("cc") else "unknown device")
         heading = f"{escape_code(file_name(r.get('source')), table=False, limit=80)}, {escape_text(device)}"
-        if gpu.get("name"):
+        if gpu and gpu.get("name"):
             heading += f", {escape_text(gpu['name'])}"
         if r.get("measured_sm_clock_hz"):
             heading += f", SM clock {TEXT.si(r['measured_sm_clock_hz'], 'Hz')}"
@@ -393,7 +400,7 @@ def _finding_lines(
     return lines
 
 
-def _ncu_lines(kernels: list[dict[str, Any]], names: _Names) -> list[str]:
+def _ncu_lines(kernels: list[KernelRecord], names: _Names) -> list[str]:
     """ncu's own estimates beside ours, one line per kernel group ncu estimated."""
     lines = []
     for r in ncu_estimate_rows(kernels, limit=5):
@@ -410,7 +417,7 @@ def _ncu_lines(kernels: list[dict[str, Any]], names: _Names) -> list[str]:
     return lines
 
 
-def _gate_lines(gates: list[dict[str, Any]], names: _Names) -> list[str]:
+def _gate_lines(gates: list[GateRecord], names: _Names) -> list[str]:
     lines = []
     for g in gates:
         rule = escape_text(str(g.get("rule") or "gate").strip() or "gate", limit=80)
@@ -460,14 +467,14 @@ def render_markdown(
     *,
     html_url: str | None = None,
     top: int = 10,
-    gates: list[dict[str, Any]] | None = None,
 ) -> str:
     """Render a report context as GitHub-flavoured Markdown for a PR comment.
 
-    ``gates`` are tripped CI gates, each ``{"rule": str, "kernel": str | None,
-    "message": str}``; with a list (even empty) the verdict says how many
-    tripped.  The result is never longer than :data:`MAX_MARKDOWN_CHARS`.
+    With the context's ``gates`` record (gates were asked for) the verdict
+    says how many tripped, and each is listed.  The result is never longer
+    than :data:`MAX_MARKDOWN_CHARS`.
     """
+    gates = tripped_gates(context)
     kernels = list(context.get("kernels") or [])
     with_theory = context.get("theory") is not None
     names = _Names(kernels)

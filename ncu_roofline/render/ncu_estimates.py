@@ -13,7 +13,7 @@ from typing import TypedDict
 
 from ncu_roofline.core.rules import DISAGREE_FACTOR
 from ncu_roofline.render.format import TEXT
-from ncu_roofline.report.schema import NcuRuleRecord, Record
+from ncu_roofline.report.schema import KernelRecord, NcuRuleRecord
 
 #: Rules named per group, largest estimate first.
 RULES_SHOWN = 3
@@ -47,10 +47,10 @@ def _rule_text(rule: NcuRuleRecord) -> str:
     return f"{name} ({', '.join(parts)})"
 
 
-def ncu_estimate_rows(kernels: list[Record], limit: int = 10) -> list[NcuEstimateRow]:
+def ncu_estimate_rows(kernels: list[KernelRecord], limit: int = 10) -> list[NcuEstimateRow]:
     """Kernel groups ncu estimated a speedup for, most recoverable by ncu first."""
     rows = [k for k in kernels if k.get("ncu_recoverable_s") is not None]
-    rows.sort(key=lambda k: (-float(k["ncu_recoverable_s"]), k.get("rank") or 0))
+    rows.sort(key=lambda k: (-(k["ncu_recoverable_s"] or 0.0), k.get("rank") or 0))
     out: list[NcuEstimateRow] = []
     for k in rows[:limit]:
         rules: list[NcuRuleRecord] = [

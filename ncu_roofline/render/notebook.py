@@ -25,12 +25,12 @@ button for the asked view applied
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ncu_roofline.errors import NcuRooflineError, UsageError
 from ncu_roofline.render.charts import comparison_figures
 from ncu_roofline.render.charts.figure import check_view, show_view
 from ncu_roofline.render.charts.layout import device_label, device_name
+from ncu_roofline.render.charts.types import PlotlyJSON, RooflineChart
 from ncu_roofline.render.compare_report import comparison_headline, html_rows
 from ncu_roofline.render.compare_text import summary_line
 from ncu_roofline.render.format import TABLE, file_name, plural
@@ -212,7 +212,7 @@ def comparison_html(cmp: ComparisonContext) -> str:
     )
 
 
-def _pick(charts: list[dict[str, Any]], device: int, why_none: str) -> dict[str, Any]:
+def _pick(charts: list[RooflineChart], device: int, why_none: str) -> RooflineChart:
     """The ``device``-th chart (in the page's order); why there is none when there is none."""
     if not charts:
         raise NcuRooflineError(f"no roofline chart: {why_none}")
@@ -222,7 +222,7 @@ def _pick(charts: list[dict[str, Any]], device: int, why_none: str) -> dict[str,
     return charts[device]
 
 
-def roofline_chart(context: ReportContext, view: str = "groups", device: int = 0) -> dict[str, Any]:
+def roofline_chart(context: ReportContext, view: str = "groups", device: int = 0) -> PlotlyJSON:
     """The report page's roofline of one device as a plotly figure dict, in ``view``.
 
     ``view`` is a key of :data:`~ncu_roofline.render.charts.figure.VIEWS`
@@ -238,7 +238,7 @@ def roofline_chart(context: ReportContext, view: str = "groups", device: int = 0
     return dict(shown_data(show_view(chart["figure"], view)))
 
 
-def comparison_chart(doc: ComparisonDocument, device: int = 0) -> dict[str, Any]:
+def comparison_chart(doc: ComparisonDocument, device: int = 0) -> PlotlyJSON:
     """The comparison page's roofline of one device of the candidate, as a plotly figure dict."""
     charts = comparison_figures(doc["comparison"], doc["base_report"], doc["candidate_report"])
     chart = _pick(charts, device, "no device has both a compute and a memory roof")

@@ -16,6 +16,7 @@ from ncu_roofline.analysis.limiter.units import UNIT_LABELS
 from ncu_roofline.render.advice_refs import groups_by_advice
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
+from ncu_roofline.render.charts.types import RooflineChart
 from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
@@ -24,8 +25,9 @@ from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.report.schema import (
     DeviceRoofsRecord,
     InputRecord,
-    Record,
+    KernelRecord,
     ReportContext,
+    ReportOptions,
     Summary,
 )
 from ncu_roofline.version import __version__
@@ -61,7 +63,7 @@ AdviceCard = TypedDict(
 )
 
 
-def try_line(k: Record) -> TryLine | None:
+def try_line(k: KernelRecord) -> TryLine | None:
     """A group's "Try" reference: its advice's few words, the card's anchor and the gain.
 
     The gain is the group's recoverable time where it has any; the advice's
@@ -91,7 +93,7 @@ def _sort_key(value: Any) -> str:
     return str(value)
 
 
-def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[str, Any]]:
+def _kernel_rows(kernels: list[KernelRecord], with_theory: bool) -> list[dict[str, Any]]:
     rows = []
     repeats = Counter(k["kernel_short"] or k["kernel"] for k in kernels)
     for k in kernels:
@@ -148,7 +150,7 @@ def _kernel_rows(kernels: list[dict[str, Any]], with_theory: bool) -> list[dict[
 _LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 
 
-def _binding_text(k: dict[str, Any]) -> str:
+def _binding_text(k: KernelRecord) -> str:
     """``"binding level: L2"`` where a level other than DRAM binds; empty otherwise.
 
     DRAM binds unless the device has L2 or L1 roofs that sit lower at the
@@ -160,7 +162,7 @@ def _binding_text(k: dict[str, Any]) -> str:
     return f"binding level: {_LEVEL_LABELS.get(level, level)}"
 
 
-def _limiter_text(k: dict[str, Any]) -> str:
+def _limiter_text(k: KernelRecord) -> str:
     """``"limiter: L1/TEX 55%"``; the class alone where no unit limits; for an unknown
     limiter, what to collect to settle it; empty where the group has none."""
     limiter = k.get("limiter")
@@ -196,7 +198,7 @@ def _methodology(context: ReportContext) -> list[dict[str, Any]]:
     return out
 
 
-def untitled(charts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def untitled(charts: list[RooflineChart]) -> list[RooflineChart]:
     """Drop the in-chart title: the page's heading above each chart says it."""
     for c in charts:
         layout = c["figure"]["layout"]
@@ -205,7 +207,7 @@ def untitled(charts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return charts
 
 
-def _options_line(options: dict[str, Any]) -> str:
+def _options_line(options: ReportOptions) -> str:
     """The settings the report was made with, in one line."""
     parts = []
     if options.get("gpu"):
@@ -258,7 +260,7 @@ def _by_bound(summary: Summary) -> list[dict[str, Any]]:
 TOP_RECOVERABLE = 5
 
 
-def top_recoverable(kernels: list[Record], total: Any) -> list[dict[str, Any]]:
+def top_recoverable(kernels: list[KernelRecord], total: Any) -> list[dict[str, Any]]:
     """The table of the kernel groups with the most recoverable time (the context ranks them).
 
     At most :data:`TOP_RECOVERABLE` rows; the groups are ranked by
@@ -363,7 +365,7 @@ def _findings(context: ReportContext) -> list[dict[str, Any]]:
     return list(groups.values())
 
 
-def _advice_users(kernels: list[Record]) -> dict[str, str]:
+def _advice_users(kernels: list[KernelRecord]) -> dict[str, str]:
     """Per advice id, the kernel groups that carry it: ``"#1 name, #4 name"`` (first ten)."""
     by_id = {
         a: [f"#{k['rank']} {k['kernel_short'] or k['kernel']}" for k in groups]
@@ -435,7 +437,7 @@ def _devices(roofs: list[DeviceRoofsRecord]) -> list[dict[str, Any]]:
     return devices
 
 
-def _theory_rows(kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _theory_rows(kernels: list[KernelRecord]) -> list[dict[str, Any]]:
     """The theory table: kernel groups with a theoretical intensity or byte excess."""
     rows = []
     for k in kernels:
@@ -487,7 +489,7 @@ def _collect(context: ReportContext, points: int) -> dict[str, Any] | None:
     }
 
 
-def _marker_hint(charts: list[dict[str, Any]]) -> str:
+def _marker_hint(charts: list[RooflineChart]) -> str:
     """What the marker shapes mean: diamonds (when some, not all, markers have findings),
     the bandwidth strip's triangles and the theory squares (when there are any)."""
     symbols: list[Any] = []
@@ -515,7 +517,7 @@ def _marker_hint(charts: list[dict[str, Any]]) -> str:
 
 def page_charts(
     context: ReportContext, *, titled: bool = False
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+) -> tuple[list[RooflineChart], dict[str, Any] | None]:
     """The page's roofline charts, and the box that replaces them when none can be drawn.
 
     The charts are :func:`~ncu_roofline.render.charts.roofline_figures`,

@@ -11,7 +11,6 @@ nothing in a profile can drive the terminal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ncu_roofline.analysis.catalogue import abbreviation, advice_label
 from ncu_roofline.core.names import middle_cut
@@ -20,7 +19,7 @@ from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.render.severity import severity_counts
-from ncu_roofline.report.schema import FindingRecord, ReportContext
+from ncu_roofline.report.schema import FindingRecord, KernelRecord, ReportContext
 from ncu_roofline.version import NAME
 
 #: Narrowest kernel-name column before columns are dropped.
@@ -43,12 +42,12 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _grid(k: dict[str, Any]) -> str:
+def _grid(k: KernelRecord) -> str:
     """The grid without brackets and spaces (``16,32,1``): the name column needs the room."""
     return "".join(ch for ch in str(k.get("grid") or "") if ch not in "() ")
 
 
-def _efficiency(k: dict[str, Any]) -> str:
+def _efficiency(k: KernelRecord) -> str:
     """The share of the roof reached; where no roof applies, of the theory floor (``th``)."""
     if k.get("efficiency") is None and k.get("theory_efficiency") is not None:
         return f"{TEXT.pct(k.get('theory_efficiency'))} {_THEORY_MARK}"
@@ -71,7 +70,7 @@ def _kinds_by_kernel(findings: list[FindingRecord]) -> dict[str, list[str]]:
 class _Column:
     """One table column: a title, right or left alignment and its cell text per row."""
 
-    def __init__(self, title: str, cell: Callable[[dict[str, Any]], str], right: bool) -> None:
+    def __init__(self, title: str, cell: Callable[[KernelRecord], str], right: bool) -> None:
         self.title = title
         self.cell = cell
         self.right = right
@@ -127,12 +126,12 @@ def _fit(widths: list[int], width: int, titles: list[str], wanted: int) -> list[
     return keep
 
 
-def _ranks(groups: list[dict[str, Any]]) -> str:
+def _ranks(groups: list[KernelRecord]) -> str:
     """``"#1,#4"``: the groups' table numbers."""
     return ",".join(f"#{k.get('rank')}" for k in groups)
 
 
-def _try_lines(shown: list[dict[str, Any]]) -> list[str]:
+def _try_lines(shown: list[KernelRecord]) -> list[str]:
     """What to try for the groups shown, each advice once with the groups' numbers.
 
     The full text is in the HTML, Markdown and JSON reports (``advice``).

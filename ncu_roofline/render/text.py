@@ -10,12 +10,10 @@ or quoting.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ncu_roofline.render.format import TEXT, collect_command, plural
 from ncu_roofline.render.safe_text import terminal_safe_lines
 from ncu_roofline.render.templates import render
-from ncu_roofline.report.schema import InspectDocument, TheoryTable
+from ncu_roofline.report.schema import GpuRecord, InspectDocument, TheoryTable
 
 __all__ = ["gpus_text", "inspect_text", "theory_text"]
 
@@ -63,7 +61,7 @@ _GPU_COLUMNS: tuple[tuple[str, str, bool, int | None], ...] = (
 )
 
 
-def _gpu_cells(g: dict[str, Any]) -> dict[str, str]:
+def _gpu_cells(g: GpuRecord) -> dict[str, str]:
     compute, memory = g["compute"], g["memory"]
     return {
         "key": g["key"],
@@ -76,7 +74,7 @@ def _gpu_cells(g: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def gpus_text(gpus: list[dict[str, Any]]) -> str:
+def gpus_text(gpus: list[GpuRecord]) -> str:
     """The ``gpus`` table: one row per GPU (``GpuSpec.to_dict()`` data), dense peaks."""
     rows = [_gpu_cells(g) for g in gpus]
     # Titles do not widen a column; a cell wider than its column widens its line only.

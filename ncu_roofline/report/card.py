@@ -20,7 +20,7 @@ from ncu_roofline.core.frame import floats
 from ncu_roofline.core.model import Profile
 from ncu_roofline.report.context import input_records, launch_count, summary_context
 from ncu_roofline.report.records import records
-from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, Record, Summary
+from ncu_roofline.report.schema import DeviceRoofsRecord, InputRecord, KernelRecord, Summary
 
 __all__ = ["AnalysisCard", "KernelTime", "ProfileCard", "analysis_card", "profile_card"]
 
@@ -57,7 +57,7 @@ class AnalysisCard(TypedDict):
     roofs: list[DeviceRoofsRecord]
     summary: Summary
     #: The first kernel groups by rank (most recoverable time first), as report records.
-    kernels: list[Record]
+    kernels: list[KernelRecord]
 
 
 def _optional(value: float) -> float | None:
@@ -124,5 +124,5 @@ def analysis_card(analysis: Analysis, top: int) -> AnalysisCard:
         "inputs": input_records(analysis),
         "roofs": cast("list[DeviceRoofsRecord]", [d.to_dict() for d in analysis.roofs]),
         "summary": summary_context(analysis),
-        "kernels": records(analysis.kernels.head(top), KERNEL_FIELDS),
+        "kernels": cast("list[KernelRecord]", records(analysis.kernels.head(top), KERNEL_FIELDS)),
     }

@@ -4,14 +4,15 @@
 into JSON-safe values (``None`` for missing, never NaN), with the same
 per-side summary as a single report's context.  :func:`comparison_document`
 adds the full report context of each side (what the comparison chart and
-the JUnit view read), and :func:`comparison_junit_context` recasts the
-comparison as a report context whose test cases are the candidate's groups.
+the JUnit view read); the JUnit writer's
+:func:`~ncu_roofline.render.junit_report.comparison_suite` recasts the
+comparison as a suite whose test cases are the candidate's groups.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 from ncu_roofline.analysis import Analysis
 from ncu_roofline.analysis.compare import COMPARISON_FIELDS, STATUSES, Comparison
@@ -20,10 +21,17 @@ from ncu_roofline.report.context import (
     build_context,
     generator,
     input_records,
+    report_options,
     summary_context,
 )
 from ncu_roofline.report.records import records
-from ncu_roofline.report.schema import ComparisonContext, ComparisonDocument, ComparisonSide
+from ncu_roofline.report.schema import (
+    ComparisonContext,
+    ComparisonDocument,
+    ComparisonRecord,
+    ComparisonSide,
+    ComparisonTotals,
+)
 
 __all__ = ["comparison_context", "comparison_document"]
 
@@ -31,7 +39,7 @@ __all__ = ["comparison_context", "comparison_document"]
 def _side_context(analysis: Analysis) -> ComparisonSide:
     return {
         "inputs": input_records(analysis),
-        "options": dict(analysis.options),
+        "options": report_options(analysis),
         "summary": summary_context(analysis),
     }
 
@@ -58,8 +66,8 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
     ``regressions``, ``improvements``, ``added`` and ``removed`` the rows of
     that status, largest ``|delta_s|`` first.
     """
-    rows = records(cmp.kernels, COMPARISON_FIELDS)
-    by_status: dict[str, list[dict[str, Any]]] = {s: [] for s in STATUSES}
+    rows = cast("list[ComparisonRecord]", records(cmp.kernels, COMPARISON_FIELDS))
+    by_status: dict[str, list[ComparisonRecord]] = {s: [] for s in STATUSES}
     for r in rows:
         by_status[str(r["status"])].append(r)
     return {
@@ -70,7 +78,7 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
         "context": _plain(dict(cmp.context or {})),
         "base": _side_context(cmp.base),
         "candidate": _side_context(cmp.candidate),
-        "totals": dict(cmp.totals),
+        "totals": cast("ComparisonTotals", dict(cmp.totals)),
         "kernels": rows,
         "regressions": by_status["regression"],
         "improvements": by_status["improvement"],

@@ -27,7 +27,9 @@ from ncu_roofline.report.schema import (
     FindingRecord,
     Generator,
     InputRecord,
+    KernelRecord,
     ReportContext,
+    ReportOptions,
     Summary,
     TheorySummary,
 )
@@ -46,6 +48,11 @@ def generator() -> Generator:
 def launch_count(launches: pd.DataFrame) -> int:
     """Launches a launch frame stands for: a summary row counts its invocations."""
     return int(launches["invocations"].fillna(1).sum()) if len(launches) else 0
+
+
+def report_options(analysis: Analysis) -> ReportOptions:
+    """The options the analysis was made with (its ``options``, copied)."""
+    return cast("ReportOptions", dict(analysis.options))
 
 
 def summary_context(analysis: Analysis) -> Summary:
@@ -155,13 +162,16 @@ def build_context(analysis: Analysis) -> ReportContext:
     return {
         "schema_version": SCHEMA_VERSION,
         "generator": generator(),
-        "options": dict(analysis.options),
+        "options": report_options(analysis),
         "inputs": input_records(analysis),
         "summary": summary_context(analysis),
         "roofs": cast("list[DeviceRoofsRecord]", [d.to_dict() for d in analysis.roofs]),
         "theory": _theory(analysis),
         "launches": LaunchRecords(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
-        "kernels": records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
+        "kernels": cast(
+            "list[KernelRecord]",
+            records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
+        ),
         "findings": cast("list[FindingRecord]", [f.to_dict() for f in analysis.findings]),
         "advice": advice_records(
             [f.advice or f.kind for f in analysis.findings] + _group_advice(analysis)

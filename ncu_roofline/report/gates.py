@@ -21,12 +21,19 @@ exits with :data:`~ncu_roofline.errors.GATE_TRIPPED` (3).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ncu_roofline.analysis.catalogue import GATEABLE_KINDS, THEORY_KINDS
 from ncu_roofline.errors import UsageError
-from ncu_roofline.report.schema import ComparisonContext, FindingRecord, ReportContext
+from ncu_roofline.report.schema import (
+    ComparisonContext,
+    FindingRecord,
+    GateRecord,
+    KernelRecord,
+    ReportContext,
+)
 
 #: Efficiency gates skip kernel groups with less of the time than this.
 EFFICIENCY_MIN_SHARE = 0.01
@@ -93,10 +100,10 @@ def parse_gates(texts: list[str] | tuple[str, ...], comparison: bool) -> list[Ga
 
 
 def _trip(
-    gate: Gate, kernel: str | None, message: str, record: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """A tripped gate; with the group's record, it names its launch configuration."""
-    out: dict[str, Any] = {"rule": gate.text, "kernel": kernel, "message": message}
+    gate: Gate, kernel: str | None, message: str, record: Mapping[str, Any] | None = None
+) -> GateRecord:
+    """A tripped gate; with the group's (or comparison row's) record, it names its launch configuration."""
+    out: GateRecord = {"rule": gate.text, "kernel": kernel, "message": message}
     if record is not None:
         out["grid"] = record.get("grid") or record.get("candidate_grid")
         out["block"] = record.get("block") or record.get("candidate_block")
@@ -110,12 +117,12 @@ def theory_gates_without_theory(gates: list[Gate], has_theory: bool) -> list[str
     return [g.text for g in gates if g.kind == "finding" and g.text.strip().lower() in THEORY_KINDS]
 
 
-def _shape(k: dict[str, Any]) -> str:
+def _shape(k: KernelRecord) -> str:
     """`` (grid …)`` for a group with a launch shape; nothing where the export has none."""
     return f" (grid {k['grid']})" if k.get("grid") else ""
 
 
-def _efficiency(gate: Gate, kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _efficiency(gate: Gate, kernels: list[KernelRecord]) -> list[GateRecord]:
     assert gate.threshold is not None
     out = []
     for k in kernels:
@@ -136,14 +143,14 @@ def _efficiency(gate: Gate, kernels: list[dict[str, Any]]) -> list[dict[str, Any
     return out
 
 
-def _findings(gate: Gate, findings: list[FindingRecord]) -> list[dict[str, Any]]:
+def _findings(gate: Gate, findings: list[FindingRecord]) -> list[GateRecord]:
     kind = gate.text.strip().lower()
     return [_trip(gate, f.get("kernel"), f["message"]) for f in findings if f["kind"] == kind]
 
 
-def evaluate_report(gates: list[Gate], context: ReportContext) -> list[dict[str, Any]]:
+def evaluate_report(gates: list[Gate], context: ReportContext) -> list[GateRecord]:
     """The gates a report trips: ``[{"rule", "kernel", "message"}]``."""
-    tripped: list[dict[str, Any]] = []
+    tripped: list[GateRecord] = []
     for gate in gates:
         if gate.kind == "efficiency":
             tripped += _efficiency(gate, context["kernels"])
@@ -152,7 +159,7 @@ def evaluate_report(gates: list[Gate], context: ReportContext) -> list[dict[str,
     return tripped
 
 
-def _regressions(gate: Gate, cmp: ComparisonContext) -> list[dict[str, Any]]:
+def _regressions(gate: Gate, cmp: ComparisonContext) -> list[GateRecord]:
     """A regression gate: the total, then each matched group, on what the comparison judged.
 
     Each change is measured as the comparison judged it (time, elapsed
@@ -164,7 +171,7 @@ def _regressions(gate: Gate, cmp: ComparisonContext) -> list[dict[str, Any]]:
     total = cmp["totals"]
     if not total.get("comparable", True):
         return []
-    out: list[dict[str, Any]] = []
+    out: list[GateRecord] = []
     pct = total.get("judged_pct", total.get("delta_pct"))
     on = total.get("judged_on") or "time"
     if pct is not None and pct > gate.threshold:
@@ -199,9 +206,9 @@ def _regressions(gate: Gate, cmp: ComparisonContext) -> list[dict[str, Any]]:
 
 def evaluate_comparison(
     gates: list[Gate], cmp: ComparisonContext, candidate: ReportContext
-) -> list[dict[str, Any]]:
+) -> list[GateRecord]:
     """The gates a comparison trips (regressions, new kernels, candidate findings)."""
-    tripped: list[dict[str, Any]] = []
+    tripped: list[GateRecord] = []
     for gate in gates:
         if gate.kind == "regression":
             tripped += _regressions(gate, cmp)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.core.frame import floats
+from ncu_roofline.report.schema import LaunchRecord
 
 __all__ = ["BLOCK_ROWS", "LaunchRecords", "records"]
 
@@ -41,7 +42,7 @@ def records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]
     return list(map(dict, map(zip, repeat(fields), zip(*cols, strict=False))))
 
 
-class LaunchRecords(Sequence[dict[str, Any]]):
+class LaunchRecords(Sequence[LaunchRecord]):
     """The rows of ``frame`` as :func:`records` would give them, made a block at a time.
 
     A read-only sequence: its length, items (negative indexes too), slices
@@ -65,21 +66,21 @@ class LaunchRecords(Sequence[dict[str, Any]]):
         return len(self._frame)
 
     @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    def __getitem__(self, index: int) -> LaunchRecord: ...
 
     @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: slice) -> list[LaunchRecord]: ...
 
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+    def __getitem__(self, index: int | slice) -> LaunchRecord | list[LaunchRecord]:
         if isinstance(index, slice):
-            return records(self._frame.iloc[index], self._fields)
+            return _launches(records(self._frame.iloc[index], self._fields))
         n = len(self._frame)
         at = index.__index__()
         if at < 0:
             at += n
         if not 0 <= at < n:
             raise IndexError("launch record index out of range")
-        return records(self._frame.iloc[at : at + 1], self._fields)[0]
+        return _launches(records(self._frame.iloc[at : at + 1], self._fields))[0]
 
     def column(self, field: str) -> list[Any]:
         """The values of one field in every record, in order, made in one vectorised step."""
@@ -89,14 +90,14 @@ class LaunchRecords(Sequence[dict[str, Any]]):
             return [None] * len(self._frame)
         return _column_values(self._frame[field])
 
-    def blocks(self, size: int = BLOCK_ROWS) -> Iterator[list[dict[str, Any]]]:
+    def blocks(self, size: int = BLOCK_ROWS) -> Iterator[list[LaunchRecord]]:
         """The records as lists of at most ``size`` dicts, in order (none when empty)."""
         if size < 1:
             raise ValueError(f"block size must be >= 1, not {size}")
         for start in range(0, len(self._frame), size):
-            yield records(self._frame.iloc[start : start + size], self._fields)
+            yield _launches(records(self._frame.iloc[start : start + size], self._fields))
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[LaunchRecord]:
         for block in self.blocks():
             yield from block
 
@@ -112,6 +113,11 @@ class LaunchRecords(Sequence[dict[str, Any]]):
 
     def __repr__(self) -> str:
         return f"<LaunchRecords: {len(self)} records of {len(self._fields)} fields>"
+
+
+def _launches(rows: list[dict[str, Any]]) -> list[LaunchRecord]:
+    """Rows made with the launch fields (``LAUNCH_FIELDS`` and the profile's extras) are launch records."""
+    return cast("list[LaunchRecord]", rows)
 
 
 #: Types an object column may hold that need no conversion (numpy scalars and

@@ -4,54 +4,309 @@ Every document the tool writes (``report --format json``, ``compare
 --format json``) and every renderer reads is one of these plain-data
 shapes, so mypy checks the keys a renderer reads against the keys the
 report stage builds.  The per-launch and per-group records are
-``Record``: their fields come from the column registry
-(:mod:`ncu_roofline.core.columns`), which also orders them, plus the tensor
-datatypes and theory fields a profile has, so they are not fixed keys.
+:class:`LaunchRecord` and :class:`KernelRecord`: their fields are the column
+registry's (:mod:`ncu_roofline.core.columns`), which also orders them (a
+test holds the two equal), plus the theory fields when theory was given and
+a ``flops_tensor_<dtype>`` per tensor datatype the profile counts (not fixed
+keys: :func:`tensor_flops` reads them).  A comparison's rows are
+:class:`ComparisonRecord` (the fields of ``analysis.compare.COMPARISON_FIELDS``).
+Tripped gates travel in one place, a context's ``gates`` record
+(:func:`tripped_gates`).  ``dict[str, Any]`` is left only where the data is
+open-ended: an op's parameters (each op kind has its own).
 
 Units are SI; a value the export cannot give is ``None``, never 0.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict, cast
 
 __all__ = [
     "BoundTotals",
     "CeilingRecord",
+    "ChangeRuleRecord",
+    "ChartContext",
     "CollectRecord",
     "ComparisonContext",
     "ComparisonDocument",
+    "ComparisonFacts",
+    "ComparisonOptions",
+    "ComparisonRecord",
     "ComparisonSide",
+    "ComparisonTotals",
     "DeviceRoofsRecord",
+    "DifferenceRecord",
     "FindingRecord",
+    "GateRecord",
     "GatesRecord",
     "Generator",
+    "GpuRecord",
     "GpusDocument",
+    "GroupChange",
     "HistoryChange",
     "HistoryContext",
     "HistoryGroup",
     "HistoryPoint",
+    "HistoryQueryRecord",
     "InputRecord",
     "InspectDocument",
     "InspectInput",
+    "InspectPass",
+    "KernelRecord",
+    "LaunchRecord",
+    "ModelRecord",
     "NcuRuleRecord",
-    "Record",
+    "PassRecord",
     "ReportContext",
+    "ReportOptions",
+    "SideFacts",
     "Summary",
     "TheoryChartContext",
     "TheoryChartGpu",
     "TheoryChartPoint",
+    "TheoryFields",
     "TheoryGpuRecord",
     "TheoryOpRecord",
     "TheoryPlacement",
     "TheorySummary",
     "TheoryTable",
     "TheoryTotals",
+    "tensor_flops",
+    "tripped_gates",
 ]
 
-#: One launch, kernel group or comparison row: field name -> plain value.
-Record = dict[str, Any]
+
+class TheoryFields(TypedDict, total=False):
+    """The theory fields of launch and kernel-group records: present when theory was given.
+
+    Their names and order are the column registry's ``THEORY_FIELDS``.
+    """
+
+    theory_flops: float | None
+    theory_bytes: float | None
+    theory_ai: float | None
+    byte_excess: float | None
+    flop_excess: float | None
+    excess_bytes: float | None
+    theory_floor_s: float | None
+    theory_efficiency: float | None
+    theory_op: str | None
+    theory_label: str | None
+    theory_precision: str | None
+    theory_source: str | None
+    confidence: str | None
+    family: str | None
+    theory_flops_per_s: float | None
+
+
+class _LaunchFields(TypedDict):
+    """The fields of every launch record: the registry's ``LAUNCH_FIELDS``, in order."""
+
+    source: str
+    id: int | None
+    kernel: str
+    kernel_short: str
+    device: int | None
+    device_name: str | None
+    cc: str | None
+    stream: int | None
+    grid: str | None
+    block: str | None
+    grid_blocks: int | None
+    nvtx: str | None
+    invocations: int | None
+    duration_s: float | None
+    duration_basis: str | None
+    flops: float | None
+    flops_fp64: float | None
+    flops_fp32: float | None
+    flops_fp16: float | None
+    flops_tensor: float | None
+    flops_tensor_basis: str | None
+    flops_missing: str | None
+    tensor_uncounted: bool | None
+    tensor_uncounted_basis: str | None
+    dram_bytes: float | None
+    l2_bytes: float | None
+    l1_bytes: float | None
+    dram_bytes_basis: str | None
+    l2_bytes_basis: str | None
+    l1_bytes_basis: str | None
+    ai_dram: float | None
+    ai_l2: float | None
+    ai_l1: float | None
+    achieved_flops_per_s: float | None
+    dram_bytes_per_s: float | None
+    l2_bytes_per_s: float | None
+    l1_bytes_per_s: float | None
+    precision: str | None
+    peak_flops_per_s: float | None
+    peak_dram_bytes_per_s: float | None
+    peak_l2_bytes_per_s: float | None
+    peak_l1_bytes_per_s: float | None
+    ridge_dram: float | None
+    attainable_flops_per_s: float | None
+    attainable_l2_flops_per_s: float | None
+    attainable_l1_flops_per_s: float | None
+    compute_utilization: float | None
+    dram_utilization: float | None
+    dram_utilization_basis: str | None
+    l2_utilization: float | None
+    l1_utilization: float | None
+    binding_level: str | None
+    efficiency: float | None
+    side: str | None
+    bound: str | None
+    bound_reason: str | None
+    placement: str | None
+    profiling_failed: str | None
+    recoverable_s: float | None
+    recoverable_basis: str | None
+    latency_s: float | None
+    ncu_rules: list[NcuRuleRecord] | None
+    ncu_speedup_pct: float | None
+    ncu_recoverable_s: float | None
+    ncu_recoverable_basis: str | None
+    roof_recoverable_s: float | None
+    recoverable_bound_by: str | None
+    ncu_tail_pct: float | None
+    limiter: str | None
+    limiter_utilization: float | None
+    limiter_basis: str | None
+    limiter_needs: str | None
+    max_utilization: float | None
+    mix_share: float | None
+    under_filled: bool | None
+    waves: float | None
+    tail_loss: float | None
+    achieved_occupancy: float | None
+    sm_count: float | None
+    above_roof: str | None
+    roof_source_compute: str | None
+    roof_source_dram: str | None
+    sm_clock_hz: float | None
+
+
+class LaunchRecord(_LaunchFields, TheoryFields):
+    """One launch (a row of ncu's export) as plain data.
+
+    Besides these fields a record holds ``flops_tensor_<dtype>`` (after
+    ``flops_tensor``) for each tensor datatype the profile counts: read
+    them with :func:`tensor_flops`.
+    """
+
+
+class _KernelFields(TypedDict):
+    """The fields of every kernel-group record: the registry's ``KERNEL_FIELDS``, in order."""
+
+    rank: int
+    source: str
+    kernel: str
+    kernel_short: str
+    device_name: str | None
+    cc: str | None
+    grid: str | None
+    block: str | None
+    grid_blocks: int | None
+    launches: int
+    total_duration_s: float | None
+    duration_s: float | None
+    min_duration_s: float | None
+    max_duration_s: float | None
+    time_share: float | None
+    flops: float | None
+    flops_fp64: float | None
+    flops_fp32: float | None
+    flops_fp16: float | None
+    flops_tensor: float | None
+    tensor_uncounted: bool | None
+    dram_bytes: float | None
+    l2_bytes: float | None
+    l1_bytes: float | None
+    ai_dram: float | None
+    ai_l2: float | None
+    ai_l1: float | None
+    achieved_flops_per_s: float | None
+    dram_bytes_per_s: float | None
+    precision: str | None
+    peak_flops_per_s: float | None
+    peak_dram_bytes_per_s: float | None
+    attainable_flops_per_s: float | None
+    compute_utilization: float | None
+    dram_utilization: float | None
+    binding_level: str | None
+    efficiency: float | None
+    side: str | None
+    bound: str | None
+    bound_reason: str | None
+    placement: str | None
+    failed_launches: int
+    recoverable_s: float | None
+    recoverable_basis: str | None
+    latency_s: float | None
+    ncu_rules: list[NcuRuleRecord] | None
+    ncu_recoverable_s: float | None
+    roof_recoverable_s: float | None
+    recoverable_bound_by: str | None
+    ncu_disagrees: bool | None
+    ncu_tail_pct: float | None
+    limiter: str | None
+    limiter_utilization: float | None
+    limiter_basis: str | None
+    limiter_needs: str | None
+    max_utilization: float | None
+    mix_share: float | None
+    under_filled: bool | None
+    waves: float | None
+    tail_loss: float | None
+    achieved_occupancy: float | None
+    sm_count: float | None
+    above_roof_launches: int
+    roof_source_compute: str | None
+    roof_source_dram: str | None
+    advice: str | None
+
+
+class KernelRecord(_KernelFields, TheoryFields):
+    """One kernel group (kernel, launch configuration, GPU) as plain data.
+
+    Like :class:`LaunchRecord`, it also holds a ``flops_tensor_<dtype>`` per
+    tensor datatype the profile counts.
+    """
+
+
+def tensor_flops(record: KernelRecord | LaunchRecord, dtype: str) -> float | None:
+    """The tensor FLOPs of one datatype in a record (``None`` where the profile has none)."""
+    value: float | None = cast("Mapping[str, Any]", record).get(f"flops_tensor_{dtype}")
+    return value
+
+
+def tripped_gates(context: Mapping[str, Any]) -> list[GateRecord] | None:
+    """The tripped gates of a report or comparison; ``None`` when no gate was asked for.
+
+    The context's ``gates`` record is the one place renderers read gates from.
+    """
+    gates: GatesRecord | None = context.get("gates")
+    return None if gates is None else gates["tripped"]
+
+
+class _GateFields(TypedDict):
+    """The fields of every tripped gate."""
+
+    rule: str
+    kernel: str | None
+    message: str
+
+
+class GateRecord(_GateFields, total=False):
+    """One tripped gate: its rule, the kernel it names (``None``: the whole profile), why.
+
+    A gate about a kernel group names its launch configuration too.
+    """
+
+    grid: str | None
+    block: str | None
 
 
 class Generator(TypedDict):
@@ -59,6 +314,46 @@ class Generator(TypedDict):
 
     name: str
     version: str
+
+
+class PassRecord(TypedDict):
+    """One input joined into another with ``--merge`` (a pass of one run)."""
+
+    path: str
+    rows: int
+    #: The metrics the pass held, sorted.
+    metrics: list[str]
+
+
+class InspectPass(TypedDict):
+    """One pass of an ``inspect``-ed input: its path, rows and the roofline inputs it held."""
+
+    path: str
+    rows: int
+    present: list[str]
+
+
+class GpuRecord(TypedDict):
+    """One GPU of the table (``GpuSpec.to_dict()``): its datasheet figures, SI units."""
+
+    key: str
+    name: str
+    arch: str | None
+    cc: str | None
+    sms: int | None
+    boost_hz: float | None
+    base_hz: float | None
+    tensor_hz: float | None
+    compute: dict[str, float]
+    memory: dict[str, float]
+    dram_bytes: float | None
+    match: list[str]
+    source: str
+    notes: str
+    unsure: list[str]
+    derived: list[str]
+    disputed: list[str]
+    origin: str
 
 
 class InputRecord(TypedDict):
@@ -76,8 +371,8 @@ class InputRecord(TypedDict):
     warnings: list[str]
     ncu_errors: list[str]
     #: The inputs joined into this one with ``--merge`` (passes of one run):
-    #: ``{"path", "rows", "metrics"}`` each; empty for a single input.
-    passes: list[dict[str, Any]]
+    #: Empty for a single input.
+    passes: list[PassRecord]
 
 
 class BoundTotals(TypedDict):
@@ -139,7 +434,7 @@ class DeviceRoofsRecord(TypedDict):
     source: str
     device_name: str | None
     cc: str | None
-    gpu: dict[str, Any] | None
+    gpu: GpuRecord | None
     measured_sm_clock_hz: float | None
     ceilings: list[CeilingRecord]
     notes: list[str]
@@ -186,13 +481,28 @@ class AdviceRecord(TypedDict):
     what_to_try: str
 
 
+class ModelRecord(TypedDict):
+    """The model a theory was built for, and the shape of its forward pass."""
+
+    key: str
+    name: str
+    #: Where the model's figures come from.
+    source: str
+    phase: str
+    batch: int
+    seq: int
+    dtype: str
+    kv_dtype: str | None
+    tp: int
+
+
 class TheorySummary(TypedDict, total=False):
     """How theory was given (file, model) and what it matched."""
 
     file: str | None
     excess_threshold: float
     min_time_share: float
-    model: dict[str, Any]
+    model: ModelRecord
     kernels_with_theory: int
     unmatched: list[str]
 
@@ -211,7 +521,26 @@ class GatesRecord(TypedDict):
     """The gates asked for and the ones that tripped (added by the command)."""
 
     rules: list[str]
-    tripped: list[dict[str, Any]]
+    tripped: list[GateRecord]
+
+
+class ReportOptions(TypedDict):
+    """The options an analysis was made with."""
+
+    #: The GPU named with ``--gpu`` (``None``: from the export).
+    gpu: str | None
+    roofs_file: str | None
+    #: ``measured``, ``boost`` or ``base``: the clock datasheet roofs are scaled to.
+    clocks: str
+    #: The theory's file, model and thresholds (``None``: no theory given).
+    theory: TheorySummary | None
+
+
+class ComparisonOptions(TypedDict):
+    """The options a comparison was made with."""
+
+    #: The relative change a group must pass to be a regression or improvement.
+    noise: float
 
 
 class _ReportFields(TypedDict):
@@ -219,17 +548,29 @@ class _ReportFields(TypedDict):
 
     schema_version: str
     generator: Generator
-    options: dict[str, Any]
+    options: ReportOptions
     inputs: list[InputRecord]
     summary: Summary
     roofs: list[DeviceRoofsRecord]
     theory: TheorySummary | None
     #: A :class:`~ncu_roofline.report.records.LaunchRecords` in a built context.
-    launches: Sequence[Record]
-    kernels: list[Record]
+    launches: Sequence[LaunchRecord]
+    kernels: list[KernelRecord]
     findings: list[FindingRecord]
     #: The text of every advice id the findings name, once each.
     advice: dict[str, AdviceRecord]
+
+
+class ChartContext(TypedDict):
+    """What a roofline chart reads of a report: its roofs, groups, launches and findings.
+
+    A :class:`ReportContext` is one; the comparison chart makes one of stand-in points.
+    """
+
+    roofs: list[DeviceRoofsRecord]
+    kernels: list[KernelRecord]
+    launches: Sequence[LaunchRecord]
+    findings: list[FindingRecord]
 
 
 class ReportContext(_ReportFields, total=False):
@@ -244,8 +585,153 @@ class ComparisonSide(TypedDict):
     """One side of a comparison: its inputs, options and totals."""
 
     inputs: list[InputRecord]
-    options: dict[str, Any]
+    options: ReportOptions
     summary: Summary
+
+
+class ComparisonRecord(TypedDict):
+    """One row of a comparison: a kernel group matched across the two sides, or on one side only.
+
+    Its fields are ``analysis.compare.COMPARISON_FIELDS``, in order; a side's
+    values are prefixed ``base_`` / ``candidate_`` (``None`` on the side
+    an added or removed group lacks).
+    """
+
+    rank: int
+    status: str
+    match: str | None
+    kernel: str
+    kernel_short: str | None
+    base_grid: str | None
+    base_block: str | None
+    candidate_grid: str | None
+    candidate_block: str | None
+    base_groups: int | None
+    candidate_groups: int | None
+    base_source: str | None
+    base_device_name: str | None
+    base_cc: str | None
+    candidate_source: str | None
+    candidate_device_name: str | None
+    candidate_cc: str | None
+    base_launches: int | None
+    candidate_launches: int | None
+    delta_launches: int | None
+    base_total_duration_s: float | None
+    candidate_total_duration_s: float | None
+    delta_s: float | None
+    delta_pct: float | None
+    base_duration_s: float | None
+    candidate_duration_s: float | None
+    delta_duration_s: float | None
+    delta_duration_pct: float | None
+    base_cycles: float | None
+    candidate_cycles: float | None
+    delta_cycles_pct: float | None
+    judged_on: str | None
+    judged_pct: float | None
+    base_time_share: float | None
+    candidate_time_share: float | None
+    base_flops: float | None
+    candidate_flops: float | None
+    base_dram_bytes: float | None
+    candidate_dram_bytes: float | None
+    work_unit: str | None
+    delta_work_pct: float | None
+    work_changed: bool | None
+    base_time_per_work: float | None
+    candidate_time_per_work: float | None
+    base_ai_dram: float | None
+    candidate_ai_dram: float | None
+    base_achieved_flops_per_s: float | None
+    candidate_achieved_flops_per_s: float | None
+    base_efficiency: float | None
+    candidate_efficiency: float | None
+    delta_efficiency: float | None
+    base_bound: str | None
+    candidate_bound: str | None
+    bound_changed: bool | None
+
+
+class ComparisonTotals(TypedDict):
+    """The whole profile's change: kernel time, launches, groups per status, how it was judged."""
+
+    base_total_duration_s: float | None
+    candidate_total_duration_s: float | None
+    delta_s: float | None
+    delta_pct: float | None
+    base_launches: int
+    candidate_launches: int
+    delta_launches: int
+    base_groups: int
+    candidate_groups: int
+    matched: int
+    matched_name_only: int
+    added: int
+    removed: int
+    regressions: int
+    improvements: int
+    unchanged: int
+    not_comparable: int
+    matched_delta_s: float | None
+    added_s: float | None
+    removed_s: float | None
+    noise: float
+    judged_on: str
+    judged_pct: float | None
+    base_cycles: float | None
+    candidate_cycles: float | None
+    delta_cycles_pct: float | None
+    basis: str
+    basis_requested: str
+    basis_reason: str | None
+    comparable: bool
+
+
+class SideFacts(TypedDict):
+    """One side of a comparison: its GPU, clocks, ncu version, metric set and work."""
+
+    gpus: list[str]
+    gpu_named_by_export: bool
+    ccs: list[str]
+    sm_clock_hz: float | None
+    memory_clock_hz: float | None
+    ncu_versions: list[str]
+    metric_count: int
+    launches: int
+    total_duration_s: float | None
+    cycles: float | None
+    flops: float | None
+    dram_bytes: float | None
+
+
+class _DifferenceFields(TypedDict):
+    kind: str
+    message: str
+
+
+class DifferenceRecord(_DifferenceFields, total=False):
+    """A difference between the sides besides the code (GPU, clock, ncu version, metrics, work)."""
+
+    #: ``clock``: which clock differs, and candidate over base.
+    clock: str
+    ratio: float | None
+    #: ``work``: ``profile`` or ``groups``.
+    scope: str
+
+
+class ComparisonFacts(TypedDict):
+    """Each side's facts and whether the sides may be judged against each other."""
+
+    base: SideFacts
+    candidate: SideFacts
+    sm_clock_ratio: float | None
+    clocks_differ: bool
+    different_gpus: bool
+    allow_cross_gpu: bool
+    comparable: bool
+    not_comparable_reason: str | None
+    differences: list[DifferenceRecord]
 
 
 class _ComparisonFields(TypedDict):
@@ -254,17 +740,17 @@ class _ComparisonFields(TypedDict):
     schema_version: str
     kind: str
     generator: Generator
-    options: dict[str, Any]
+    options: ComparisonOptions
     #: Each side's GPU, clocks, ncu version, metric set and work, and their differences.
-    context: dict[str, Any]
+    context: ComparisonFacts
     base: ComparisonSide
     candidate: ComparisonSide
-    totals: dict[str, Any]
-    kernels: list[Record]
-    regressions: list[Record]
-    improvements: list[Record]
-    added: list[Record]
-    removed: list[Record]
+    totals: ComparisonTotals
+    kernels: list[ComparisonRecord]
+    regressions: list[ComparisonRecord]
+    improvements: list[ComparisonRecord]
+    added: list[ComparisonRecord]
+    removed: list[ComparisonRecord]
 
 
 class ComparisonContext(_ComparisonFields, total=False):
@@ -357,7 +843,7 @@ class TheoryTable(TypedDict):
     ``gpus`` the reference of their ``speedup_vs_first``.
     """
 
-    model: dict[str, Any] | None
+    model: ModelRecord | None
     gpus: list[TheoryGpuRecord]
     ops: list[TheoryOpRecord]
     totals: dict[str, TheoryTotals] | None
@@ -419,7 +905,7 @@ class InspectInput(TypedDict):
     warnings: list[str]
     #: The passes joined into this input with ``--merge``: path, rows and
     #: the roofline inputs each held (empty for a single input).
-    passes: list[dict[str, Any]]
+    passes: list[InspectPass]
 
 
 class InspectDocument(TypedDict):
@@ -431,7 +917,7 @@ class InspectDocument(TypedDict):
 class GpusDocument(TypedDict):
     """The ``gpus`` command's document: one ``GpuSpec.to_dict()`` per GPU."""
 
-    gpus: list[dict[str, Any]]
+    gpus: list[GpuRecord]
 
 
 class HistoryPoint(TypedDict):
@@ -478,6 +964,13 @@ class HistoryChange(TypedDict):
     total_duration_s: float | None
 
 
+class GroupChange(HistoryChange):
+    """A change point in the list of every change: with its group's number and short name."""
+
+    group: int
+    kernel_short: str
+
+
 class HistoryGroup(TypedDict):
     """One kernel group (GPU, kernel, grid, block) over the runs of a dataset."""
 
@@ -493,6 +986,32 @@ class HistoryGroup(TypedDict):
     points: list[HistoryPoint]
 
 
+class HistoryQueryRecord(TypedDict):
+    """The filters and options a history was asked with."""
+
+    #: Regular expression searched in the kernel name (full or short).
+    kernel: str | None
+    tags: dict[str, str]
+    #: ISO 8601, UTC.
+    since: str | None
+    #: ``time`` or the tag the runs are ordered by.
+    order_by: str
+    #: The tag that names a run.
+    label: str
+    metric: str
+    top: int
+
+
+class ChangeRuleRecord(TypedDict):
+    """The change-point rule of a history (``analysis.change_rule.ChangeRule``)."""
+
+    window: int
+    sustain: int
+    noise: float
+    min_step: float
+    min_baseline: int
+
+
 class HistoryContext(TypedDict):
     """The ``history`` command's document: ``history --format json``."""
 
@@ -501,14 +1020,14 @@ class HistoryContext(TypedDict):
     generator: Generator
     dataset: str
     #: The filters and options asked for.
-    query: dict[str, Any]
+    query: HistoryQueryRecord
     #: The change-point rule (window, sustain, noise, min_step, min_baseline).
-    rule: dict[str, Any]
+    rule: ChangeRuleRecord
     runs: int
     #: Kernel groups matched; ``groups`` holds the first ``query.top`` of them.
     series: int
     #: Every change point of every matched group, with its group's number.
-    changes: list[dict[str, Any]]
+    changes: list[GroupChange]
     groups: list[HistoryGroup]
     omitted: int
     #: The query run on the ``groups`` table (DuckDB dialect).

@@ -13,13 +13,13 @@ so the renderers only format and draw.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from ncu_roofline.analysis.theory_table import Placement, TheoryRow, intensity, place
 from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.report.schema import (
     CeilingRecord,
     DeviceRoofsRecord,
+    ModelRecord,
     TheoryChartContext,
     TheoryChartGpu,
     TheoryChartPoint,
@@ -122,7 +122,7 @@ def _set_shares(ops: list[TheoryOpRecord], key: str, with_model: bool) -> None:
 
 
 def build_theory_table(
-    rows: list[TheoryRow], gpus: list[GpuSpec], model: dict[str, Any] | None = None
+    rows: list[TheoryRow], gpus: list[GpuSpec], model: ModelRecord | None = None
 ) -> TheoryTable:
     """Plain data for the ``theory`` command (JSON as is, text and HTML via the renderers).
 

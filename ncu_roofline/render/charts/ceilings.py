@@ -28,8 +28,10 @@ from ncu_roofline.render.charts.style import (
     OTHER_MEMORY_COLOUR,
     escape_markup,
 )
-from ncu_roofline.render.charts.values import FloatArray, finite_positive
+from ncu_roofline.render.charts.types import PlotlyJSON
+from ncu_roofline.render.charts.values import FloatArray, finite_positive, number
 from ncu_roofline.render.format import TEXT
+from ncu_roofline.report.schema import DeviceRoofsRecord
 
 #: Relative difference under which two ceilings are one line: 1% is 0.004
 #: decades, under a pixel on any chart this tool draws.
@@ -183,7 +185,7 @@ class Roofs:
         return any(k in used for k in line.keys)
 
 
-def _usable(device: dict[str, Any]) -> tuple[list[Ceiling], list[Ceiling]]:
+def _usable(device: DeviceRoofsRecord) -> tuple[list[Ceiling], list[Ceiling]]:
     """Usable (finite, positive) compute and memory ceilings of one device."""
     compute: list[Ceiling] = []
     memory: list[Ceiling] = []
@@ -197,10 +199,10 @@ def _usable(device: dict[str, Any]) -> tuple[list[Ceiling], list[Ceiling]]:
             key=str(c.get("key")),
             kind=str(kind),
             label=_key_label(str(c.get("key"))),
-            value=float(value),
+            value=number(value),
             unit=_unit_label(c.get("unit"), str(kind)),
             source=None if c.get("source") is None else str(c.get("source")),
-            clock_hz=float(clock) if finite_positive(clock) else None,
+            clock_hz=number(clock) if finite_positive(clock) else None,
             uncertain=bool(c.get("uncertain")),
         )
         (compute if kind == "compute" else memory).append(ceiling)
@@ -217,7 +219,7 @@ def _primary_memory(memory: list[Ceiling]) -> Ceiling:
     return min(memory, key=lambda m: m.value)
 
 
-def device_roofs(device: dict[str, Any]) -> Roofs | None:
+def device_roofs(device: DeviceRoofsRecord) -> Roofs | None:
     """The roofs of one ``roofs`` entry of the context; ``None`` without a compute and a memory roof."""
     compute, memory = _usable(device)
     if not compute or not memory:
@@ -234,7 +236,7 @@ def _line(
     hover: str,
     dash: str,
     width: float,
-) -> dict[str, Any]:
+) -> PlotlyJSON:
     """A ceiling drawn as a line trace in the legend group ``group``."""
     return {
         "type": "scatter",
@@ -252,7 +254,7 @@ def _line(
 
 def ceiling_traces(
     roofs: Roofs, x_lo: float, x_hi: float, used: set[str] | None = None
-) -> list[dict[str, Any]]:
+) -> list[PlotlyJSON]:
     """Memory roofs, compute roofs and the ridge points, for an x range in log10 units.
 
     ``used`` holds the precisions of the kernel groups on the chart: roofs of
@@ -260,7 +262,7 @@ def ceiling_traces(
     hidden in the legend.  Each ceiling trace's ``meta`` lists its ceiling
     keys, so a view can show a level's roof by key.
     """
-    data: list[dict[str, Any]] = []
+    data: list[PlotlyJSON] = []
     for line in merge_equal(roofs.memory):
         m = line.first
         xs_m = np.logspace(x_lo, math.log10(roofs.top / m.value), _LINE_POINTS)
@@ -298,14 +300,14 @@ def ceiling_traces(
     return data
 
 
-def _visibility(trace: dict[str, Any], line: Line, shown: bool) -> dict[str, Any]:
+def _visibility(trace: PlotlyJSON, line: Line, shown: bool) -> PlotlyJSON:
     trace["meta"] = {"keys": line.keys}
     if not shown:
         trace["visible"] = "legendonly"
     return trace
 
 
-def _ridge_trace(roofs: Roofs, ridges: list[tuple[Line, float]]) -> dict[str, Any]:
+def _ridge_trace(roofs: Roofs, ridges: list[tuple[Line, float]]) -> PlotlyJSON:
     """The ridge points of the compute roofs drawn at first."""
     prim = escape_markup(roofs.primary.label)
     return {

@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any
+from typing import Any, cast
 
 from ncu_roofline.render.charts.ceilings import device_roofs
 from ncu_roofline.render.charts.compare_rows import (
@@ -32,8 +32,16 @@ from ncu_roofline.render.charts.compare_rows import (
 from ncu_roofline.render.charts.figure import DeviceIndex, roofline_figures
 from ncu_roofline.render.charts.groups import PLOTTED_BOUNDS
 from ncu_roofline.render.charts.style import MIN_ARROW_DECADES, arrow, escape_markup, marker_size
+from ncu_roofline.render.charts.types import NotPlotted, PlotlyJSON, RooflineChart
 from ncu_roofline.render.format import TEXT
-from ncu_roofline.report.schema import ComparisonContext, ReportContext
+from ncu_roofline.report.schema import (
+    ChartContext,
+    ComparisonContext,
+    ComparisonRecord,
+    DeviceRoofsRecord,
+    KernelRecord,
+    ReportContext,
+)
 
 #: Colour of the candidate marker and arrow of each status.  Okabe-Ito
 #: vermillion and bluish green; the marker symbols differ too (triangle up /
@@ -69,17 +77,17 @@ _CEILING_GROUPS = ("memory roofs", "compute roofs")
 
 
 #: A row and one of its positions.
-_Point = tuple[dict[str, Any], tuple[float, float]]
+_Point = tuple[ComparisonRecord, tuple[float, float]]
 
 
 def _markers(
     name: str,
-    members: Sequence[tuple[dict[str, Any], tuple[float, float]]],
+    members: Sequence[tuple[ComparisonRecord, tuple[float, float]]],
     side: str,
     symbol: str,
     colour: str,
     group: str,
-) -> dict[str, Any]:
+) -> PlotlyJSON:
     filled = not symbol.endswith("-open")
     return {
         "type": "scatter",
@@ -107,8 +115,8 @@ def _markers(
 
 
 def _arrow(
-    record: dict[str, Any], tail: tuple[float, float], head: tuple[float, float]
-) -> dict[str, Any]:
+    record: ComparisonRecord, tail: tuple[float, float], head: tuple[float, float]
+) -> PlotlyJSON:
     name = str(record.get("kernel_short") or record.get("kernel") or "")
     colour = STATUS_COLOURS.get(str(record.get("status")), _BASE_COLOUR)
     return arrow(tail, head, colour, escape_markup(f"{name}: {status_line(record)}"))
@@ -123,11 +131,11 @@ class _Placed:
     candidate: dict[str, list[_Point]] = field(
         default_factory=lambda: {s: [] for s in _CANDIDATE_STATUSES}
     )
-    arrows: list[dict[str, Any]] = field(default_factory=list)
-    not_plotted: list[dict[str, Any]] = field(default_factory=list)
+    arrows: list[PlotlyJSON] = field(default_factory=list)
+    not_plotted: list[NotPlotted] = field(default_factory=list)
     plotted: int = 0
 
-    def add(self, r: dict[str, Any]) -> None:
+    def add(self, r: ComparisonRecord) -> None:
         """Place one row: its markers, its arrow when it moved far enough to see."""
         status = str(r.get("status"))
         b = position(r, "base")
@@ -151,7 +159,7 @@ class _Placed:
             if moved >= MIN_ARROW_DECADES:
                 self.arrows.append(_arrow(r, b, c))
 
-    def traces(self) -> list[dict[str, Any]]:
+    def traces(self) -> list[PlotlyJSON]:
         """Base positions, removed groups, then the candidate positions by status."""
         data = []
         if self.base:
@@ -185,7 +193,9 @@ class _Placed:
         return data
 
 
-def _home(record: dict[str, Any], roofs: Sequence[dict[str, Any]], device_of: DeviceIndex) -> int:
+def _home(
+    record: ComparisonRecord, roofs: Sequence[DeviceRoofsRecord], device_of: DeviceIndex
+) -> int:
     """Index in the candidate's ``roofs`` of the device a row is drawn on.
 
     The candidate's device for matched and added rows; for removed rows a
@@ -193,12 +203,10 @@ def _home(record: dict[str, Any], roofs: Sequence[dict[str, Any]], device_of: De
     first device.  -1 when the candidate has no devices.
     """
     if record.get("candidate_groups") is not None:
-        return device_of(
-            {
-                "source": record.get("candidate_source"),
-                "device_name": record.get("candidate_device_name"),
-                "cc": record.get("candidate_cc"),
-            }
+        return device_of.lookup(
+            record.get("candidate_source"),
+            record.get("candidate_device_name"),
+            record.get("candidate_cc"),
         )
     name, cc = record.get("base_device_name"), record.get("base_cc")
     same_name = [i for i, r in enumerate(roofs) if r.get("device_name") == name]
@@ -211,7 +219,7 @@ def _home(record: dict[str, Any], roofs: Sequence[dict[str, Any]], device_of: De
 
 
 def _homes(
-    records: list[dict[str, Any]], devices: list[dict[str, Any]], drawn: list[int]
+    records: list[ComparisonRecord], devices: list[DeviceRoofsRecord], drawn: list[int]
 ) -> list[int]:
     """The device each row is drawn on; removed rows of a device without a figure go to the first."""
     device_of = DeviceIndex(devices)
@@ -225,11 +233,15 @@ def _homes(
 
 
 def _stand_ins(
-    records: list[dict[str, Any]], homes: list[int], devices: list[dict[str, Any]], drawn: list[int]
-) -> dict[str, Any]:
-    """A report context of the candidate's roofs with every position as a stand-in group.
+    records: list[ComparisonRecord],
+    homes: list[int],
+    devices: list[DeviceRoofsRecord],
+    drawn: list[int],
+) -> ChartContext:
+    """A chart context of the candidate's roofs with every position as a stand-in group.
 
-    Its roofline figures have axes and ceilings that span both sides.
+    Its roofline figures have axes and ceilings that span both sides.  A
+    stand-in has only the fields that place a point (a partial kernel record).
     """
     stand_ins: list[dict[str, Any]] = []
     for r, home in zip(records, homes, strict=True):
@@ -250,7 +262,8 @@ def _stand_ins(
                         "bound": PLOTTED_BOUNDS[0],
                     }
                 )
-    return {"roofs": devices, "kernels": stand_ins, "launches": [], "findings": []}
+    kernels = cast("list[KernelRecord]", stand_ins)
+    return {"roofs": devices, "kernels": kernels, "launches": [], "findings": []}
 
 
 def _input_names(context: ReportContext) -> str:
@@ -260,15 +273,15 @@ def _input_names(context: ReportContext) -> str:
     return ", ".join(names) or "base"
 
 
-def _gpu_label(device: dict[str, Any]) -> str:
-    gpu = device.get("gpu") or {}
-    name = device.get("device_name") or gpu.get("name")
+def _gpu_label(device: DeviceRoofsRecord) -> str:
+    gpu = device.get("gpu")
+    name = device.get("device_name") or (gpu.get("name") if gpu else None)
     if name:
         return str(name)
     return f"CC {device['cc']}" if device.get("cc") else "unknown GPU"
 
 
-def _side_ceilings(traces: list[dict[str, Any]], side: str, gpu: str) -> list[dict[str, Any]]:
+def _side_ceilings(traces: list[PlotlyJSON], side: str, gpu: str) -> list[PlotlyJSON]:
     """Ceiling traces named after their side and GPU; the base's dashed."""
     out = []
     for t in traces:
@@ -285,13 +298,13 @@ def _side_ceilings(traces: list[dict[str, Any]], side: str, gpu: str) -> list[di
 
 
 def _base_ceilings(
-    base_context: ReportContext, records: list[dict[str, Any]], near: dict[str, Any]
-) -> list[dict[str, Any]]:
+    base_context: ReportContext, records: list[ComparisonRecord], near: DeviceRoofsRecord
+) -> list[PlotlyJSON]:
     """The base's ceilings for a device drawn from the candidate: the same-named base device, else its first.
 
     Drawn with the positions of ``records`` so the frame spans the same groups.
     """
-    devices = [dict(d) for d in base_context.get("roofs") or []]
+    devices = list(base_context.get("roofs") or [])
     devices = [d for d in devices if device_roofs(d) is not None]
     if not devices:
         return []
@@ -307,12 +320,12 @@ def _base_ceilings(
 
 
 def _comparison_figure(
-    frame: dict[str, Any],
-    records: list[dict[str, Any]],
-    orphans: list[dict[str, Any]],
-    base: tuple[str, list[dict[str, Any]]],
-    device: dict[str, Any],
-) -> dict[str, Any]:
+    frame: RooflineChart,
+    records: list[ComparisonRecord],
+    orphans: list[ComparisonRecord],
+    base: tuple[str, list[PlotlyJSON]],
+    device: DeviceRoofsRecord,
+) -> RooflineChart:
     """One device's comparison: both sides' ceilings with the rows drawn on that device."""
     base_names, base_ceilings = base
     layout = dict(frame["figure"]["layout"])
@@ -363,7 +376,7 @@ def comparison_figures(
     cmp_context: ComparisonContext,
     base_context: ReportContext,
     candidate_context: ReportContext,
-) -> list[dict[str, Any]]:
+) -> list[RooflineChart]:
     """One comparison roofline per device of the candidate profile that has ceilings.
 
     ``cmp_context`` is :func:`ncu_roofline.report.compare.comparison_context`;
@@ -381,8 +394,8 @@ def comparison_figures(
     :data:`~ncu_roofline.render.charts.MIN_ARROW_DECADES` decades; a shorter arrow
     would be hidden under the marker.
     """
-    devices: list[dict[str, Any]] = [dict(d) for d in candidate_context["roofs"]]
-    records: list[dict[str, Any]] = list(cmp_context.get("kernels") or [])
+    devices = list(candidate_context["roofs"])
+    records: list[ComparisonRecord] = list(cmp_context.get("kernels") or [])
     # Devices that get a figure: those with a compute and a memory ceiling.
     drawn = [i for i, d in enumerate(devices) if device_roofs(d) is not None]
     homes = _homes(records, devices, drawn)

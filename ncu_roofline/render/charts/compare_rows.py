@@ -14,6 +14,7 @@ from ncu_roofline.render.charts.groups import not_plotted_reason
 from ncu_roofline.render.charts.style import escape_markup, wrapped
 from ncu_roofline.render.charts.values import finite
 from ncu_roofline.render.format import TEXT
+from ncu_roofline.report.schema import ComparisonRecord
 
 #: The hover template of every comparison marker; the fields are :func:`customdata`.
 HOVER = (
@@ -32,7 +33,7 @@ HOVER = (
 )
 
 
-def _side(record: dict[str, Any], side: str) -> dict[str, Any]:
+def _side(record: ComparisonRecord, side: str) -> dict[str, Any]:
     """One side of a row as the kernel-group fields :func:`not_plotted_reason` reads."""
     return {
         "bound": record.get(f"{side}_bound"),
@@ -41,7 +42,7 @@ def _side(record: dict[str, Any], side: str) -> dict[str, Any]:
     }
 
 
-def position(record: dict[str, Any], side: str) -> tuple[float, float] | None:
+def position(record: ComparisonRecord, side: str) -> tuple[float, float] | None:
     """The (intensity, FLOP/s) of one side of a comparison row, if it has a point."""
     if record.get(f"{side}_groups") is None:
         return None
@@ -52,12 +53,12 @@ def position(record: dict[str, Any], side: str) -> tuple[float, float] | None:
     return x, y
 
 
-def why_not(record: dict[str, Any], side: str) -> str:
+def why_not(record: ComparisonRecord, side: str) -> str:
     """Why one side of a row has no point, plain text."""
     return f"{side}: {not_plotted_reason(_side(record, side)) or 'no point'}"
 
 
-def status_line(record: dict[str, Any]) -> str:
+def status_line(record: ComparisonRecord) -> str:
     """The row's status and how its time changed, plain text."""
     status = str(record.get("status"))
     if status in ("added", "removed"):
@@ -71,7 +72,13 @@ def status_line(record: dict[str, Any]) -> str:
 
 
 def _both(
-    record: dict[str, Any], base: str, cand: str, *, new: str = "", gone: str = "", moved: str = ""
+    record: ComparisonRecord,
+    base: str,
+    cand: str,
+    *,
+    new: str = "",
+    gone: str = "",
+    moved: str = "",
 ) -> str:
     """``base → candidate``, or the one side an added or removed row has."""
     status = record.get("status")
@@ -82,13 +89,13 @@ def _both(
     return f"{base} → {cand}{moved}"
 
 
-def _change(record: dict[str, Any], field: str, unit: str) -> str:
+def _change(record: ComparisonRecord, field: str, unit: str) -> str:
     b = TEXT.si(record.get(f"base_{field}"), unit)
     c = TEXT.si(record.get(f"candidate_{field}"), unit)
     return _both(record, b, c, new=" (new)", gone=" (gone)")
 
 
-def _efficiency(record: dict[str, Any]) -> str:
+def _efficiency(record: ComparisonRecord) -> str:
     d = record.get("delta_efficiency")
     return _both(
         record,
@@ -98,7 +105,7 @@ def _efficiency(record: dict[str, Any]) -> str:
     )
 
 
-def _bound(record: dict[str, Any]) -> str:
+def _bound(record: ComparisonRecord) -> str:
     return _both(
         record,
         escape_markup(record.get("base_bound") or "n/a"),
@@ -107,7 +114,7 @@ def _bound(record: dict[str, Any]) -> str:
     )
 
 
-def _launches(record: dict[str, Any]) -> str:
+def _launches(record: ComparisonRecord) -> str:
     return _both(
         record,
         TEXT.count(record.get("base_launches")),
@@ -115,7 +122,7 @@ def _launches(record: dict[str, Any]) -> str:
     )
 
 
-def _match_line(record: dict[str, Any]) -> str:
+def _match_line(record: ComparisonRecord) -> str:
     if record.get("match") != "name only":
         return ""
     return "<br>matched by name only: launch configuration " + escape_markup(
@@ -124,7 +131,7 @@ def _match_line(record: dict[str, Any]) -> str:
     )
 
 
-def customdata(record: dict[str, Any], side: str) -> list[str]:
+def customdata(record: ComparisonRecord, side: str) -> list[str]:
     """Hover fields of one marker; the shared template is :data:`HOVER`."""
     point = position(record, side)
     full = str(record.get("kernel") or "")

@@ -28,7 +28,9 @@ from ncu_roofline.render.charts.layout import (
 )
 from ncu_roofline.render.charts.levels import level_points, level_trace
 from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
+from ncu_roofline.render.charts.types import PlotlyJSON, RooflineChart
 from ncu_roofline.render.charts.values import column, field_values, finite_positive
+from ncu_roofline.report.schema import ChartContext, DeviceRoofsRecord, KernelRecord, LaunchRecord
 
 #: The chart's views, by the name a caller asks for, and the label of the
 #: view menu's button that shows each (in the menu's order).
@@ -47,14 +49,14 @@ class DeviceIndex:
     been filled in from the GPU table where the records have none.
     """
 
-    def __init__(self, roofs: Sequence[dict[str, Any]]) -> None:
+    def __init__(self, roofs: Sequence[DeviceRoofsRecord]) -> None:
         self._by_name: dict[tuple[Any, Any], list[int]] = {}
         self._cc = [r.get("cc") for r in roofs]
         for i, r in enumerate(roofs):
             self._by_name.setdefault((r.get("source"), r.get("device_name")), []).append(i)
         self._cache: dict[tuple[Any, Any, Any], int] = {}
 
-    def __call__(self, record: dict[str, Any]) -> int:
+    def __call__(self, record: KernelRecord) -> int:
         return self.lookup(record.get("source"), record.get("device_name"), record.get("cc"))
 
     def lookup(self, source: Any, device_name: Any, cc: Any) -> int:
@@ -77,7 +79,7 @@ class DeviceIndex:
 
 
 def _views(
-    data: list[dict[str, Any]], levels_index: int | None, launch_index: int | None
+    data: list[PlotlyJSON], levels_index: int | None, launch_index: int | None
 ) -> list[tuple[str, list[bool | str], bool]]:
     """The chart's views: kernel groups, memory levels (with every memory roof), every launch."""
     base: list[bool | str] = [t.get("visible", True) for t in data]
@@ -103,12 +105,12 @@ def _views(
 
 def _device_figure(
     index: int,
-    device: dict[str, Any],
+    device: DeviceRoofsRecord,
     roofs: Roofs,
-    groups: list[dict[str, Any]],
+    groups: list[KernelRecord],
     launches: dict[str, Any],
     kinds: dict[tuple[Any, str], list[str]],
-) -> dict[str, Any]:
+) -> RooflineChart:
     points, not_plotted = place_groups(groups, kinds)
     # The arrows run from theory to a measured point; a theory-placed point is its theory.
     theory_points = [
@@ -141,7 +143,7 @@ def _device_figure(
         levels_index = len(data)
         data.append(levels)
     data += group_traces(points, (ranges.x_hi - ranges.x_lo, ranges.y_hi - ranges.y_lo))
-    annotations: list[dict[str, Any]] = []
+    annotations: list[PlotlyJSON] = []
     if theory_points:
         data.append(theory_trace(theory_points))
         annotations = theory_arrows(theory_points)
@@ -174,8 +176,8 @@ def _device_figure(
 
 
 def roofline_figures(
-    context: Mapping[str, Any], max_launch_points: int = 200_000
-) -> list[dict[str, Any]]:
+    context: ChartContext, max_launch_points: int = 200_000
+) -> list[RooflineChart]:
     """One roofline figure per device of the report context.
 
     A device gets a figure when it has at least one compute and one memory
@@ -190,11 +192,11 @@ def roofline_figures(
     """
     if max_launch_points < 0:
         raise ValueError(f"max_launch_points must be >= 0, not {max_launch_points}")
-    devices: list[dict[str, Any]] = list(context.get("roofs") or [])
-    kernels: list[dict[str, Any]] = list(context.get("kernels") or [])
+    devices = list(context.get("roofs") or [])
+    kernels = list(context.get("kernels") or [])
     # Read field by field: the launches may be lazy records, and a dict per
     # launch for a 400,000-launch report is gigabytes.
-    launch_records: Sequence[dict[str, Any]] = context.get("launches") or []
+    launch_records: Sequence[LaunchRecord] = context.get("launches") or []
     kinds = kinds_by_kernel(context.get("findings") or [])
 
     device_of = DeviceIndex(devices)
@@ -210,7 +212,7 @@ def roofline_figures(
         *(field_values(launch_records, f) for f in ("kernel_short", "kernel", "bound", "id"))
     )
 
-    figures: list[dict[str, Any]] = []
+    figures: list[RooflineChart] = []
     for index, device in enumerate(devices):
         roofs = device_roofs(device)
         if roofs is None:
@@ -241,7 +243,7 @@ def figure_views(figure: Mapping[str, Any]) -> list[str]:
     return [by_label[b["label"]] for b in menus[0]["buttons"]]
 
 
-def show_view(figure: Mapping[str, Any], view: str) -> dict[str, Any]:
+def show_view(figure: Mapping[str, Any], view: str) -> PlotlyJSON:
     """A copy of ``figure`` as its view menu's ``view`` button shows it.
 
     The button's own arguments (which traces are visible, whether the theory

@@ -35,8 +35,10 @@ from ncu_roofline.render.charts.style import (
     marker_size,
     wrapped,
 )
-from ncu_roofline.render.charts.values import finite
+from ncu_roofline.render.charts.types import NotPlotted, PlotlyJSON
+from ncu_roofline.render.charts.values import finite, number
 from ncu_roofline.render.format import TEXT
+from ncu_roofline.report.schema import KernelRecord
 
 #: Bound classes drawn as kernel-group markers.  Communication kernels move
 #: data between devices and "not placeable" ones lack a roof: neither has a
@@ -74,7 +76,8 @@ class GroupPoint:
     :func:`on_strip` puts it on the chart's strip.
     """
 
-    record: dict[str, Any]
+    #: A kernel group, or the record of another point (an op on the theory chart).
+    record: Mapping[str, Any]
     x: float
     y: float
     bound: str
@@ -93,7 +96,7 @@ class GroupPoint:
         return finite(self.record.get("total_duration_s")) or 0.0
 
 
-def not_plotted_reason(k: dict[str, Any]) -> str | None:
+def not_plotted_reason(k: Mapping[str, Any]) -> str | None:
     """Why a kernel group has no marker; ``None`` when it has one."""
     if k.get("placement") in PLACEMENT_SYMBOLS:
         return None
@@ -132,14 +135,14 @@ def kinds_by_kernel(findings: Iterable[Mapping[str, Any]]) -> dict[tuple[Any, st
 
 
 def place_groups(
-    groups: Iterable[dict[str, Any]], kinds: dict[tuple[Any, str], list[str]]
-) -> tuple[list[GroupPoint], list[dict[str, Any]]]:
+    groups: Iterable[KernelRecord], kinds: dict[tuple[Any, str], list[str]]
+) -> tuple[list[GroupPoint], list[NotPlotted]]:
     """The groups that get a marker, and ``{"kernel_short", "reason"}`` for those that do not.
 
     ``kinds`` is :func:`kinds_by_kernel` of the context's findings.
     """
     points: list[GroupPoint] = []
-    not_plotted: list[dict[str, Any]] = []
+    not_plotted: list[NotPlotted] = []
     for k in groups:
         reason = not_plotted_reason(k)
         if reason is not None:
@@ -158,13 +161,13 @@ def place_groups(
     return points, not_plotted
 
 
-def _coordinates(k: dict[str, Any], how: str) -> tuple[float, float]:
+def _coordinates(k: KernelRecord, how: str) -> tuple[float, float]:
     """A group's point by its placement; NaN for a bandwidth point (the strip places it)."""
     if how == "theory":
-        return float(k["theory_ai"]), float(k["theory_flops_per_s"])
+        return number(k.get("theory_ai")), number(k.get("theory_flops_per_s"))
     if how == "bandwidth":
         return math.nan, math.nan
-    return float(k["ai_dram"]), float(k["achieved_flops_per_s"])
+    return number(k["ai_dram"]), number(k["achieved_flops_per_s"])
 
 
 def on_strip(points: list[GroupPoint], x_lo: float) -> list[float]:
@@ -306,7 +309,7 @@ def legend_name(p: GroupPoint) -> str:
     return escape_markup(f"{rank} · {short}")
 
 
-def _trace(members: list[GroupPoint], labels: list[str], bound: str, name: str) -> dict[str, Any]:
+def _trace(members: list[GroupPoint], labels: list[str], bound: str, name: str) -> PlotlyJSON:
     return {
         "type": "scatter",
         "mode": "markers+text",
@@ -350,7 +353,7 @@ def _symbol(p: GroupPoint) -> str:
     return "diamond" if p.finding else "circle"
 
 
-def group_traces(points: list[GroupPoint], spans: tuple[float, float]) -> list[dict[str, Any]]:
+def group_traces(points: list[GroupPoint], spans: tuple[float, float]) -> list[PlotlyJSON]:
     """The kernel-group marker traces: one per group, up to :data:`LEGEND_GROUPS` groups.
 
     Each of those groups is its own legend entry, "3 · name", its number the

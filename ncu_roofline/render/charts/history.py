@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ncu_roofline.render.charts.style import escape_markup
+from ncu_roofline.render.charts.types import Chart, PlotlyJSON
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import HistoryContext, HistoryGroup, HistoryPoint
 
@@ -61,7 +62,7 @@ def _read(value: object, how: str) -> str:
 
 def _group_traces(
     g: HistoryGroup, field: str, how: str, by_time: bool, colour: str
-) -> list[dict[str, Any]]:
+) -> list[PlotlyJSON]:
     name = escape_markup(f"#{g['number']} {g['kernel_short']}")
     points = g["points"]
     hover = [
@@ -69,7 +70,7 @@ def _group_traces(
         + f"<br>{_read(p[field], how)}"  # type: ignore[literal-required]
         for p in points
     ]
-    traces: list[dict[str, Any]] = [
+    traces: list[PlotlyJSON] = [
         {
             "type": "scatter",
             "mode": "lines+markers",
@@ -117,7 +118,7 @@ def _group_traces(
     return traces
 
 
-def history_figures(context: HistoryContext) -> list[dict[str, Any]]:
+def history_figures(context: HistoryContext) -> list[Chart]:
     """The history page's charts: ``{"id", "title", "figure"}`` each (none without groups)."""
     groups = context["groups"]
     if not groups:
@@ -126,9 +127,9 @@ def history_figures(context: HistoryContext) -> list[dict[str, Any]]:
     metric_field = {"duration": "duration_s", "efficiency": "efficiency"}.get(
         context["query"]["metric"], "recoverable_s"
     )
-    out = []
+    out: list[Chart] = []
     for chart_id, title, field, y_title, how, log in _CHARTS:
-        data: list[dict[str, Any]] = []
+        data: list[PlotlyJSON] = []
         for i, g in enumerate(groups):
             colour = GROUP_COLOURS[i % len(GROUP_COLOURS)]
             traces = _group_traces(g, field, how, by_time, colour)

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ncu_roofline.render.charts.style import BOUND_COLOURS, NEUTRAL, escape_markup
+from ncu_roofline.render.charts.types import PlotlyJSON
 from ncu_roofline.render.charts.values import FloatArray
 from ncu_roofline.render.format import TEXT
 
@@ -86,7 +87,7 @@ def launch_points(
     }
 
 
-def launch_trace(launches: dict[str, Any]) -> dict[str, Any]:
+def launch_trace(launches: dict[str, Any]) -> PlotlyJSON:
     """The every-launch trace of :func:`launch_points` output, hidden until asked for."""
     shown = len(launches["x"])
     total = TEXT.count(launches["total"])

@@ -17,6 +17,7 @@ import numpy as np
 
 from ncu_roofline.render.charts.ceilings import Roofs
 from ncu_roofline.render.charts.style import GRID_COLOUR, NEUTRAL, TRANSPARENT, escape_markup
+from ncu_roofline.render.charts.types import PlotlyJSON
 from ncu_roofline.render.charts.values import FloatArray
 from ncu_roofline.render.format import TEXT, file_name
 
@@ -86,7 +87,7 @@ def device_label(device: Mapping[str, Any]) -> str:
     return f"{device_name(device)} (CC {cc})" if cc else device_name(device)
 
 
-def device_title(device: dict[str, Any]) -> str:
+def device_title(device: Mapping[str, Any]) -> str:
     """The chart's title, plain text: device, compute capability and source file."""
     label = device_label(device)
     source = device.get("source")
@@ -96,11 +97,11 @@ def device_title(device: dict[str, Any]) -> str:
 
 
 def device_layout(
-    device: dict[str, Any],
+    device: Mapping[str, Any],
     ranges: Ranges,
-    annotations: list[dict[str, Any]],
-    meta: dict[str, Any],
-) -> dict[str, Any]:
+    annotations: list[PlotlyJSON],
+    meta: PlotlyJSON,
+) -> PlotlyJSON:
     """The plotly layout of one device's chart; ``meta`` says what it holds."""
     return {
         "title": {"text": escape_markup(device_title(device))},
@@ -131,7 +132,7 @@ def device_layout(
     }
 
 
-def _decade_ticks(lo: float, hi: float) -> dict[str, Any]:
+def _decade_ticks(lo: float, hi: float) -> PlotlyJSON:
     """One labelled tick per decade with SI prefixes (plotly stops at T)."""
     decades = list(range(math.ceil(lo), math.floor(hi) + 1))
     if not decades:
@@ -140,7 +141,7 @@ def _decade_ticks(lo: float, hi: float) -> dict[str, Any]:
     return {"tickmode": "array", "tickvals": [10.0**e for e in decades], "ticktext": text}
 
 
-def _axis(title: str, lo: float, hi: float) -> dict[str, Any]:
+def _axis(title: str, lo: float, hi: float) -> PlotlyJSON:
     return {
         "title": {"text": title},
         "type": "log",
@@ -156,9 +157,7 @@ def _axis(title: str, lo: float, hi: float) -> dict[str, Any]:
     }
 
 
-def view_menu(
-    views: list[tuple[str, list[bool | str], bool]], n_annotations: int
-) -> dict[str, Any]:
+def view_menu(views: list[tuple[str, list[bool | str], bool]], n_annotations: int) -> PlotlyJSON:
     """Buttons switching between views: ``(label, visible per trace, arrows shown)`` each.
 
     Hidden traces are ``"legendonly"`` rather than ``False`` so the legend

@@ -12,10 +12,9 @@ bandwidth strip, from theory) have no intensity per level and get none.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ncu_roofline.render.charts.groups import GroupPoint
 from ncu_roofline.render.charts.style import MEMORY_COLOURS, NEUTRAL, escape_markup
+from ncu_roofline.render.charts.types import PlotlyJSON
 from ncu_roofline.render.charts.values import finite, finite_positive
 from ncu_roofline.render.format import TEXT
 
@@ -46,7 +45,7 @@ def level_points(p: GroupPoint) -> list[tuple[str, float]]:
     return out
 
 
-def level_trace(points: list[GroupPoint]) -> dict[str, Any] | None:
+def level_trace(points: list[GroupPoint]) -> PlotlyJSON | None:
     """The memory-level view's trace; ``None`` when no group has an L2 or L1 intensity."""
     xs: list[float | None] = []
     ys: list[float | None] = []

@@ -13,6 +13,7 @@ import html
 import math
 from typing import Any
 
+from ncu_roofline.render.charts.types import PlotlyJSON
 from ncu_roofline.render.charts.values import finite
 
 #: Colour of each bound class: the Okabe-Ito palette, which stays distinct
@@ -113,7 +114,7 @@ def marker_size(share: Any) -> float:
 
 def arrow(
     tail: tuple[float, float], head: tuple[float, float], colour: str, hovertext: str
-) -> dict[str, Any]:
+) -> PlotlyJSON:
     """An annotation arrow between two chart points given in data units.
 
     On log axes plotly places annotations in log10 units, and with

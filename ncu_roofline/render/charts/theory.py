@@ -10,7 +10,6 @@ beyond its minimum.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from ncu_roofline.render.charts.groups import GroupPoint, byte_excess_text
 from ncu_roofline.render.charts.style import (
@@ -20,10 +19,11 @@ from ncu_roofline.render.charts.style import (
     escape_markup,
     wrapped,
 )
+from ncu_roofline.render.charts.types import PlotlyJSON
 from ncu_roofline.render.format import TEXT
 
 
-def theory_trace(points: list[GroupPoint]) -> dict[str, Any]:
+def theory_trace(points: list[GroupPoint]) -> PlotlyJSON:
     """The hollow theory markers of the groups with a theoretical intensity."""
     return {
         "type": "scatter",
@@ -49,7 +49,7 @@ def theory_trace(points: list[GroupPoint]) -> dict[str, Any]:
     }
 
 
-def theory_arrows(points: list[GroupPoint]) -> list[dict[str, Any]]:
+def theory_arrows(points: list[GroupPoint]) -> list[PlotlyJSON]:
     """Arrows from theory to measurement, leaving out those too short to see."""
     arrows = []
     for p in points:

@@ -13,7 +13,6 @@ others wait in the legend.  Each shown roof is named at its right end.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from ncu_roofline.render.charts.ceilings import SAME_ROOF, Roofs, ceiling_traces
 from ncu_roofline.render.charts.groups import GroupPoint, point_labels
 from ncu_roofline.render.charts.layout import Ranges, axis_ranges, device_layout
 from ncu_roofline.render.charts.style import GRID_COLOUR, escape_markup, marker_size
+from ncu_roofline.render.charts.types import NotPlotted, PlotlyJSON, RooflineChart
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import TheoryChartContext, TheoryChartGpu, TheoryChartPoint
 
@@ -64,9 +64,9 @@ def _points(gpu: TheoryChartGpu) -> tuple[list[GroupPoint], list[TheoryChartPoin
     return placed, kept
 
 
-def not_plotted(context: TheoryChartContext) -> list[dict[str, Any]]:
+def not_plotted(context: TheoryChartContext) -> list[NotPlotted]:
     """``{"kernel_short", "reason"}`` for each op with no point on any GPU (plain text)."""
-    out: list[dict[str, Any]] = []
+    out: list[NotPlotted] = []
     if not context["gpus"]:
         return out
     for i, p in enumerate(context["gpus"][0]["points"]):
@@ -104,7 +104,7 @@ def _op_trace(
     points: list[GroupPoint],
     kept: list[TheoryChartPoint],
     spans: tuple[float, float],
-) -> dict[str, Any]:
+) -> PlotlyJSON:
     colour = GPU_COLOURS[index % len(GPU_COLOURS)]
     return {
         "type": "scatter",
@@ -136,7 +136,7 @@ def _op_trace(
 
 def _gpu_roofs(
     index: int, gpu: TheoryChartGpu, roofs: Roofs, ranges: Ranges, used: set[str] | None
-) -> list[dict[str, Any]]:
+) -> list[PlotlyJSON]:
     """One GPU's roofs in its own colour and legend group, each shown roof named at its end."""
     colour = GPU_COLOURS[index % len(GPU_COLOURS)]
     group = escape_markup(f"{gpu['name']} roofs")
@@ -170,19 +170,19 @@ def _gpu_roofs(
     return traces
 
 
-def _roof_value(t: dict[str, Any]) -> float:
+def _roof_value(t: PlotlyJSON) -> float:
     """A roof line's value: its FLOP/s (flat) or its bandwidth (the diagonal's slope)."""
     if t["meta"]["kind"] == "memory roofs":
         return float(t["y"][0]) / float(t["x"][0])
     return float(t["y"][0])
 
 
-def _shared_roofs(data: list[dict[str, Any]]) -> None:
+def _shared_roofs(data: list[PlotlyJSON]) -> None:
     """A later GPU's roof equal to an earlier GPU's is dashed over it, so neither hides.
 
     Its name is not printed again; the earlier roof's name says which GPUs share it.
     """
-    drawn: list[dict[str, Any]] = []
+    drawn: list[PlotlyJSON] = []
     for t in data:
         if "lines" not in str(t.get("mode")) or t.get("visible", True) is not True:
             continue
@@ -207,7 +207,7 @@ def _shared_roofs(data: list[dict[str, Any]]) -> None:
             drawn.append(t)
 
 
-def _declutter(data: list[dict[str, Any]]) -> None:
+def _declutter(data: list[PlotlyJSON]) -> None:
     """Drop roof names that would print over an earlier one (the first GPU's win)."""
     placed: list[tuple[float, float]] = []
     for t in data:
@@ -222,13 +222,13 @@ def _declutter(data: list[dict[str, Any]]) -> None:
             placed.append((x, y))
 
 
-def theory_figure(context: TheoryChartContext) -> dict[str, Any] | None:
+def theory_figure(context: TheoryChartContext) -> RooflineChart | None:
     """One plotly.js figure of every GPU's roofs and ops; ``None`` without a usable GPU.
 
     The entry is ``{"id", "title", "figure", "groups_plotted",
     "launches_plotted", "not_plotted"}`` like a report's charts.
     """
-    usable = [(i, g, device_roofs(dict(g["roofs"]))) for i, g in enumerate(context["gpus"])]
+    usable = [(i, g, device_roofs(g["roofs"])) for i, g in enumerate(context["gpus"])]
     drawn = [(i, g, r) for i, g, r in usable if r is not None]
     if not drawn:
         return None
@@ -245,7 +245,7 @@ def theory_figure(context: TheoryChartContext) -> dict[str, Any] | None:
         max(p.y_hi for p in parts),
     )
     spans = (ranges.x_hi - ranges.x_lo, ranges.y_hi - ranges.y_lo)
-    data: list[dict[str, Any]] = []
+    data: list[PlotlyJSON] = []
     for i, g, r in drawn:
         used = {str(p["precision"]) for p in placed[i][1] if p["precision"]}
         data += _gpu_roofs(i, g, r, ranges, used if placed[i][1] else None)

@@ -8,7 +8,7 @@ wants whole fields as float arrays for the per-launch view.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,13 +24,18 @@ def finite(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
+def number(value: float | None) -> float:
+    """A record's number as a float, NaN where it is ``None`` (for values already checked finite)."""
+    return math.nan if value is None else float(value)
+
+
 def finite_positive(value: Any) -> bool:
     """Whether ``value`` is a finite positive number (not a bool): a point on a log axis."""
     v = finite(value)
     return v is not None and v > 0
 
 
-def field_values(records: Sequence[dict[str, Any]], name: str) -> list[Any]:
+def field_values(records: Sequence[Mapping[str, Any]], name: str) -> list[Any]:
     """One field of every record, in order; ``None`` where a record lacks it.
 
     A report's lazy launch records (``report.records.LaunchRecords``, known
@@ -45,7 +50,7 @@ def field_values(records: Sequence[dict[str, Any]], name: str) -> list[Any]:
     return [r.get(name) for r in records]
 
 
-def column(records: Sequence[dict[str, Any]], name: str) -> FloatArray:
+def column(records: Sequence[Mapping[str, Any]], name: str) -> FloatArray:
     """A numeric field of every record as float64; ``None`` and non-numbers become NaN."""
     values = field_values(records, name)
     try:
