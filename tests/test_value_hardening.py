@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from ncu_roofline import analyze, load
 from ncu_roofline.cli.config import load_config
 from ncu_roofline.core.dimensions import unit_fits
-from ncu_roofline.core.files import parse_toml
+from ncu_roofline.core.files import parse_toml, too_deep
 from ncu_roofline.core.hardware import load_roofs_file, resolve_gpu
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import parse_numbers_checked, parse_unit
@@ -811,3 +811,36 @@ def test_warnings_name_the_line_among_rule_rows(samples_dir: Path, tmp_path: Pat
         "dram__bytes.sum: 1 negative value(s) left out as missing (first '-41,088' on line "
         "1,055, launch ID 17 (vectorized_elementwise_kernel<BUnaryFunctor>))" in info.warnings
     ), info.warnings
+
+
+def test_nesting_is_bounded_whatever_the_recursion_limit(tmp_path: Path) -> None:
+    """Another library may raise the interpreter's recursion limit; the depth bound holds."""
+    deep_toml = tmp_path / "roofs.toml"
+    deep_toml.write_text("x = " + "[" * 3000 + "]" * 3000 + "\n", encoding="utf-8")
+    deep_json = tmp_path / "deep.json"
+    deep_json.write_text("[" * 3000 + "]" * 3000, encoding="utf-8")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    try:
+        with pytest.raises(InputFormatError, match="nested too deeply"):
+            load_roofs_file(deep_toml)
+        with pytest.raises(InputFormatError, match="nested too deeply"):
+            load_model_config(deep_json)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@pytest.mark.parametrize(
+    ("text", "deep"),
+    [
+        ("x = " + "[" * 100 + "]" * 100, False),
+        ("x = " + "[" * 101 + "]" * 101, True),
+        # Brackets inside strings and comments are not nesting.
+        ('x = "' + "[" * 500 + '"\n# ' + "{" * 500 + "\ny = '" + "[" * 500 + "'", False),
+        ('x = """\n' + "[" * 500 + '\n"""\n', False),
+        ('{"a": "' + "[" * 500 + '\\" [[["}', False),
+        ("[a]\n" * 500, False),
+    ],
+)
+def test_the_nesting_depth_counts_brackets_outside_strings(text: str, deep: bool) -> None:
+    assert too_deep(text) is deep

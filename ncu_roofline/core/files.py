@@ -10,6 +10,7 @@ same loader as users' files, so both fail the same way.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from collections.abc import Sequence
@@ -51,8 +52,52 @@ def read_user_text(path: str | os.PathLike[str], what: str, directory: str | Non
         raise InputFormatError(f"{label}: not a UTF-8 text file") from exc
 
 
+#: The deepest nesting of arrays and tables (inline or bracketed) a TOML or
+#: JSON file may have; real roofs files and model configs use three or four.
+MAX_NESTING = 100
+
+# Strings (TOML's four kinds, which cover JSON's one) and comments are
+# skipped so a bracket inside them is not counted; what remains are brackets.
+_NESTING_TOKENS = re.compile(
+    r'"""(?:\\.|[^\\])*?"""'
+    r"|'''.*?'''"
+    r'|"(?:\\.|[^"\\\n])*"'
+    r"|'[^'\n]*'"
+    r"|#[^\n]*"
+    r"|[\[\]{}]",
+    re.DOTALL,
+)
+
+
+def too_deep(text: str, limit: int = MAX_NESTING) -> bool:
+    """Whether ``text`` (TOML or JSON) nests arrays or tables more than ``limit`` deep.
+
+    The parsers recurse once per level and fail with RecursionError past the
+    interpreter's recursion limit, but that limit is process-wide and another
+    library may have raised it, so the depth is bounded here, the same way
+    whatever else has run.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for token in _NESTING_TOKENS.finditer(text):
+        bracket = token.group()
+        if bracket in ("[", "{"):
+            depth += 1
+            if depth > limit:
+                return True
+        elif bracket in ("]", "}"):
+            depth -= 1
+    return False
+
+
 def parse_toml(text: str, label: str) -> dict[str, Any]:
     """``text`` parsed as TOML; ``label`` names the file in the error."""
+    if too_deep(text):
+        raise InputFormatError(
+            f"{label}: not valid TOML: arrays or tables nested too deeply "
+            f"(more than {MAX_NESTING} levels)"
+        )
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

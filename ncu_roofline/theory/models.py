@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ncu_roofline.core.files import load_builtin_toml, read_user_text
+from ncu_roofline.core.files import MAX_NESTING, load_builtin_toml, read_user_text, too_deep
 from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.theory.ops import OpEstimate, canonical_dtype, estimate
 from ncu_roofline.theory.phases import PHASES, tokens_per_pass
@@ -321,6 +321,10 @@ def load_model_config(path: str | os.PathLike[str]) -> ModelConfig:
     text = read_user_text(
         file, "model config file", directory="is a directory without a config.json"
     )
+    if too_deep(text):
+        raise InputFormatError(
+            f"{label}: not valid JSON: nested too deeply (more than {MAX_NESTING} levels)"
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
