@@ -37,8 +37,10 @@ from ncu_roofline.core.launches import (
     finalize_columns,
     integers,
 )
+from ncu_roofline.core.model import short_names
 from ncu_roofline.errors import NcuRooflineError
 from ncu_roofline.readers import _read_columns, load
+from ncu_roofline.readers.passes import pass_keys
 
 SUFFIXES = (".csv", ".ncu-rep", ".txt")
 REGISTRY = {c.name for c in LAUNCH_MODEL_COLUMNS}
@@ -311,3 +313,77 @@ def test_device_labels_follow_first_appearance(
         if label not in expected:
             expected.append(label)
     assert columns.device_labels() == expected
+
+
+def _old_pass_keys(frame: pd.DataFrame, aggregated: bool) -> np.ndarray | None:
+    """Pass keys as the readers hashed them from the frame before (the reference)."""
+    columns = ["kernel", "grid", "block", "device", "cc"] if aggregated else ["id", "kernel"]
+    if frame.empty or (not aggregated and frame["id"].isna().any()):
+        return None
+    keys = pd.util.hash_pandas_object(frame[columns].astype(str), index=False).to_numpy()
+    return None if len(np.unique(keys)) != len(keys) else keys
+
+
+def test_concat_is_the_parts_frames_concatenated(samples_dir: Path) -> None:
+    # Parts that differ in layout, metrics, compute capability (present or
+    # not) and text metrics; an empty part among them.
+    exports = _exports(samples_dir)
+    readable = []
+    for path in exports:
+        try:
+            _read_columns(str(path))
+        except NcuRooflineError:
+            continue
+        readable.append(path)
+    empty = finalize_columns({}, {}, 0)
+    for a, b in zip(readable, readable[1:] + readable[:1], strict=True):
+        for renamed in (False, True):
+            parts = [_read_columns(str(a))[0], empty, _read_columns(str(b))[0]]
+            joined = LaunchColumns.concat(parts, renamed=renamed)
+            assert len(joined) == sum(len(p) for p in parts)
+            # Counts and names from the joined columns, before any frame exists.
+            _check_counts(LaunchColumns.concat([_read_columns(str(p))[0] for p in (a, b)]))
+            names = joined.metric_names()
+            frame = joined.to_frame()
+            frames = [_read_columns(str(p))[0].to_frame() for p in (a, b)]
+            frames.insert(1, empty.to_frame())
+            expected = pd.concat(frames, ignore_index=True, sort=False)
+            if renamed:
+                expected["kernel_short"] = short_names(expected["kernel"])
+            pd.testing.assert_frame_equal(frame, expected)
+            assert names == [c for c in expected.columns if c not in REGISTRY]
+
+
+def test_pass_keys_group_as_the_hashed_frames_did(samples_dir: Path) -> None:
+    read = []
+    for path in _exports(samples_dir):
+        try:
+            read.append((path, _read_columns(str(path))[1]))
+        except NcuRooflineError:
+            continue
+    # Each input twice: every keyed input has a sibling with the same keys.
+    columns = [_read_columns(str(p))[0] for p, _ in read * 2]
+    infos = [i for _, i in read * 2]
+    got = pass_keys(columns, infos)
+    old = [_old_pass_keys(c.to_frame(), i.aggregated) for c, i in zip(columns, infos, strict=True)]
+    assert [k is None for k in got] == [k is None for k in old]
+    assert any(k is not None for k in got)
+    for i, j in [(i, j) for i in range(len(got)) for j in range(len(got))]:
+        if got[i] is None or got[j] is None or infos[i].aggregated != infos[j].aggregated:
+            continue
+        same = np.array_equal(np.sort(got[i]), np.sort(got[j]))
+        assert same == np.array_equal(np.sort(old[i]), np.sort(old[j]))
+
+
+def test_profile_of_different_inputs_answers_per_source_as_its_frame(samples_dir: Path) -> None:
+    paths = [str(p) for p in _exports(samples_dir) if p.suffix == ".csv"][:4]
+    profile = load(paths, jobs=1)
+    assert profile._frame is None
+    sources = [s.path for s in profile.sources]
+    asked = [None, *sources, "another.csv"]
+    from_columns = [(profile.present_metrics(s), profile.compute_capability(s)) for s in asked]
+    assert profile.metric_columns == [c for c in profile.launches.columns if c not in REGISTRY]
+    assert profile._frame is not None
+    assert [(profile.present_metrics(s), profile.compute_capability(s)) for s in asked] == (
+        from_columns
+    )

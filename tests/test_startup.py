@@ -32,7 +32,8 @@ except SystemExit as exc:
 heavy = ("jinja2", "numpy", "pandas", "plotly", "pyarrow")
 loaded = sorted(m for m in heavy if m in sys.modules)
 compute = "pyarrow.compute" in sys.modules
-print("\\n" + json.dumps({"code": code, "loaded": loaded, "compute": compute}))
+models = "ncu_roofline.theory.models" in sys.modules
+print("\\n" + json.dumps({"code": code, "loaded": loaded, "compute": compute, "models": models}))
 """
 
 #: Commands that read no data, and the heavy libraries each needs: help and
@@ -127,6 +128,28 @@ def test_inspect_of_other_layouts_loads_no_pandas(name: str, tmp_path: Path) -> 
     assert result["code"] in (0, None), result
     assert result["loaded"] == ["numpy", "pyarrow"]
     assert result["compute"] is False
+
+
+def test_inspect_of_several_inputs_loads_no_pandas(tmp_path: Path) -> None:
+    """Inputs (passes of one run among them) and the tables of one file are
+    joined as launch columns, and passes found from them: no frame is built."""
+    data = ROOT / "tests" / "data"
+    passes = data / "passes" / "Giotyp__GPU-Roofline-Python__multi_kernels_timing.csv"
+    two = tmp_path / "two_tables.csv"
+    two.write_bytes((data / "details_nvtx.csv").read_bytes() * 2)
+    inputs = [data / "details_nvtx.csv", data / "raw_page.csv", passes, passes, two]
+    result = _run(["inspect", "--json", *map(str, inputs)], cwd=tmp_path)
+    assert result["code"] in (0, None), result
+    assert result["loaded"] == ["numpy", "pyarrow"]
+
+
+@pytest.mark.parametrize("name", sorted(set(COMMANDS) - {"theory"}))
+def test_command_help_loads_no_model_table(name: str) -> None:
+    """The theory options' defaults come from ``theory.defaults``, not the model
+    table (which only the ``theory`` command, listing the models, loads)."""
+    result = _run([name, "--help"])
+    assert result["code"] in (0, None), result
+    assert result["models"] is False
 
 
 def test_inspect_calls_arrow_kernels_without_the_compute_module(tmp_path: Path) -> None:

@@ -30,12 +30,13 @@ from ncu_roofline.cli.messages import warn
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render import FORMATS, RenderOptions
 from ncu_roofline.render.output import is_stdout
-from ncu_roofline.theory.config import TheoryConfig
+from ncu_roofline.theory import defaults as theory_defaults
 from ncu_roofline.theory.phases import PHASES
 from ncu_roofline.version import NAME
 
 if TYPE_CHECKING:
     from ncu_roofline.report.gates import Gate
+    from ncu_roofline.theory.config import TheoryConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[F], F]
@@ -321,7 +322,8 @@ _PHASES = PHASES
 class TheoryOptions(Options):
     """Where theory comes from: an estimates file or a model, and the model's shapes.
 
-    The defaults of the options are :class:`~ncu_roofline.theory.assign.TheoryConfig`'s.
+    The defaults of the options are :class:`~ncu_roofline.theory.config.TheoryConfig`'s
+    (:mod:`ncu_roofline.theory.defaults`).
     """
 
     theory_file: str | None
@@ -334,7 +336,7 @@ class TheoryOptions(Options):
     kv_dtype: str | None
     tp: int
     #: Only ``report`` has --excess-threshold.
-    excess_threshold: float = TheoryConfig.excess_threshold
+    excess_threshold: float = theory_defaults.EXCESS_THRESHOLD
 
     def config(self) -> TheoryConfig | None:
         """The analysis' theory, or None without --theory, --model or --model-config.
@@ -347,6 +349,7 @@ class TheoryOptions(Options):
             return None
         # Here, not at the top: the op library and model table cost ~20 ms
         # to import, and most runs give no theory.
+        from ncu_roofline.theory.config import TheoryConfig
         from ncu_roofline.theory.estimates import load_theory_file
         from ncu_roofline.theory.models import find_model, load_model_config
 
@@ -383,26 +386,28 @@ _THEORY_OPTIONS: tuple[Decorator[Any], ...] = (
     click.option(
         "--phase",
         type=click.Choice(_PHASES),
-        default=TheoryConfig.phase,
+        default=theory_defaults.PHASE,
         show_default=True,
         help="Model phase.",
     ),
-    _count_option("--batch", TheoryConfig.batch, "Sequences per step."),
-    _count_option("--seq", TheoryConfig.seq, "Context length (decode) or prompt length (prefill)."),
+    _count_option("--batch", theory_defaults.BATCH, "Sequences per step."),
+    _count_option(
+        "--seq", theory_defaults.SEQ, "Context length (decode) or prompt length (prefill)."
+    ),
     click.option(
         "--dtype",
-        default=TheoryConfig.dtype,
+        default=theory_defaults.DTYPE,
         show_default=True,
         help="Weights and activations dtype.",
     ),
     click.option("--kv-dtype", default=None, help="KV-cache dtype (default: --dtype)."),
-    _count_option("--tp", TheoryConfig.tp, "Tensor-parallel ranks."),
+    _count_option("--tp", theory_defaults.TP, "Tensor-parallel ranks."),
 )
 
 _EXCESS_THRESHOLD_OPTION = click.option(
     "--excess-threshold",
     type=types.EXCESS_THRESHOLD,
-    default=TheoryConfig.excess_threshold,
+    default=theory_defaults.EXCESS_THRESHOLD,
     show_default=True,
     help="Flag kernels moving at least this many times their minimal DRAM bytes.",
 )

@@ -7,7 +7,9 @@ the metric columns in SI units.  The pandas frame that the analysis reads
 (:func:`~ncu_roofline.core.model.finalize_launches`) is made from it on
 demand by :meth:`LaunchColumns.to_frame`, so a command that only counts
 (``inspect``) never imports pandas, whose import alone costs about as much
-as parsing a 300 MB export.
+as parsing a 300 MB export.  The tables of one input and the inputs of a
+profile are joined as columns too (:meth:`LaunchColumns.concat`): the readers
+hand on columns only, and the frame is built once, when the analysis asks.
 
 Texts are kept as codes into their distinct values (:class:`Coded`): the
 derived columns (short names, grid products, the decimal-comma fix of the
@@ -16,7 +18,7 @@ compute capability) are computed once per distinct value, never per launch.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -121,6 +123,17 @@ def nones(values: np.ndarray) -> np.ndarray:
     """True where an object array holds None."""
     out: np.ndarray = np.equal(values, None)  # type: ignore[call-overload]
     return out
+
+
+def joined_codes(columns: Sequence[Coded]) -> Coded:
+    """Text columns one after another, as one column (values in order of first listing)."""
+    index: dict[Any, int] = {}
+    codes: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
+    for column in columns:
+        # Each part's codes through a table to the joined values; -1 (missing) stays -1.
+        table = np.array([*(index.setdefault(v, len(index)) for v in column.values), -1])
+        codes.append(table.astype(np.int64)[column.codes])
+    return Coded(np.concatenate(codes), list(index))
 
 
 def first_set(first: Coded, second: Coded) -> Coded:
@@ -246,10 +259,10 @@ def present_in_frame(frame: pd.DataFrame, metrics: list[str]) -> set[str]:
 class LaunchColumns:
     """One input's launches as columns: the launch model before its pandas frame.
 
-    Built by :func:`finalize_columns` (no pandas), or around a frame a
-    reader already has (:meth:`of_frame`).  :meth:`to_frame` gives the frame
-    (built once); the counts a summary of the input needs are read from the
-    columns.
+    Built by :func:`finalize_columns` (no pandas), or from several parts one
+    after another (:meth:`concat`: the tables of one input, the inputs of a
+    profile).  :meth:`to_frame` gives the frame (built once); the counts a
+    summary of the input needs are read from the columns.
     """
 
     def __init__(
@@ -266,13 +279,27 @@ class LaunchColumns:
         self._floats = floats
         self.metrics = metrics
         self._frame: pd.DataFrame | None = None
+        #: The parts of :meth:`concat` until the frame is built.
+        self._parts: list[LaunchColumns] | None = None
+        self._renamed = False
 
     @classmethod
-    def of_frame(cls, frame: pd.DataFrame) -> LaunchColumns:
-        """Columns read from an existing launch frame (kept as :meth:`to_frame`)."""
-        out = cls(len(frame), {}, {}, {}, {})
-        out._frame = frame
+    def concat(cls, parts: Sequence[LaunchColumns], renamed: bool = False) -> LaunchColumns:
+        """``parts``' launches one after another, as ``pandas.concat`` of their frames.
+
+        The parts are kept, not copied: a column is joined when asked for,
+        and the frame is the parts' frames concatenated, built once.  With
+        ``renamed`` the short names are computed again over every part
+        (names unique per input can meet their sibling from another input).
+        """
+        out = cls(sum(p.n for p in parts), {}, {}, {}, {})
+        out._parts = list(parts)
+        out._renamed = renamed
         return out
+
+    def parts(self) -> list[LaunchColumns]:
+        """The parts these columns were joined from (:meth:`concat`), or themselves alone."""
+        return list(self._parts) if self._parts is not None else [self]
 
     def __len__(self) -> int:
         return self.n
@@ -283,11 +310,21 @@ class LaunchColumns:
             self._frame = self._build_frame()
             # The frame holds copies: the arrays go, and the columns read from it.
             self._texts, self._ints, self._floats, self.metrics = {}, {}, {}, {}
+            self._parts = None
         return self._frame
 
     def _build_frame(self) -> pd.DataFrame:
         import pandas as pd
 
+        if self._parts is not None:
+            frame = pd.concat([p.to_frame() for p in self._parts], ignore_index=True, sort=False)
+            if self._renamed:
+                # As core.model.short_names: once per distinct name of the whole frame.
+                kernels = coded(frame["kernel"].to_numpy(dtype=object), len(frame))
+                shorts = short_name_column(kernels).texts()
+                frame["kernel_short"] = pd.Series(shorts, index=frame.index)
+            joined: pd.DataFrame = frame
+            return joined
         data: dict[str, Any] = {}
         for name in _NAMES:
             if name in self._ints:
@@ -310,16 +347,29 @@ class LaunchColumns:
     def text(self, name: str) -> Coded:
         """A text identity column as codes."""
         if name not in self._texts:
-            # As the frame holds it: an empty kernel name is a name there.
-            texts = self.to_frame()[name].to_numpy(dtype=object)
-            self._texts[name] = coded(texts, self.n, blank=False)
+            if self._parts is not None:
+                if name == "kernel_short" and self._renamed:
+                    self._texts[name] = short_name_column(self.text("kernel"))
+                else:
+                    self._texts[name] = joined_codes([p.text(name) for p in self._parts])
+            else:
+                # As the frame holds it: an empty kernel name is a name there.
+                texts = self.to_frame()[name].to_numpy(dtype=object)
+                self._texts[name] = coded(texts, self.n, blank=False)
         return self._texts[name]
 
     def integer(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """An integer identity column as (values, True where missing)."""
         if name not in self._ints:
-            values = self.to_frame()[name].to_numpy(dtype=np.float64, na_value=np.nan)
-            self._ints[name] = integers(values, self.n)
+            if self._parts is not None:
+                got = [p.integer(name) for p in self._parts]
+                self._ints[name] = (
+                    np.concatenate([v for v, _ in got] or [np.zeros(0, dtype=np.int64)]),
+                    np.concatenate([m for _, m in got] or [np.zeros(0, dtype=bool)]),
+                )
+            else:
+                values = self.to_frame()[name].to_numpy(dtype=np.float64, na_value=np.nan)
+                self._ints[name] = integers(values, self.n)
         return self._ints[name]
 
     def value(self, name: str, i: int) -> Any:
@@ -336,12 +386,17 @@ class LaunchColumns:
 
     def metric_names(self) -> list[str]:
         """The metric columns, in order."""
+        if self._parts is not None:
+            # pandas.concat's order: each part's new columns after those before.
+            return list(dict.fromkeys(m for p in self._parts for m in p.metric_names()))
         if self._frame is not None and not self.metrics:
             return [c for c in self._frame.columns if c not in _NAMES]
         return list(self.metrics)
 
     def present_metrics(self) -> set[str]:
         """Metric ids with at least one value."""
+        if self._parts is not None:
+            return set().union(*(p.present_metrics() for p in self._parts))
         if self._frame is not None and not self.metrics:
             return present_in_frame(self._frame, self.metric_names())
         out: set[str] = set()

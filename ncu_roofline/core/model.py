@@ -26,6 +26,7 @@ from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.launches import (
     GPU_TIME_METRICS,
+    Coded,
     LaunchColumns,
     coded,
     durations,
@@ -111,8 +112,10 @@ class SourceInfo:
 class Profile:
     """Launches read from one or more ncu exports, plus per-source provenance.
 
-    ``launches`` may be given as :class:`~ncu_roofline.core.launches.LaunchColumns`:
-    the pandas frame is then built the first time it is asked for, so that
+    ``launches`` may be given as :class:`~ncu_roofline.core.launches.LaunchColumns`
+    (as :func:`~ncu_roofline.readers.load` gives them, one input's or several
+    joined by :meth:`~ncu_roofline.core.launches.LaunchColumns.concat`): the
+    pandas frame is then built once, the first time it is asked for, so that
     what needs only the sources and the metrics present never builds it.
     """
 
@@ -155,15 +158,26 @@ class Profile:
     def present_metrics(self, source: str | None = None) -> set[str]:
         """Metric ids with at least one value (optionally in one source)."""
         if self._frame is None and self._columns is not None:
-            # Columns hold one input's launches.
-            mine = [s.path for s in self.sources]
-            if source is not None and source not in mine:
-                return set()
-            return self._columns.present_metrics()
+            mine = self._of_source(self._columns, source)
+            return mine.present_metrics() if mine is not None else set()
         df = self.launches
         if source is not None:
             df = df[df["source"] == source]
         return present_in_frame(df, self.metric_columns)
+
+    def _of_source(self, columns: LaunchColumns, source: str | None) -> LaunchColumns | None:
+        """The columns of ``source``'s launches (all with None); None when it has none."""
+        if source is None:
+            return columns
+        if source not in [s.path for s in self.sources]:
+            return None
+        parts = columns.parts()
+        if len(parts) == 1:
+            # One input's launches (its source column holds its path).
+            return columns
+        # Several inputs (or tables) one after another: the parts of that source.
+        mine = [p for p in parts if source in _present_texts(p.text("source"))]
+        return LaunchColumns.concat(mine) if mine else None
 
     def compute_capability(self, source: str | None = None) -> str | None:
         """The one compute capability of the launches (optionally of one source); None if not one.
@@ -172,9 +186,10 @@ class Profile:
         chips it falls back to what any chip can give.
         """
         if self._frame is None and self._columns is not None:
-            if source is not None and source not in [s.path for s in self.sources]:
+            mine = self._of_source(self._columns, source)
+            if mine is None:
                 return None
-            column = self._columns.text("cc")
+            column = mine.text("cc")
             found = [column.values[int(code)] for code in column.present()]
         else:
             df = self.launches
@@ -224,3 +239,8 @@ def fill_duration(df: pd.DataFrame) -> None:
 def empty_launches() -> pd.DataFrame:
     """A launch frame with the identity columns and no rows."""
     return finalize_launches({}, {}, 0)
+
+
+def _present_texts(column: Coded) -> list[Any]:
+    """The values of a text column that occur, in order of first appearance."""
+    return [column.values[int(code)] for code in column.present()]

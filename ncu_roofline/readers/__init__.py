@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
-from ncu_roofline.core.launches import LaunchColumns
-from ncu_roofline.core.model import Profile, SourceInfo, empty_launches, short_names
+from ncu_roofline.core.launches import LaunchColumns, finalize_columns
+from ncu_roofline.core.model import Profile, SourceInfo, short_names
 from ncu_roofline.core.progress import ProgressBar, make_progress
 from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.csv_pages import read_long, read_raw
@@ -30,6 +30,7 @@ from ncu_roofline.readers.locate import (
 )
 from ncu_roofline.readers.ncurep import read_ncu_rep
 from ncu_roofline.readers.parallel import auto_jobs, parallel_safe, read_all, total_size
+from ncu_roofline.readers.passes import merge_passes, pass_groups, pass_hint, pass_keys
 from ncu_roofline.readers.table import (
     InvalidUtf8,
     MoreTables,
@@ -39,6 +40,7 @@ from ncu_roofline.readers.table import (
 from ncu_roofline.readers.text import read_text
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 __all__ = ["load", "read_source"]
@@ -181,19 +183,29 @@ def load(
     names = [str(p) for p in items]
     read = _read_sources(names, progress, jobs)
     if not read:
-        return Profile(empty_launches(), [])
+        return Profile(finalize_columns({}, {}, 0), [])
     if len(read) == 1:
         # One input: its columns stand as they are; the frame is built when asked for.
         return Profile(read[0][0], [read[0][1]])
+    columns = [c for c, _ in read]
+    infos = [info for _, info in read]
+    keyed = pass_keys(columns, infos)
+    groups = pass_groups(columns, infos, keyed)
+    if not merge or not groups:
+        for group in groups:
+            hint = pass_hint(infos, group)
+            for i in group:
+                infos[i].warn(hint)
+        # Names unique per input can meet their sibling from another input:
+        # the short names are computed again when the frame is built.
+        return Profile(LaunchColumns.concat(columns, renamed=True), infos)
+    # Joining passes works on the frames: each input's is built here, once.
     import pandas as pd
 
-    frames = [columns.to_frame() for columns, _ in read]
-    infos = [info for _, info in read]
-    frames, infos = _passes(frames, infos, merge)
+    frames, infos = _merged(columns, infos, groups, keyed)
     if len(frames) == 1:
         return Profile(frames[0], infos)
     launches = pd.concat(frames, ignore_index=True, sort=False)
-    # Names unique per input can meet their sibling from another input.
     launches["kernel_short"] = short_names(launches["kernel"])
     return Profile(launches, infos)
 
@@ -217,27 +229,18 @@ def _read_sources(
             bar.close()
 
 
-def _passes(
-    frames: list[pd.DataFrame], infos: list[SourceInfo], merge: bool
+def _merged(
+    columns: list[LaunchColumns],
+    infos: list[SourceInfo],
+    groups: list[list[int]],
+    keyed: list[np.ndarray | None],
 ) -> tuple[list[pd.DataFrame], list[SourceInfo]]:
-    """The inputs with each group of passes joined (``merge``) or warned about."""
-    # Joining passes needs pandas: imported here, so that ``inspect`` (which
-    # reads sources without joining them) loads no pandas (tests/test_startup.py).
-    from ncu_roofline.readers.passes import merge_passes, pass_groups, pass_hint
-
-    groups = pass_groups(frames, infos)
-    if not groups:
-        return frames, infos
-    if not merge:
-        for group in groups:
-            hint = pass_hint(infos, group)
-            for i in group:
-                infos[i].warn(hint)
-        return frames, infos
+    """The inputs' frames with each group of passes joined into one."""
+    frames = [c.to_frame() for c in columns]
     joined: dict[int, tuple[pd.DataFrame, SourceInfo]] = {}
     skip: set[int] = set()
     for group in groups:
-        joined[group[0]] = merge_passes(frames, infos, group)
+        joined[group[0]] = merge_passes(frames, infos, group, keyed)
         skip.update(group[1:])
     out_frames: list[pd.DataFrame] = []
     out_infos: list[SourceInfo] = []

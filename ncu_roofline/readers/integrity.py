@@ -359,9 +359,6 @@ def merge_tables(
     parts: list[tuple[LaunchColumns, SourceInfo]], lines: list[int], name: str
 ) -> tuple[LaunchColumns, SourceInfo]:
     """The launches of several tables of one input, and their provenance in one record."""
-    import pandas as pd
-
-    frames = [f.to_frame() for f, _ in parts]
     infos = [i for _, i in parts]
     layouts = list(dict.fromkeys(i.layout for i in infos))
     info = SourceInfo(path=name, layout="+".join(layouts))
@@ -374,17 +371,27 @@ def merge_tables(
     info.units = "auto" if any(i.units == "auto" for i in infos) else infos[0].units
     info.aggregated = any(i.aggregated for i in infos)
     info.ncu_version = next((i.ncu_version for i in infos if i.ncu_version), None)
-    frame = pd.concat(frames, ignore_index=True, sort=False)
     # A summary's IDs are only row numbers: they say nothing about runs.
-    launches = [f.to_frame() for f, i in parts if not i.aggregated]
-    keys = pd.concat([f[["process_id", "id"]] for f in launches]) if launches else frame[:0]
-    repeated = int(keys[["process_id", "id"]].astype(object).fillna(-1).duplicated().sum())
+    repeated = _repeated_ids([c for c, i in parts if not i.aggregated])
     if repeated:
         info.warn(
             f"{repeated} launch ID(s) appear in more than one table (runs appended?): "
             "all are kept as separate launches"
         )
-    return LaunchColumns.of_frame(frame), info
+    return LaunchColumns.concat([c for c, _ in parts]), info
+
+
+def _repeated_ids(parts: list[LaunchColumns]) -> int:
+    """Rows of ``parts`` whose (process ID, launch ID) an earlier row has; missing is -1."""
+    if not parts:
+        return 0
+    joined = LaunchColumns.concat(parts)
+    keys = []
+    for name in ("process_id", "id"):
+        values, missing = joined.integer(name)
+        keys.append(np.where(missing, -1, values))
+    rows = np.stack(keys, axis=1)
+    return len(rows) - len(np.unique(rows, axis=0)) if len(rows) else 0
 
 
 def check_details(

@@ -17,19 +17,29 @@ part of the key: every pass is a new process.
 the first lacks comes from the next input that has it; where two passes
 both measured a metric, the first's values stay and a large difference is
 warned about.  The duration is recomputed from the joined metrics.
+
+Design: finding passes reads the launch columns
+(:class:`~ncu_roofline.core.launches.LaunchColumns`) and needs no pandas, so
+the readers import this module at the top and ``inspect`` of several inputs
+builds no frame; joining (``--merge``) works on the inputs' frames, each
+built once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ncu_roofline.core.files import MERGED_SEPARATOR
+from ncu_roofline.core.launches import LaunchColumns
 from ncu_roofline.core.model import IDENTITY_COLUMNS, SourceInfo, fill_duration
 
-__all__ = ["merge_passes", "pass_groups", "pass_hint"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["merge_passes", "pass_groups", "pass_hint", "pass_keys"]
 
 #: Key columns of a launch, and of a per-kernel summary row.
 _LAUNCH_KEY = ("id", "kernel")
@@ -40,15 +50,83 @@ _SUMMARY_KEY = ("kernel", "grid", "block", "device", "cc")
 _DISAGREE = 0.10
 
 
-def _keys(frame: pd.DataFrame, aggregated: bool) -> np.ndarray | None:
-    """One 64-bit hash per row of its key; ``None`` when the key is missing or repeats."""
-    columns = list(_SUMMARY_KEY if aggregated else _LAUNCH_KEY)
-    if frame.empty or (not aggregated and frame["id"].isna().any()):
-        return None
-    keys = pd.util.hash_pandas_object(frame[columns].astype(str), index=False).to_numpy()
-    if len(np.unique(keys)) != len(keys):
-        return None
-    return keys
+def pass_keys(
+    columns: Sequence[LaunchColumns], infos: Sequence[SourceInfo]
+) -> list[np.ndarray | None]:
+    """Per input, one integer per row for its key, the same for the same key in
+    every input; ``None`` when the key is missing or repeats.
+
+    Keys are compared as their texts (an ID as its digits, a missing text as
+    ``None``), as they always have been; no pandas is needed.
+    """
+    out: list[np.ndarray | None] = [None] * len(columns)
+    # Texts numbered once over every input, so that equal texts get equal numbers.
+    numbers: dict[str, int] = {}
+    rows: dict[bool, list[tuple[int, np.ndarray]]] = {}
+    for i, (cols, info) in enumerate(zip(columns, infos, strict=True)):
+        names = _SUMMARY_KEY if info.aggregated else _LAUNCH_KEY
+        if cols.n == 0:
+            continue
+        parts: list[np.ndarray] = []
+        for name in names:
+            if name in ("id", "device"):
+                values, missing = cols.integer(name)
+                if name == "id" and missing.any():
+                    break
+                # A missing device is "<NA>": apart from every number.
+                parts.append(np.where(missing, np.iinfo(np.int64).min, values))
+            else:
+                column = cols.text(name)
+                table = [numbers.setdefault(str(v), len(numbers)) for v in column.values]
+                none = numbers.setdefault(str(None), len(numbers))
+                parts.append(np.array([*table, none], dtype=np.int64)[column.codes])
+        else:
+            rows.setdefault(info.aggregated, []).append((i, np.stack(parts, axis=1)))
+    for members in rows.values():
+        # One number per distinct key over the inputs keyed alike.
+        _, inverse = np.unique(np.concatenate([r for _, r in members]), axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1).astype(np.int64)
+        start = 0
+        for i, r in members:
+            keys = inverse[start : start + len(r)]
+            start += len(r)
+            if len(np.unique(keys)) == len(keys):
+                out[i] = keys
+    return out
+
+
+def pass_groups(
+    columns: Sequence[LaunchColumns],
+    infos: Sequence[SourceInfo],
+    keyed: Sequence[np.ndarray | None] | None = None,
+) -> list[list[int]]:
+    """Indices of inputs that look like passes of one run, group by group (two or more each).
+
+    Inputs join a group when they hold the same launch keys, each once (and,
+    for summaries, the same invocation counts), and the group's metric sets
+    are not all the same.  ``keyed``: the inputs' :func:`pass_keys`, when
+    already known.
+    """
+    if keyed is None:
+        keyed = pass_keys(columns, infos)
+    by_keys: dict[tuple[bool, bytes], list[int]] = {}
+    for i, (cols, info, keys) in enumerate(zip(columns, infos, keyed, strict=True)):
+        if keys is None:
+            continue
+        signature = np.sort(keys)
+        if info.aggregated:
+            order = np.argsort(keys)
+            values, missing = cols.integer("invocations")
+            counts = np.where(missing, 1, values)[order]
+            signature = np.concatenate([signature, counts.astype(np.int64)])
+        by_keys.setdefault((info.aggregated, signature.tobytes()), []).append(i)
+    groups: list[list[int]] = []
+    for members in by_keys.values():
+        if len(members) < 2:
+            continue
+        if len({frozenset(columns[i].present_metrics()) for i in members}) > 1:
+            groups.append(members)
+    return groups
 
 
 def _metrics(frame: pd.DataFrame) -> frozenset[str]:
@@ -57,33 +135,6 @@ def _metrics(frame: pd.DataFrame) -> frozenset[str]:
         return frozenset()
     present = frame[cols].notna().any(axis=0)
     return frozenset(str(c) for c, ok in present.items() if ok)
-
-
-def pass_groups(frames: Sequence[pd.DataFrame], infos: Sequence[SourceInfo]) -> list[list[int]]:
-    """Indices of inputs that look like passes of one run, group by group (two or more each).
-
-    Inputs join a group when they hold the same launch keys, each once (and,
-    for summaries, the same invocation counts), and the group's metric sets
-    are not all the same.
-    """
-    by_keys: dict[tuple[bool, bytes], list[int]] = {}
-    for i, (frame, info) in enumerate(zip(frames, infos, strict=True)):
-        keys = _keys(frame, info.aggregated)
-        if keys is None:
-            continue
-        signature = np.sort(keys)
-        if info.aggregated:
-            order = np.argsort(keys)
-            counts = frame["invocations"].fillna(1).to_numpy(dtype=np.int64)[order]
-            signature = np.concatenate([signature, counts.astype(np.uint64)])
-        by_keys.setdefault((info.aggregated, signature.tobytes()), []).append(i)
-    groups: list[list[int]] = []
-    for members in by_keys.values():
-        if len(members) < 2:
-            continue
-        if len({_metrics(frames[i]) for i in members}) > 1:
-            groups.append(members)
-    return groups
 
 
 def pass_hint(infos: Sequence[SourceInfo], group: Sequence[int]) -> str:
@@ -102,18 +153,23 @@ def _aligned(base: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 
 def merge_passes(
-    frames: Sequence[pd.DataFrame], infos: Sequence[SourceInfo], group: Sequence[int]
+    frames: Sequence[pd.DataFrame],
+    infos: Sequence[SourceInfo],
+    group: Sequence[int],
+    keyed: Sequence[np.ndarray | None],
 ) -> tuple[pd.DataFrame, SourceInfo]:
-    """The inputs of ``group`` joined per launch into one frame and one source."""
+    """The inputs of ``group`` joined per launch into one frame and one source.
+
+    ``keyed``: every input's :func:`pass_keys`.
+    """
     first = group[0]
-    aggregated = infos[first].aggregated
-    base_keys = _keys(frames[first], aggregated)
+    base_keys = keyed[first]
     assert base_keys is not None  # pass_groups only groups keyed inputs
     merged = frames[first].copy()
     name = MERGED_SEPARATOR.join(infos[i].path for i in group)
     info = _merged_info(infos, group, name)
     for i in group[1:]:
-        other_keys = _keys(frames[i], aggregated)
+        other_keys = keyed[i]
         assert other_keys is not None
         other = frames[i].iloc[_aligned(base_keys, other_keys)].reset_index(drop=True)
         other.index = merged.index

@@ -6,7 +6,7 @@ the ops of one forward pass.
 
 Design: the names below are imported from their modules on first use
 (PEP 562).  The command line reads option defaults from the package's light
-modules (:mod:`.config`, :mod:`.phases`), and importing one of them runs this
+modules (:mod:`.defaults`, :mod:`.phases`), and importing one of them runs this
 file: building the op library and the model table here would cost every
 command that reads a profile about 20 ms at start.
 """

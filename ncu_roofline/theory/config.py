@@ -1,9 +1,9 @@
 """The theory inputs of one analysis and how theory is judged against the measurement.
 
 Design: kept apart from :mod:`ncu_roofline.theory.assign` (which joins theory
-to launches with pandas) so that the command line can build its options from
-these defaults without importing pandas (nor the op library: the
-estimates file and model modules are imported where they are used).
+to launches with pandas); the defaults live in :mod:`ncu_roofline.theory.defaults`,
+which the command line builds its options from without importing the op
+library and model table that this module needs.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ncu_roofline.theory import defaults
+from ncu_roofline.theory.models import ModelConfig, ModelOp, expand_model
+
 if TYPE_CHECKING:
     from ncu_roofline.theory.estimates import TheoryFile
-    from ncu_roofline.theory.models import ModelConfig, ModelOp
 
 
 @dataclass
@@ -22,16 +24,16 @@ class TheoryConfig:
 
     file: TheoryFile | None = None
     model: ModelConfig | None = None
-    phase: str = "decode"
-    batch: int = 1
-    seq: int = 2048
-    dtype: str = "bf16"
+    phase: str = defaults.PHASE
+    batch: int = defaults.BATCH
+    seq: int = defaults.SEQ
+    dtype: str = defaults.DTYPE
     kv_dtype: str | None = None
-    tp: int = 1
+    tp: int = defaults.TP
     #: byte_excess at or above this raises an ``excess-traffic`` finding ...
-    excess_threshold: float = 2.0
+    excess_threshold: float = defaults.EXCESS_THRESHOLD
     #: ... for kernel groups with at least this share of the profiled time.
-    min_time_share: float = 0.01
+    min_time_share: float = defaults.MIN_TIME_SHARE
     _ops: list[ModelOp] | None = field(default=None, repr=False)
 
     def model_ops(self) -> list[ModelOp]:
@@ -39,11 +41,6 @@ class TheoryConfig:
         if self.model is None:
             return []
         if self._ops is None:
-            # Here, not at the top: the command line reads this class's
-            # defaults for every data command's --help, and the model table
-            # (9 ms of a 56 ms import of the options) is only needed with a model.
-            from ncu_roofline.theory.models import expand_model
-
             self._ops = expand_model(
                 self.model,
                 phase=self.phase,
