@@ -187,8 +187,8 @@ def analyze(
         frame[col] = values
     # ncu's own rule results and speedup estimates, and the recoverable time
     # that ranks: ours bounded by ncu's (a step apart from the judgement).
-    for col, values in combine(frame, profile.sources).items():
-        frame[col] = values
+    for col, rule_column in combine(frame, profile.sources).items():
+        frame[col] = rule_column
     _mark_failed(frame, failed_profiles(src))
 
     unmatched: list[str] = []
