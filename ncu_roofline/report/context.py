@@ -50,7 +50,7 @@ def launch_count(launches: pd.DataFrame) -> int:
 
 def report_options(analysis: Analysis) -> ReportOptions:
     """The options the analysis was made with (its ``options``, copied)."""
-    return cast("ReportOptions", dict(analysis.options))
+    return analysis.options.copy()
 
 
 def summary_context(analysis: Analysis) -> Summary:

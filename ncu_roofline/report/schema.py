@@ -32,6 +32,7 @@ from ncu_roofline.analysis.compare.records import (
     SideFacts,
 )
 from ncu_roofline.analysis.findings.records import FindingRecord
+from ncu_roofline.analysis.options import ModelRecord, ReportOptions, TheorySummary
 from ncu_roofline.analysis.roofs.records import CeilingRecord, DeviceRoofsRecord, RoofGpuRecord
 from ncu_roofline.core.gpu_spec import GpuRecord
 
@@ -435,32 +436,6 @@ class AdviceRecord(TypedDict):
     what_to_try: str
 
 
-class ModelRecord(TypedDict):
-    """The model a theory was built for, and the shape of its forward pass."""
-
-    key: str
-    name: str
-    #: Where the model's figures come from.
-    source: str
-    phase: str
-    batch: int
-    seq: int
-    dtype: str
-    kv_dtype: str | None
-    tp: int
-
-
-class TheorySummary(TypedDict, total=False):
-    """How theory was given (file, model) and what it matched."""
-
-    file: str | None
-    excess_threshold: float
-    min_time_share: float
-    model: ModelRecord
-    kernels_with_theory: int
-    unmatched: list[str]
-
-
 class CollectRecord(TypedDict):
     """What one input lacks for the roofline, and the ``ncu`` options that collect it."""
 
@@ -476,18 +451,6 @@ class GatesRecord(TypedDict):
 
     rules: list[str]
     tripped: list[GateRecord]
-
-
-class ReportOptions(TypedDict):
-    """The options an analysis was made with."""
-
-    #: The GPU named with ``--gpu`` (``None``: from the export).
-    gpu: str | None
-    roofs_file: str | None
-    #: ``measured``, ``boost`` or ``base``: the clock datasheet roofs are scaled to.
-    clocks: str
-    #: The theory's file, model and thresholds (``None``: no theory given).
-    theory: TheorySummary | None
 
 
 class ComparisonOptions(TypedDict):
