@@ -1,9 +1,10 @@
 """What changed between two profiles besides the code: GPU, clocks, ncu, metrics, work, launches.
 
 :func:`side_facts` summarises one side (its GPUs, compute capabilities,
-median SM and memory clocks, ncu versions, metric set, launches, FLOPs and
-bytes); :func:`differences` lists how two sides differ, each difference a
-``{"kind", "message"}`` record with ``kind`` one of :data:`DIFFERENCE_KINDS`.
+median SM and memory clocks, ncu versions, metric count, launches, FLOPs and
+bytes: a :class:`~.records.SideFacts`); :func:`side_metrics` gives its metric
+set; :func:`differences` lists how two sides differ, each difference a
+:class:`~.records.DifferenceRecord` with ``kind`` one of :data:`DIFFERENCE_KINDS`.
 :func:`group_cycles` gives the elapsed SM cycles of each kernel group, the
 clock-independent measure of time that ``--basis cycles`` judges on.
 
