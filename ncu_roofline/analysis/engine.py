@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +23,7 @@ from ncu_roofline.analysis.floor import cc_number, compute_ceiling, time_floor
 from ncu_roofline.analysis.limiter.judge import judge, mix_share
 from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.ncu_rules import combine
+from ncu_roofline.analysis.options import ReportOptions, TheorySummary, no_options
 from ncu_roofline.analysis.placement import placement
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.analysis.roofs.assign import (
@@ -79,7 +80,7 @@ class Analysis:
     findings: list[Finding]
     thresholds: Thresholds
     clocks: str
-    options: dict[str, Any] = field(default_factory=dict)
+    options: ReportOptions = field(default_factory=no_options)
     #: Theory inputs, and kernels that none of them matched.
     theory: TheoryConfig | None = None
     unmatched: list[str] = field(default_factory=list)
@@ -187,8 +188,8 @@ def analyze(
         frame[col] = values
     # ncu's own rule results and speedup estimates, and the recoverable time
     # that ranks: ours bounded by ncu's (a step apart from the judgement).
-    for col, values in combine(frame, profile.sources).items():
-        frame[col] = values
+    for col, rule_column in combine(frame, profile.sources).items():
+        frame[col] = rule_column
     _mark_failed(frame, failed_profiles(src))
 
     unmatched: list[str] = []
@@ -217,7 +218,7 @@ def analyze(
             "gpu": lookup.spec.key if lookup is not None else None,
             "roofs_file": str(roofs) if isinstance(roofs, (str, os.PathLike)) else None,
             "clocks": clocks,
-            "theory": theory.describe() if theory is not None else None,
+            "theory": cast("TheorySummary", theory.describe()) if theory is not None else None,
         },
         theory=theory,
         unmatched=unmatched,

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import chain, repeat
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -113,7 +113,26 @@ def _records(rules: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any
     return list(map(dict, map(zip, repeat(fields), zip(*cols, strict=True))))
 
 
-def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> dict[str, Any]:
+class _RuleFields(TypedDict):
+    ncu_rules: ObjArray
+    ncu_rule_messages: ObjArray
+    ncu_speedup_pct: FloatArray
+    ncu_recoverable_s: FloatArray
+    ncu_recoverable_basis: ObjArray
+    ncu_tail_pct: FloatArray
+
+
+class RuleColumns(_RuleFields, total=False):
+    """Launch columns of ncu's rules (:func:`launch_rule_columns`); :func:`combine` adds
+    the recoverable time bounded by both estimates."""
+
+    roof_recoverable_s: FloatArray
+    recoverable_s: FloatArray
+    recoverable_bound_by: ObjArray
+    recoverable_basis: ObjArray
+
+
+def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> RuleColumns:
     """Per launch: its rules, ncu's largest estimated speedup and the time it stands for."""
     listed = np.full(n, None, dtype=object)
     messages = np.full(n, None, dtype=object)
@@ -209,7 +228,7 @@ def rank_bound(ours: FloatArray, ncu: FloatArray) -> tuple[FloatArray, ObjArray]
     return out, by
 
 
-def combine(frame: pd.DataFrame, sources: Sequence[SourceInfo]) -> dict[str, Any]:
+def combine(frame: pd.DataFrame, sources: Sequence[SourceInfo]) -> RuleColumns:
     """The launch columns of ncu's rules and the recoverable time bounded by both estimates.
 
     A separate step after :func:`~ncu_roofline.analysis.limiter.judge`,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import click
 
@@ -24,7 +24,7 @@ from ncu_roofline.errors import NcuRooflineError, UsageError
 from ncu_roofline.render.safe_text import terminal_safe
 
 if TYPE_CHECKING:
-    from ncu_roofline.report.schema import FindingRecord
+    pass
 
 _TAG_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
@@ -136,9 +136,7 @@ def export(
     roofs = roofs.configured(settings, "gpu", "roofs_file", "clocks")
     run = plan_run(dataset, inputs, parse_tags(tags), replace, parse_time(at))
     analysis = analyse(inputs, roofs, theory, progress, merge)
-    print_input_warnings(
-        input_records(analysis), [cast("FindingRecord", f.to_dict()) for f in analysis.findings]
-    )
+    print_input_warnings(input_records(analysis), [f.to_dict() for f in analysis.findings])
     written = export_analysis(dataset, run, analysis, replace=replace)
     n_launches = len(analysis.launches)
     click.echo(

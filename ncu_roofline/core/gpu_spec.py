@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 COMPUTE_KEYS: tuple[str, ...] = (
     "fp64",
@@ -32,6 +32,29 @@ CLOCK_MODES: tuple[str, ...] = ("measured", "datasheet")
 
 #: A compute capability as the tables write it: ``"9.0"``.
 CC_PATTERN = re.compile(r"^\d+\.\d+$")
+
+
+class GpuRecord(TypedDict):
+    """One GPU of the table (``GpuSpec.to_dict()``): its datasheet figures, SI units."""
+
+    key: str
+    name: str
+    arch: str | None
+    cc: str | None
+    sms: int | None
+    boost_hz: float | None
+    base_hz: float | None
+    tensor_hz: float | None
+    compute: dict[str, float]
+    memory: dict[str, float]
+    dram_bytes: float | None
+    match: list[str]
+    source: str
+    notes: str
+    unsure: list[str]
+    derived: list[str]
+    disputed: list[str]
+    origin: str
 
 
 @dataclass(frozen=True)
@@ -87,7 +110,7 @@ class GpuSpec:
             f"unknown roof key {key!r}; expected one of {', '.join(COMPUTE_KEYS + MEMORY_KEYS)}"
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> GpuRecord:
         """Plain JSON-able data: SI units, lists instead of tuples."""
         return {
             "key": self.key,

@@ -10,6 +10,7 @@ each column is converted once, and the run's columns are repeated with
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -154,7 +155,8 @@ def record_table(table: str, frame: pd.DataFrame, run: Run) -> pa.Table:
 def findings_table(analysis: Analysis, run: Run) -> tuple[pa.Table, np.ndarray]:
     """The ``findings`` table, and per finding the GPU of its input."""
     schema = table_schema("findings")
-    rows = [f.to_dict() for f in analysis.findings]
+    # Read by the table schema's field names: as a mapping.
+    rows: list[Mapping[str, object]] = [f.to_dict() for f in analysis.findings]
     own = [
         pa.array([r[f.name] for r in rows], type=f.type)
         for f in schema

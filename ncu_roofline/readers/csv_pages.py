@@ -40,6 +40,8 @@ from ncu_roofline.errors import InputFormatError
 from ncu_roofline.readers.header import auto_units, decimal_for, dedupe, infer_ncu_version
 from ncu_roofline.readers.identity import (
     IDENTITY_HEADERS,
+    IdentityColumns,
+    MetricColumns,
     NotWhole,
     encode_identity,
     identity_columns,
@@ -528,7 +530,7 @@ def _metric_columns(
     labels: np.ndarray,
     n_launch: int,
     b: _Builder,
-) -> dict[str, Any]:
+) -> MetricColumns:
     """One column per metric over launches: numbers, or text for string metrics."""
     string_metric_idx = {b.metric_index[m] for m in STRING_METRICS if m in b.metric_index}
     matrix = np.full((n_launch, len(b.metric_index)), np.nan)
@@ -539,7 +541,7 @@ def _metric_columns(
     for kind in (labels, ~labels):
         rows = np.nonzero(kind & ok)[0][::-1]
         matrix[li[rows], mi[rows]] = numbers[rows]
-    metrics: dict[str, Any] = {}
+    metrics: MetricColumns = {}
     for mid, j in b.metric_index.items():
         if j in string_metric_idx:
             rows = np.nonzero(mi == j)[0][::-1]
@@ -564,7 +566,7 @@ def _record_units(sel_units: np.ndarray, unit_dict: list[str], mi: np.ndarray, b
 
 
 def _summary_identity(
-    table: pa.Table, first_rows: np.ndarray, ident: dict[str, Any], b: _Builder
+    table: pa.Table, first_rows: np.ndarray, ident: IdentityColumns, b: _Builder
 ) -> None:
     """Invocation counts and ids of a per-kernel summary's rows, in place."""
     inv_codes, inv_dict = dict_codes(table.column("Invocations"))
@@ -687,9 +689,9 @@ def _raw_metrics(
     every_row: bool,
     problems: ValueProblems,
     info: SourceInfo,
-) -> dict[str, Any]:
+) -> MetricColumns:
     """A raw page's metric columns over its launches (the launches' rows, ``first_rows``)."""
-    metrics: dict[str, Any] = {}
+    metrics: MetricColumns = {}
     unknown: list[str] = []
     typed, floats = cols.typed, cols.floats
     text_cols = [c for c in cols.metric_cols if c not in typed]

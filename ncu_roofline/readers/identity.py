@@ -8,7 +8,7 @@ once per distinct value, so that no step here runs per launch in Python.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -24,7 +24,27 @@ from ncu_roofline.readers.nvtx import NVTX_STARTEND as _NVTX_STARTEND
 from ncu_roofline.readers.nvtx import parse_nvtx_cell
 from ncu_roofline.readers.table import codes_of, dict_codes, dictionary_size, distinct_codes
 
-__all__ = ["IDENTITY_HEADERS", "NotWhole", "encode_identity", "identity_columns"]
+#: One launch's identity value as a reader reads it: a text, a number, or missing.
+IdentityValue: TypeAlias = str | float | None
+
+#: Identity columns over launches, by registry name: a text column's codes
+#: (:class:`~ncu_roofline.core.launches.Coded`), an array, or a list of values;
+#: :func:`~ncu_roofline.core.launches.finalize_columns` converts each.
+IdentityColumns: TypeAlias = dict[str, Coded | np.ndarray | list[IdentityValue]]
+
+#: Metric columns over launches, by metric id: numbers (float64, NaN missing),
+#: or texts (codes, or an object array with ``None`` missing).
+MetricColumns: TypeAlias = dict[str, np.ndarray | Coded]
+
+__all__ = [
+    "IDENTITY_HEADERS",
+    "IdentityColumns",
+    "IdentityValue",
+    "MetricColumns",
+    "NotWhole",
+    "encode_identity",
+    "identity_columns",
+]
 
 #: Identity columns the launch frame holds as integers.
 _INT_IDENTITY = frozenset(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "int")
@@ -61,7 +81,7 @@ def identity_columns(
     first_rows: np.ndarray,
     header: list[str],
     not_whole: list[NotWhole] | None = None,
-) -> dict[str, Any]:
+) -> IdentityColumns:
     """Identity columns over launches, from each column's codes at the launches' first rows.
 
     Integer columns are converted once per distinct value present (the same
@@ -70,7 +90,7 @@ def identity_columns(
     A value of an integer column that is text, ``inf`` or too large for a
     double (``1e400``) is missing, and noted in ``not_whole`` for a warning.
     """
-    ident: dict[str, Any] = {}
+    ident: IdentityColumns = {}
     for col_name, canon in IDENTITY_HEADERS.items():
         if col_name not in table.column_names:
             continue
@@ -94,13 +114,16 @@ def identity_columns(
         else:
             codes, dictionary = dict_codes(col)
             ident[canon] = Coded(codes[first_rows].astype(np.int64), list(dictionary))
+    nvtx: Coded | None = None
     for prefix in (_NVTX_PUSHPOP, _NVTX_STARTEND):
         cols = [h for h in header if h.startswith(prefix)]
         if not cols or cols[0] not in table.column_names:
             continue
         codes, dictionary = dict_codes(table.column(cols[0]))
         parsed = Coded(codes[first_rows].astype(np.int64), [parse_nvtx_cell(d) for d in dictionary])
-        ident["nvtx"] = first_set(ident["nvtx"], parsed) if "nvtx" in ident else parsed
+        nvtx = parsed if nvtx is None else first_set(nvtx, parsed)
+    if nvtx is not None:
+        ident["nvtx"] = nvtx
     return ident
 
 

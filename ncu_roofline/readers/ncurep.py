@@ -30,6 +30,7 @@ from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import RuleTable, speedup_number
 from ncu_roofline.core.units import parse_unit
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
+from ncu_roofline.readers.identity import IdentityColumns, IdentityValue, MetricColumns
 from ncu_roofline.readers.integrity import blank_inconsistent
 from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
 from ncu_roofline.readers.values import ValueProblems, checked_values, launch_label
@@ -131,7 +132,7 @@ def _missing_bytes(buf: bytes | Any) -> int:
 
 def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[Any, SourceInfo]:
     demangled = getattr(ncu_report.IAction, "NameBase_DEMANGLED", 1)
-    ident_rows: list[dict[str, Any]] = []
+    ident_rows: list[dict[str, IdentityValue]] = []
     metric_rows: list[dict[str, str | None]] = []
     #: Per metric: each value's launch, the double as stored, its unit as printed.
     stored: dict[str, tuple[list[int], list[float], list[str]]] = {}
@@ -192,7 +193,7 @@ def _walk(ncu_report: Any, ctx: Any, raw: RawInput, info: SourceInfo) -> tuple[A
     blank_inconsistent(metrics, problems.rejected_by_metric(), list(range(n)), info)
     # The identity columns are the keys _identity fills; finalize_columns
     # holds them to the column registry.
-    ident: dict[str, Any] = {c: [row[c] for row in ident_rows] for c in ident_rows[0]}
+    ident: IdentityColumns = {c: [row[c] for row in ident_rows] for c in ident_rows[0]}
     ident["source"] = [raw.name] * n
     info.ncu_version = _version_hint(raw)
     frame = finalize_columns(ident, metrics, n)
@@ -239,7 +240,7 @@ def _checked_columns(
     n: int,
     problems: ValueProblems,
     info: SourceInfo,
-) -> dict[str, Any]:
+) -> MetricColumns:
     """One column per numeric metric over the ``n`` launches, in SI units and checked.
 
     Per metric and distinct unit (one, nearly always): a unit that is
@@ -248,7 +249,7 @@ def _checked_columns(
     the values of a known unit are scaled and checked as the CSV readers
     check theirs (:func:`~ncu_roofline.readers.values.checked_values`).
     """
-    metrics: dict[str, Any] = {}
+    metrics: MetricColumns = {}
     unknown: dict[str, set[str]] = {}
     for mid in sorted(stored):
         launch_list, double_list, unit_list = stored[mid]
@@ -283,7 +284,7 @@ def _checked_columns(
 
 def _identity(
     act: Any, num: Callable[[str], float | None], demangled: int, launch_id: int
-) -> dict[str, Any]:
+) -> dict[str, IdentityValue]:
     """One launch's identity columns, by registry name (the rest stay null)."""
     major = num("device__attribute_compute_capability_major")
     minor = num("device__attribute_compute_capability_minor")

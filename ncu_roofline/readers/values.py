@@ -43,6 +43,7 @@ from ncu_roofline.core.metrics import STRING_METRICS
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import Unit, parse_numbers_checked, parse_unit
+from ncu_roofline.readers.identity import IdentityColumns
 from ncu_roofline.readers.table import dict_codes
 
 _WHAT = {
@@ -430,7 +431,7 @@ def _invocations(text: str) -> int | None:
 def invocation_counts(
     texts: Sequence[str],
     codes: np.ndarray,
-    ident: dict[str, Any],
+    ident: IdentityColumns,
     info: SourceInfo,
     line_of: Callable[[int], int | None] | None = None,
 ) -> Any:

@@ -7,7 +7,7 @@ Both read the plain-data comparison context from
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ncu_roofline.render.compare_text import (
     LAUNCH_SHAPE_MISSING,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ncu_roofline.render.charts.types import RooflineChart
 
 
-def _grid(r: ComparisonRecord) -> Any:
+def _grid(r: ComparisonRecord) -> str | None:
     return r.get("candidate_grid") or r.get("base_grid")
 
 
@@ -223,12 +223,53 @@ def _compare_markdown(
     return "\n".join(lines).rstrip() + "\n"
 
 
+class CompareRow(TypedDict):
+    """One row of the comparison page's table: a group's name, status and changes as text."""
+
+    short: str
+    full: str
+    status: str | None
+    match: str | None
+    grid: str | None
+    ai: str
+    achieved: str
+    sort_delta: str
+    sort_pct: str
+    base: str
+    candidate: str
+    delta: str
+    pct: str
+    cycles: str
+    work: str
+    judged: str
+    launches: str
+    efficiency: str
+    bound: str
+
+
+class CompareTotalsText(TypedDict):
+    """The comparison's total kernel time per side, its change, and the verdict, as text."""
+
+    base: str
+    candidate: str
+    delta: str
+    pct: str
+    verdict: str
+
+
+class CompareHeadline(TypedDict):
+    """The comparison's totals as text (``totals``) and its groups per status (``counts``)."""
+
+    totals: CompareTotalsText
+    counts: dict[str, int]
+
+
 def _sort_value(value: float | None) -> str:
     """A number as the table's sort key (``repr`` of the float); empty when unknown."""
     return "" if value is None else repr(float(value))
 
 
-def html_rows(records: list[ComparisonRecord]) -> list[dict[str, Any]]:
+def html_rows(records: list[ComparisonRecord]) -> list[CompareRow]:
     """The comparison page's table rows: each group's name, status and changes as text."""
     return [
         {
@@ -260,7 +301,7 @@ def html_rows(records: list[ComparisonRecord]) -> list[dict[str, Any]]:
     ]
 
 
-def comparison_headline(cmp: ComparisonContext) -> dict[str, Any]:
+def comparison_headline(cmp: ComparisonContext) -> CompareHeadline:
     """The comparison's totals as text (``totals``) and its groups per status (``counts``)."""
     t = cmp["totals"]
     return {

@@ -7,7 +7,7 @@ it for the templates.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from ncu_roofline.render.charts.history import GROUP_COLOURS, history_figures
 from ncu_roofline.render.format import TABLE, TEXT, Formatter
@@ -24,6 +24,39 @@ METRIC_WORDS = {
     "recoverable": "recoverable time",
 }
 _FIELDS = {"duration": "duration_s", "efficiency": "efficiency", "recoverable": "recoverable_s"}
+
+
+class ChangeRow(TypedDict):
+    """A change point as text: its group, run, values before and after, and the step."""
+
+    group: int
+    kernel: str
+    label: str
+    when: str
+    run: int
+    before: str
+    after: str
+    step: str
+    verdict: str
+    regression: bool
+
+
+class GroupRow(TypedDict):
+    """A kernel group's history as text: first and latest value, changes, colour."""
+
+    number: int
+    kernel: str
+    full: str
+    gpu: str
+    shape: str
+    runs: str
+    first: str
+    latest: str
+    efficiency: str
+    recoverable: str
+    changes: int
+    regressions: int
+    colour: str
 
 
 def _value(metric: str, value: object, fmt: Formatter) -> str:
@@ -61,9 +94,9 @@ def _headline(context: HistoryContext) -> str:
     )
 
 
-def _change_rows(context: HistoryContext, fmt: Formatter, md: bool) -> list[dict[str, Any]]:
+def _change_rows(context: HistoryContext, fmt: Formatter, md: bool) -> list[ChangeRow]:
     metric = context["query"]["metric"]
-    rows = []
+    rows: list[ChangeRow] = []
     for c in context["changes"]:
         rows.append(
             {
@@ -82,10 +115,10 @@ def _change_rows(context: HistoryContext, fmt: Formatter, md: bool) -> list[dict
     return rows
 
 
-def _group_rows(context: HistoryContext, fmt: Formatter, md: bool) -> list[dict[str, Any]]:
+def _group_rows(context: HistoryContext, fmt: Formatter, md: bool) -> list[GroupRow]:
     metric = context["query"]["metric"]
     field = _FIELDS[metric]
-    rows = []
+    rows: list[GroupRow] = []
     for i, g in enumerate(context["groups"]):
         first, latest = g["points"][0], g["points"][-1]
         rows.append(

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import datetime as _dt
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ncu_roofline.render.options import PLOTLY_MODES
 from ncu_roofline.render.safe_text import escape_unsafe
 from ncu_roofline.render.templates import Code, environment, templates_dir
+
+if TYPE_CHECKING:
+    from ncu_roofline.render.page_views import PageView
+    from ncu_roofline.render.theory_views import TheoryHtmlView
 
 
 @lru_cache(maxsize=1)
@@ -43,7 +47,18 @@ def _asset(name: str) -> str:
     return (templates_dir() / "assets" / name).read_text(encoding="utf-8")
 
 
-def page_assets(plotly_js: str) -> dict[str, Any]:
+class PageAssets(TypedDict):
+    """A page's stylesheet, script and plotly.js (:func:`page_assets`), as template variables."""
+
+    css: Code
+    js: Code
+    #: The CDN address of plotly.js, when linked.
+    plotly_src: str | None
+    #: plotly.js itself, when embedded; empty otherwise.
+    plotly_inline: Code | str
+
+
+def page_assets(plotly_js: str) -> PageAssets:
     """The stylesheet, script and plotly.js of a page, as template variables.
 
     ``plotly_js`` is one of :data:`PLOTLY_MODES`: ``"inline"`` embeds the
@@ -67,7 +82,7 @@ def generated_at_text(generated_at: str | None = None) -> str:
     return generated_at or _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat()
 
 
-def render_html(page: dict[str, Any]) -> str:
+def render_html(page: PageView) -> str:
     """Render the report page from :func:`ncu_roofline.render.page.build_page` output."""
     assets = page_assets(page.get("plotly_js", "inline"))
     data = {"charts": page["chart_data"], "counts": page["counts"]}
@@ -78,7 +93,7 @@ def render_html(page: dict[str, Any]) -> str:
 
 
 def render_theory_html(
-    page: dict[str, Any],
+    page: TheoryHtmlView,
     generated_at: str,
     version: str,
     plotly_js: str = "inline",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import quote
 
 from ncu_roofline.analysis.catalogue import SEVERITIES, advice, advice_label
@@ -336,8 +336,16 @@ def _full_rows(kernels: list[KernelRecord], with_shape: bool, with_theory: bool)
     return rows
 
 
-def _roof_groups(context: ReportContext) -> list[dict[str, Any]]:
-    groups = []
+class _RoofGroup(TypedDict):
+    """One device's roofs in Markdown: a heading, a table's rows, the notes."""
+
+    heading: str
+    rows: list[list[str]]
+    notes: list[str]
+
+
+def _roof_groups(context: ReportContext) -> list[_RoofGroup]:
+    groups: list[_RoofGroup] = []
     for r in context.get("roofs") or []:
         gpu = r.get("gpu")
         device = r.get("device_name") or (f"CC {r['cc']}" if r.get("cc") else "unknown device")

@@ -233,7 +233,9 @@ def roofline_chart(context: ReportContext, view: str = "groups", device: int = 0
     # Before the charts are built: a typo costs nothing on a large profile.
     check_view(view)
     charts, collect = page_charts(context, titled=True)
-    reasons = (collect or {}).get("reasons") or ["no device has both a compute and a memory roof"]
+    reasons = (collect["reasons"] if collect else None) or [
+        "no device has both a compute and a memory roof"
+    ]
     chart = _pick(charts, device, "; ".join(reasons))
     return dict(shown_data(show_view(chart["figure"], view)))
 

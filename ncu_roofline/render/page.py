@@ -9,7 +9,7 @@ come ready to embed.  The template only lays this out; it computes nothing.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, TypedDict
+from typing import Any
 
 from ncu_roofline.analysis.catalogue import advice, advice_label
 from ncu_roofline.analysis.limiter.units import UNIT_LABELS
@@ -21,6 +21,23 @@ from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
+from ncu_roofline.render.page_views import (
+    AdviceCard,
+    BoundBar,
+    CeilingView,
+    CollectBox,
+    CollectInput,
+    DeviceView,
+    FindingGroup,
+    Headline,
+    KernelRow,
+    MethodologyRow,
+    PageView,
+    SummaryView,
+    TheoryRow,
+    TopRow,
+    TryLine,
+)
 from ncu_roofline.render.severity import most_severe_first
 from ncu_roofline.report.schema import (
     DeviceRoofsRecord,
@@ -45,22 +62,6 @@ BOUND_MEANING: dict[str, str] = {
 def advice_anchor(advice_id: str) -> str:
     """The page anchor of an advice card: ``advice-`` and the id with ``/`` as ``--``."""
     return "advice-" + "".join(c if c.isalnum() or c == "-" else "--" for c in advice_id)
-
-
-class TryLine(TypedDict):
-    """A kernel row's "Try:" reference: the advice's few words, its card's anchor, the gain."""
-
-    label: str
-    anchor: str
-    #: The group's recoverable time as text; None where it has none.
-    gain: str | None
-
-
-#: A card of advice that no finding shares, naming the kernel groups told to try it.
-AdviceCard = TypedDict(
-    "AdviceCard",
-    {"advice": str, "anchor": str, "label": str, "for": str, "why": str, "what": str},
-)
 
 
 def try_line(k: KernelRecord) -> TryLine | None:
@@ -93,8 +94,8 @@ def _sort_key(value: Any) -> str:
     return str(value)
 
 
-def _kernel_rows(kernels: list[KernelRecord], with_theory: bool) -> list[dict[str, Any]]:
-    rows = []
+def _kernel_rows(kernels: list[KernelRecord], with_theory: bool) -> list[KernelRow]:
+    rows: list[KernelRow] = []
     repeats = Counter(k["kernel_short"] or k["kernel"] for k in kernels)
     for k in kernels:
         cells = [
@@ -177,10 +178,10 @@ def _limiter_text(k: KernelRecord) -> str:
     return f"limiter: {label}{busy}"
 
 
-def _methodology(context: ReportContext) -> list[dict[str, Any]]:
+def _methodology(context: ReportContext) -> list[MethodologyRow]:
     """Which metric family each quantity came from, with launch counts."""
     launches = context["launches"]
-    out = []
+    out: list[MethodologyRow] = []
     for field, title in (
         ("duration_basis", "Duration"),
         ("flops_tensor_basis", "Tensor-core FLOPs"),
@@ -231,14 +232,14 @@ def _options_line(options: ReportOptions) -> str:
     return "options: " + "; ".join(parts)
 
 
-def _by_bound(summary: Summary) -> list[dict[str, Any]]:
+def _by_bound(summary: Summary) -> list[BoundBar]:
     """One bar per bound class: time, share of the profile and colour.
 
     ``summary["by_bound"]`` lists every bound class in the report's order,
     those without kernels included, so the page needs no list of its own.
     """
     total = summary["total_duration_s"]
-    rows = []
+    rows: list[BoundBar] = []
     for b, entry in summary["by_bound"].items():
         seconds = entry["duration_s"]
         share = (seconds / total) if (seconds is not None and total) else None
@@ -260,7 +261,7 @@ def _by_bound(summary: Summary) -> list[dict[str, Any]]:
 TOP_RECOVERABLE = 5
 
 
-def top_recoverable(kernels: list[KernelRecord], total: Any) -> list[dict[str, Any]]:
+def top_recoverable(kernels: list[KernelRecord], total: float | None) -> list[TopRow]:
     """The table of the kernel groups with the most recoverable time (the context ranks them).
 
     At most :data:`TOP_RECOVERABLE` rows; the groups are ranked by
@@ -286,11 +287,16 @@ def top_recoverable(kernels: list[KernelRecord], total: Any) -> list[dict[str, A
             "time_share": TABLE.pct(k["time_share"]),
             "efficiency": TABLE.pct(k["efficiency"]),
             "recoverable": TABLE.recoverable(k["recoverable_s"]),
-            "share": TABLE.pct(k["recoverable_s"] / total if total else None),
+            "share": TABLE.pct(_share(k["recoverable_s"], total)),
             "try": try_line(k),
         }
         for k in ranked
     ]
+
+
+def _share(part: float | None, total: float | None) -> float | None:
+    """``part`` as a fraction of ``total``; ``None`` where either is unknown or ``total`` is 0."""
+    return part / total if part is not None and total else None
 
 
 def _failed_launches(summary: Summary) -> int:
@@ -299,7 +305,7 @@ def _failed_launches(summary: Summary) -> int:
     return int(failed.get("launches") or 0)
 
 
-def headline(summary: Summary) -> dict[str, Any]:
+def headline(summary: Summary) -> Headline:
     """The summary's totals as text: time, launches, groups, recoverable and latency time."""
     total = summary["total_duration_s"]
     latency = summary.get("latency_s")
@@ -320,7 +326,7 @@ def headline(summary: Summary) -> dict[str, Any]:
     }
 
 
-def _summary(context: ReportContext) -> dict[str, Any]:
+def _summary(context: ReportContext) -> SummaryView:
     """The summary block: totals, time by bound class, top kernels, finding kinds."""
     summary = context["summary"]
     kinds = Counter(f["kind"] for f in context["findings"])
@@ -334,7 +340,7 @@ def _summary(context: ReportContext) -> dict[str, Any]:
     }
 
 
-def _findings(context: ReportContext) -> list[dict[str, Any]]:
+def _findings(context: ReportContext) -> list[FindingGroup]:
     """The findings grouped by their advice, most severe group first.
 
     Each group shows its advice (why it matters, what to try) once and
@@ -344,7 +350,7 @@ def _findings(context: ReportContext) -> list[dict[str, Any]]:
     """
     texts = context.get("advice") or {}
     users = _advice_users(context["kernels"])
-    groups: dict[str, dict[str, Any]] = {}
+    groups: dict[str, FindingGroup] = {}
     for f in most_severe_first(context["findings"]):
         advice_id = f.get("advice") or f["kind"]
         group = groups.get(advice_id)
@@ -377,7 +383,7 @@ def _advice_users(kernels: list[KernelRecord]) -> dict[str, str]:
     }
 
 
-def _advice_cards(context: ReportContext, findings: list[dict[str, Any]]) -> list[AdviceCard]:
+def _advice_cards(context: ReportContext, findings: list[FindingGroup]) -> list[AdviceCard]:
     """The advice of kernel groups that no finding shares, one card each, in rank order."""
     texts = context.get("advice") or {}
     users = _advice_users(context["kernels"])
@@ -401,45 +407,48 @@ def _advice_cards(context: ReportContext, findings: list[dict[str, Any]]) -> lis
     return cards
 
 
-def _devices(roofs: list[DeviceRoofsRecord]) -> list[dict[str, Any]]:
+def _devices(roofs: list[DeviceRoofsRecord]) -> list[DeviceView]:
     """Each device's ceilings with their sources, and a one-line summary of where they came from."""
-    devices: list[dict[str, Any]] = []
+    devices: list[DeviceView] = []
     for d in roofs:
-        devices.append(
+        name = d["device_name"] or "device name not in the export"
+        cc = d["cc"] or "?"
+        clock = TABLE.si(d["measured_sm_clock_hz"], "Hz")
+        ceilings: list[CeilingView] = [
             {
-                "name": d["device_name"] or "device name not in the export",
-                "cc": d["cc"] or "?",
-                "gpu": d["gpu"]["name"] if d["gpu"] else None,
-                "clock": TABLE.si(d["measured_sm_clock_hz"], "Hz"),
-                "ceilings": [
-                    {
-                        "key": c["key"],
-                        "value": TABLE.si(c["value"], "B/s" if c["kind"] == "memory" else "FLOP/s"),
-                        "source": c["source"],
-                        "clock": TABLE.si(c["clock_hz"], "Hz") if c["clock_hz"] else TABLE.missing,
-                        "uncertain": c["uncertain"],
-                    }
-                    for c in d["ceilings"]
-                ],
-                "notes": d["notes"],
-                "source": d["source"],
+                "key": c["key"],
+                "value": TABLE.si(c["value"], "B/s" if c["kind"] == "memory" else "FLOP/s"),
+                "source": c["source"],
+                "clock": TABLE.si(c["clock_hz"], "Hz") if c["clock_hz"] else TABLE.missing,
+                "uncertain": c["uncertain"],
             }
-        )
-    for dev in devices:
-        sources = list(dict.fromkeys(c["source"] for c in dev["ceilings"]))
+            for c in d["ceilings"]
+        ]
+        sources = list(dict.fromkeys(c["source"] for c in ceilings))
         # "X at the measured SM clock" already says "X": name the source once.
         sources = [s for s in sources if not any(o != s and o.startswith(s) for o in sources)]
-        dev["summary"] = (
-            f"{dev['name']} (CC {dev['cc']}): roofs from "
-            + ("; ".join(sources) if sources else "nowhere (no roofs)")
-            + (f", SM clock {dev['clock']}" if dev["clock"] != TABLE.missing else "")
+        devices.append(
+            {
+                "name": name,
+                "cc": cc,
+                "gpu": d["gpu"]["name"] if d["gpu"] else None,
+                "clock": clock,
+                "ceilings": ceilings,
+                "notes": d["notes"],
+                "source": d["source"],
+                "summary": (
+                    f"{name} (CC {cc}): roofs from "
+                    + ("; ".join(sources) if sources else "nowhere (no roofs)")
+                    + (f", SM clock {clock}" if clock != TABLE.missing else "")
+                ),
+            }
         )
     return devices
 
 
-def _theory_rows(kernels: list[KernelRecord]) -> list[dict[str, Any]]:
+def _theory_rows(kernels: list[KernelRecord]) -> list[TheoryRow]:
     """The theory table: kernel groups with a theoretical intensity or byte excess."""
-    rows = []
+    rows: list[TheoryRow] = []
     for k in kernels:
         if k.get("theory_ai") is None and k.get("byte_excess") is None:
             continue
@@ -461,7 +470,7 @@ def _theory_rows(kernels: list[KernelRecord]) -> list[dict[str, Any]]:
     return rows
 
 
-def _collect(context: ReportContext, points: int) -> dict[str, Any] | None:
+def _collect(context: ReportContext, points: int) -> CollectBox | None:
     """With no point placed, the ``ncu`` command that collects what is missing; else ``None``.
 
     Shown in place of an empty chart, so the first screen says what to do.
@@ -473,7 +482,7 @@ def _collect(context: ReportContext, points: int) -> dict[str, Any] | None:
             k["bound_reason"] for k in context["kernels"] if k["bound"] == "not placeable"
         )
     )
-    inputs = [
+    inputs: list[CollectInput] = [
         {
             "path": c["path"],
             "missing": ", ".join(c["missing"]),
@@ -517,7 +526,7 @@ def _marker_hint(charts: list[RooflineChart]) -> str:
 
 def page_charts(
     context: ReportContext, *, titled: bool = False
-) -> tuple[list[RooflineChart], dict[str, Any] | None]:
+) -> tuple[list[RooflineChart], CollectBox | None]:
     """The page's roofline charts, and the box that replaces them when none can be drawn.
 
     The charts are :func:`~ncu_roofline.render.charts.roofline_figures`,
@@ -542,7 +551,7 @@ def _title(inputs: list[InputRecord]) -> str:
 
 def build_page(
     context: ReportContext, plotly_js: str = "inline", generated_at: str | None = None
-) -> dict[str, Any]:
+) -> PageView:
     """The template's context for the HTML report."""
     kernels = context["kernels"]
     with_theory = context.get("theory") is not None

@@ -9,13 +9,24 @@ templates and the roofline chart.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ncu_roofline.render.format import TABLE, TEXT, Formatter
+from ncu_roofline.render.theory_views import (
+    Cell,
+    GpuCard,
+    GpuCells,
+    OpRow,
+    TextTotals,
+    TheoryHtmlView,
+    TheoryTextView,
+)
 from ncu_roofline.report.schema import TheoryGpuRecord, TheoryOpRecord, TheoryTable, TheoryTotals
 from ncu_roofline.report.theory import theory_chart_context
 
-__all__ = ["theory_html_context", "theory_page_title", "theory_text_context"]
+__all__ = [
+    "theory_html_context",
+    "theory_page_title",
+    "theory_text_context",
+]
 
 
 def _rate(value: object, fmt: Formatter) -> str:
@@ -58,8 +69,8 @@ def _speedup(t: TheoryTotals, fmt: Formatter, mark: str) -> str | None:
     return fmt.ratio(s, mark)
 
 
-def _text_totals(table: TheoryTable) -> list[dict[str, Any]]:
-    totals: list[dict[str, Any]] = []
+def _text_totals(table: TheoryTable) -> list[TextTotals]:
+    totals: list[TextTotals] = []
     model_totals = table["totals"]
     if not model_totals:
         return totals
@@ -86,7 +97,7 @@ def _text_totals(table: TheoryTable) -> list[dict[str, Any]]:
     return totals
 
 
-def theory_text_context(table: TheoryTable) -> dict[str, Any]:
+def theory_text_context(table: TheoryTable) -> TheoryTextView:
     """Strings and column widths for the text template (no arithmetic there)."""
     gpus = table["gpus"]
     header = ["#", "op", "count", "FLOPs", "bytes", "FLOP/B"]
@@ -133,18 +144,18 @@ def theory_page_title(table: TheoryTable, text_title: str | None) -> str:
     return "Theory: " + (text_title or ", ".join(op["name"] for op in table["ops"][:3]))
 
 
-def _cell(text: str, sort: object, cls: str = "num") -> dict[str, Any]:
+def _cell(text: str, sort: float | None, cls: str = "num") -> Cell:
     return {"text": text, "sort": "" if sort is None else sort, "cls": cls}
 
 
-def _op_row(op: TheoryOpRecord, gpus: list[TheoryGpuRecord], top: dict[str, int]) -> dict[str, Any]:
+def _op_row(op: TheoryOpRecord, gpus: list[TheoryGpuRecord], top: dict[str, int]) -> OpRow:
     cells = [
         _cell(TABLE.count(op["count"]), op["count"]),
         _cell(TABLE.si(op["flops"], "FLOP"), op["flops"]),
         _cell(TABLE.si(op["bytes"], "B"), op["bytes"]),
         _cell(TABLE.fixed(op["ai"]), op["ai"]),
     ]
-    per_gpu = []
+    per_gpu: list[GpuCells] = []
     for g in gpus:
         p = op["gpus"][g["key"]]
         per_gpu.append(
@@ -185,16 +196,16 @@ def _largest(table: TheoryTable) -> dict[str, int]:
     return out
 
 
-def _headline(table: TheoryTable, top: dict[str, int]) -> list[dict[str, Any]]:
+def _headline(table: TheoryTable, top: dict[str, int]) -> list[GpuCard]:
     """One card per GPU: the pass's floor, tokens per second and speedup over the first GPU."""
     from ncu_roofline.render.charts.theory_page import GPU_COLOURS, GPU_SYMBOLS
 
-    cards: list[dict[str, Any]] = []
+    cards: list[GpuCard] = []
     totals = table["totals"]
     ops = {op["number"]: op for op in table["ops"]}
     first = table["gpus"][0] if table["gpus"] else None
     for i, g in enumerate(table["gpus"]):
-        card: dict[str, Any] = {
+        card: GpuCard = {
             "key": g["key"],
             "name": g["name"],
             "colour": GPU_COLOURS[i % len(GPU_COLOURS)],
@@ -230,7 +241,7 @@ def _headline(table: TheoryTable, top: dict[str, int]) -> list[dict[str, Any]]:
     return cards
 
 
-def theory_html_context(table: TheoryTable) -> dict[str, Any]:
+def theory_html_context(table: TheoryTable) -> TheoryHtmlView:
     """Everything the HTML template prints: title, headline cards, op rows, the chart."""
     # The chart and page modules load the report's chart stack: the text
     # output, which shares this module, must not wait for them.

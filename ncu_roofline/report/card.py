@@ -122,7 +122,7 @@ def analysis_card(analysis: Analysis, top: int) -> AnalysisCard:
     """The card of an analysis with its first ``top`` kernel groups in rank order."""
     return {
         "inputs": input_records(analysis),
-        "roofs": cast("list[DeviceRoofsRecord]", [d.to_dict() for d in analysis.roofs]),
+        "roofs": [d.to_dict() for d in analysis.roofs],
         "summary": summary_context(analysis),
         "kernels": cast("list[KernelRecord]", records(analysis.kernels.head(top), KERNEL_FIELDS)),
     }

@@ -30,7 +30,6 @@ from ncu_roofline.report.schema import (
     ComparisonDocument,
     ComparisonRecord,
     ComparisonSide,
-    ComparisonTotals,
 )
 
 __all__ = ["comparison_context", "comparison_document"]
@@ -78,7 +77,7 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
         "context": _plain(dict(cmp.context or {})),
         "base": _side_context(cmp.base),
         "candidate": _side_context(cmp.candidate),
-        "totals": cast("ComparisonTotals", dict(cmp.totals)),
+        "totals": cmp.totals.copy(),
         "kernels": rows,
         "regressions": by_status["regression"],
         "improvements": by_status["improvement"],

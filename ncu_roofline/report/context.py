@@ -22,9 +22,7 @@ from ncu_roofline.report.schema import (
     AdviceRecord,
     BoundTotals,
     CollectRecord,
-    DeviceRoofsRecord,
     FailedTotals,
-    FindingRecord,
     Generator,
     InputRecord,
     KernelRecord,
@@ -52,7 +50,7 @@ def launch_count(launches: pd.DataFrame) -> int:
 
 def report_options(analysis: Analysis) -> ReportOptions:
     """The options the analysis was made with (its ``options``, copied)."""
-    return cast("ReportOptions", dict(analysis.options))
+    return analysis.options.copy()
 
 
 def summary_context(analysis: Analysis) -> Summary:
@@ -165,14 +163,14 @@ def build_context(analysis: Analysis) -> ReportContext:
         "options": report_options(analysis),
         "inputs": input_records(analysis),
         "summary": summary_context(analysis),
-        "roofs": cast("list[DeviceRoofsRecord]", [d.to_dict() for d in analysis.roofs]),
+        "roofs": [d.to_dict() for d in analysis.roofs],
         "theory": _theory(analysis),
         "launches": LaunchRecords(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
         "kernels": cast(
             "list[KernelRecord]",
             records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
         ),
-        "findings": cast("list[FindingRecord]", [f.to_dict() for f in analysis.findings]),
+        "findings": [f.to_dict() for f in analysis.findings],
         "advice": advice_records(
             [f.advice or f.kind for f in analysis.findings] + _group_advice(analysis)
         ),

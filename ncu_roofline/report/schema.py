@@ -11,8 +11,11 @@ a ``flops_tensor_<dtype>`` per tensor datatype the profile counts (not fixed
 keys: :func:`tensor_flops` reads them).  A comparison's rows are
 :class:`ComparisonRecord` (the fields of ``analysis.compare.COMPARISON_FIELDS``).
 Tripped gates travel in one place, a context's ``gates`` record
-(:func:`tripped_gates`).  ``dict[str, Any]`` is left only where the data is
-open-ended: an op's parameters (each op kind has its own).
+(:func:`tripped_gates`).  An op's parameters are open-ended in their names
+(each op kind has its own), not in their values:
+:data:`~ncu_roofline.theory.ops.params.ParamValues`.  The comparison's
+totals and facts are built in the analysis stage and live there
+(:mod:`ncu_roofline.analysis.compare.records`); they are re-exported here.
 
 Units are SI; a value the export cannot give is ``None``, never 0.
 """
@@ -20,7 +23,21 @@ Units are SI; a value the export cannot give is ``None``, never 0.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+
+from ncu_roofline.analysis.compare.records import (
+    ComparisonFacts,
+    ComparisonTotals,
+    DifferenceRecord,
+    SideFacts,
+)
+from ncu_roofline.analysis.findings.records import FindingRecord
+from ncu_roofline.analysis.options import ModelRecord, ReportOptions, TheorySummary
+from ncu_roofline.analysis.roofs.records import CeilingRecord, DeviceRoofsRecord, RoofGpuRecord
+from ncu_roofline.core.gpu_spec import GpuRecord
+
+if TYPE_CHECKING:
+    from ncu_roofline.theory.ops.params import ParamValues
 
 __all__ = [
     "BoundTotals",
@@ -60,6 +77,7 @@ __all__ = [
     "PassRecord",
     "ReportContext",
     "ReportOptions",
+    "RoofGpuRecord",
     "SideFacts",
     "Summary",
     "TheoryChartContext",
@@ -333,29 +351,6 @@ class InspectPass(TypedDict):
     present: list[str]
 
 
-class GpuRecord(TypedDict):
-    """One GPU of the table (``GpuSpec.to_dict()``): its datasheet figures, SI units."""
-
-    key: str
-    name: str
-    arch: str | None
-    cc: str | None
-    sms: int | None
-    boost_hz: float | None
-    base_hz: float | None
-    tensor_hz: float | None
-    compute: dict[str, float]
-    memory: dict[str, float]
-    dram_bytes: float | None
-    match: list[str]
-    source: str
-    notes: str
-    unsure: list[str]
-    derived: list[str]
-    disputed: list[str]
-    origin: str
-
-
 class InputRecord(TypedDict):
     """One input file and what was read from it."""
 
@@ -413,46 +408,6 @@ class Summary(TypedDict):
     findings: dict[str, int]
 
 
-class CeilingRecord(TypedDict):
-    """One roof: a compute ceiling or a memory bandwidth."""
-
-    uncertain: bool
-    key: str
-    kind: str
-    unit: str
-    value: float
-    min: float | None
-    max: float | None
-    source: str
-    clock_hz: float | None
-    launches: int
-
-
-class DeviceRoofsRecord(TypedDict):
-    """The roofs used for one device of one input."""
-
-    source: str
-    device_name: str | None
-    cc: str | None
-    gpu: GpuRecord | None
-    measured_sm_clock_hz: float | None
-    ceilings: list[CeilingRecord]
-    notes: list[str]
-
-
-class FindingRecord(TypedDict):
-    """One finding; its kind is an entry of the findings catalogue."""
-
-    kind: str
-    kernel: str | None
-    severity: str
-    message: str
-    source: str | None
-    recoverable_s: float | None
-    #: ``kind`` or ``kind/variant``: the key of its text in the report's ``advice``.
-    advice: str
-
-
 class NcuRuleRecord(TypedDict, total=False):
     """One of ncu's rule results: an entry of a launch's or group's ``ncu_rules``.
 
@@ -481,32 +436,6 @@ class AdviceRecord(TypedDict):
     what_to_try: str
 
 
-class ModelRecord(TypedDict):
-    """The model a theory was built for, and the shape of its forward pass."""
-
-    key: str
-    name: str
-    #: Where the model's figures come from.
-    source: str
-    phase: str
-    batch: int
-    seq: int
-    dtype: str
-    kv_dtype: str | None
-    tp: int
-
-
-class TheorySummary(TypedDict, total=False):
-    """How theory was given (file, model) and what it matched."""
-
-    file: str | None
-    excess_threshold: float
-    min_time_share: float
-    model: ModelRecord
-    kernels_with_theory: int
-    unmatched: list[str]
-
-
 class CollectRecord(TypedDict):
     """What one input lacks for the roofline, and the ``ncu`` options that collect it."""
 
@@ -522,18 +451,6 @@ class GatesRecord(TypedDict):
 
     rules: list[str]
     tripped: list[GateRecord]
-
-
-class ReportOptions(TypedDict):
-    """The options an analysis was made with."""
-
-    #: The GPU named with ``--gpu`` (``None``: from the export).
-    gpu: str | None
-    roofs_file: str | None
-    #: ``measured``, ``boost`` or ``base``: the clock datasheet roofs are scaled to.
-    clocks: str
-    #: The theory's file, model and thresholds (``None``: no theory given).
-    theory: TheorySummary | None
 
 
 class ComparisonOptions(TypedDict):
@@ -653,87 +570,6 @@ class ComparisonRecord(TypedDict):
     bound_changed: bool | None
 
 
-class ComparisonTotals(TypedDict):
-    """The whole profile's change: kernel time, launches, groups per status, how it was judged."""
-
-    base_total_duration_s: float | None
-    candidate_total_duration_s: float | None
-    delta_s: float | None
-    delta_pct: float | None
-    base_launches: int
-    candidate_launches: int
-    delta_launches: int
-    base_groups: int
-    candidate_groups: int
-    matched: int
-    matched_name_only: int
-    added: int
-    removed: int
-    regressions: int
-    improvements: int
-    unchanged: int
-    not_comparable: int
-    matched_delta_s: float | None
-    added_s: float | None
-    removed_s: float | None
-    noise: float
-    judged_on: str
-    judged_pct: float | None
-    base_cycles: float | None
-    candidate_cycles: float | None
-    delta_cycles_pct: float | None
-    basis: str
-    basis_requested: str
-    basis_reason: str | None
-    comparable: bool
-
-
-class SideFacts(TypedDict):
-    """One side of a comparison: its GPU, clocks, ncu version, metric set and work."""
-
-    gpus: list[str]
-    gpu_named_by_export: bool
-    ccs: list[str]
-    sm_clock_hz: float | None
-    memory_clock_hz: float | None
-    ncu_versions: list[str]
-    metric_count: int
-    launches: int
-    total_duration_s: float | None
-    cycles: float | None
-    flops: float | None
-    dram_bytes: float | None
-
-
-class _DifferenceFields(TypedDict):
-    kind: str
-    message: str
-
-
-class DifferenceRecord(_DifferenceFields, total=False):
-    """A difference between the sides besides the code (GPU, clock, ncu version, metrics, work)."""
-
-    #: ``clock``: which clock differs, and candidate over base.
-    clock: str
-    ratio: float | None
-    #: ``work``: ``profile`` or ``groups``.
-    scope: str
-
-
-class ComparisonFacts(TypedDict):
-    """Each side's facts and whether the sides may be judged against each other."""
-
-    base: SideFacts
-    candidate: SideFacts
-    sm_clock_ratio: float | None
-    clocks_differ: bool
-    different_gpus: bool
-    allow_cross_gpu: bool
-    comparable: bool
-    not_comparable_reason: str | None
-    differences: list[DifferenceRecord]
-
-
 class _ComparisonFields(TypedDict):
     """The fields every comparison context has."""
 
@@ -798,7 +634,7 @@ class TheoryOpRecord(TypedDict):
     bytes: float
     ai: float | None
     precision: str
-    params: dict[str, Any]
+    params: ParamValues
     notes: list[str]
     #: Part of the model's forward pass (``--op`` rows are tabulated, not summed).
     in_model: bool

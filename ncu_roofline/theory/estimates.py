@@ -47,7 +47,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ncu_roofline.core.files import parse_toml, read_user_text
 from ncu_roofline.core.hardware import COMPUTE_KEYS
@@ -393,6 +393,21 @@ class _RuleText:
         return expr
 
 
+class _RuleCommon(TypedDict):
+    """What every :class:`Rule` has, whether it names an op or gives FLOPs and bytes."""
+
+    index: int
+    label: str
+    origin: str
+    match: re.Pattern[str]
+    nvtx: re.Pattern[str] | None
+    grid: tuple[float, float, float] | None
+    block: tuple[float, float, float] | None
+    when: Expr | None
+    precision: str | None
+    local: tuple[tuple[str, Expr], ...]
+
+
 def _rule(
     index: int, raw: dict[str, Any], label: str, lines: _Lines, params: dict[str, float]
 ) -> Rule:
@@ -414,7 +429,7 @@ def _rule(
         raise InputFormatError(
             f"{text.where('precision')}: expected one of {', '.join(COMPUTE_KEYS)}"
         )
-    common: dict[str, Any] = dict(
+    common: _RuleCommon = dict(
         index=index,
         label=text.name,
         origin=text.origin,

@@ -30,7 +30,8 @@ The package: :mod:`.match` matches the groups and builds the
 :class:`Comparison`; :mod:`.basis` holds the bases and the default noise
 (plain Python, for the command line's options); :mod:`.judge` judges each
 matched group; :mod:`.context` says what changed between the two profiles
-besides the code (GPU, clocks, ncu, metrics, work).
+besides the code (GPU, clocks, ncu, metrics, work); :mod:`.records` types
+the plain data the comparison's report carries (totals, facts, differences).
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """What changed between two profiles besides the code: GPU, clocks, ncu, metrics, work, launches.
 
 :func:`side_facts` summarises one side (its GPUs, compute capabilities,
-median SM and memory clocks, ncu versions, metric set, launches, FLOPs and
-bytes); :func:`differences` lists how two sides differ, each difference a
-``{"kind", "message"}`` record with ``kind`` one of :data:`DIFFERENCE_KINDS`.
+median SM and memory clocks, ncu versions, metric count, launches, FLOPs and
+bytes: a :class:`~.records.SideFacts`); :func:`side_metrics` gives its metric
+set; :func:`differences` lists how two sides differ, each difference a
+:class:`~.records.DifferenceRecord` with ``kind`` one of :data:`DIFFERENCE_KINDS`.
 :func:`group_cycles` gives the elapsed SM cycles of each kernel group, the
 clock-independent measure of time that ``--basis cycles`` judges on.
 
@@ -14,13 +15,14 @@ same fraction that decides whether a group's time changed.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis import Analysis
+from ncu_roofline.analysis.compare.records import DifferenceRecord, SideFacts
 from ncu_roofline.core.frame import column as _floats
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "group_cycles",
     "launch_cycles",
     "side_facts",
+    "side_metrics",
 ]
 
 #: Kinds of difference, in the order they are reported.
@@ -105,15 +108,22 @@ def _unique(values: Any) -> list[str]:
     return sorted({str(v) for v in values if v is not None and not pd.isna(v) and str(v)})
 
 
-def side_facts(analysis: Analysis) -> dict[str, Any]:
-    """One side's GPUs, compute capabilities, clocks, ncu versions, metric set and work."""
+def side_metrics(analysis: Analysis) -> list[str]:
+    """The metric ids one side measured, sorted (:func:`differences` compares the sets)."""
+    return sorted(analysis.profile.present_metrics())
+
+
+def side_facts(analysis: Analysis, metrics: list[str]) -> SideFacts:
+    """One side's GPUs, compute capabilities, clocks, ncu versions, metric count and work.
+
+    ``metrics`` is :func:`side_metrics` of the side.
+    """
     launches = analysis.launches
     src = analysis.profile.launches
     gpus = _unique(launches["device_name"]) if "device_name" in launches else []
     if not gpus:
         # No name in the export: the GPU the roofs were taken from, if any.
         gpus = _unique(d.gpu.name for d in analysis.roofs if d.gpu is not None)
-    metrics = sorted(analysis.profile.present_metrics())
     t = _floats(launches, "total_duration_s")
     return {
         "gpus": gpus,
@@ -123,7 +133,6 @@ def side_facts(analysis: Analysis) -> dict[str, Any]:
         "memory_clock_hz": _median(_floats(src, "dram__cycles_elapsed.avg.per_second")),
         "ncu_versions": _unique(s.ncu_version for s in analysis.profile.sources),
         "metric_count": len(metrics),
-        "metrics": metrics,
         "launches": int(launches["invocations"].fillna(1).sum()) if len(launches) else 0,
         "total_duration_s": float(np.nansum(t)) if len(t) and not np.isnan(t).all() else None,
         "cycles": _sum_known(launch_cycles(analysis)),
@@ -139,9 +148,13 @@ def _sum_known(values: FloatArray) -> float | None:
     return float(values.sum())
 
 
-def clock_ratio(base: dict[str, Any], cand: dict[str, Any], key: str) -> float | None:
-    """Candidate over base value of a clock, ``None`` when either is unknown."""
-    a, b = base.get(key), cand.get(key)
+#: The facts :func:`clock_ratio` compares: clocks and work.
+_RATIO_KEYS = Literal["sm_clock_hz", "memory_clock_hz", "flops", "dram_bytes"]
+
+
+def clock_ratio(base: SideFacts, cand: SideFacts, key: _RATIO_KEYS) -> float | None:
+    """Candidate over base value of a clock (or of the work), ``None`` when either is unknown."""
+    a, b = base[key], cand[key]
     if a is None or b is None or a <= 0:
         return None
     return float(b) / float(a)
@@ -152,7 +165,7 @@ def beyond(ratio_value: float | None, noise: float) -> bool:
     return ratio_value is not None and math.isfinite(ratio_value) and abs(ratio_value - 1) > noise
 
 
-def different_gpus(base: dict[str, Any], cand: dict[str, Any]) -> bool:
+def different_gpus(base: SideFacts, cand: SideFacts) -> bool:
     """Whether the sides ran on different GPUs: names or compute capabilities known and unequal."""
     if base["ccs"] and cand["ccs"] and base["ccs"] != cand["ccs"]:
         return True
@@ -160,7 +173,7 @@ def different_gpus(base: dict[str, Any], cand: dict[str, Any]) -> bool:
     return bool(named and base["gpus"] != cand["gpus"])
 
 
-def _gpu_text(side: dict[str, Any]) -> str:
+def _gpu_text(side: SideFacts) -> str:
     name = ", ".join(side["gpus"]) or "unknown GPU"
     return name + (f" (CC {', '.join(side['ccs'])})" if side["ccs"] else "")
 
@@ -177,10 +190,17 @@ def _metric_list(names: list[str]) -> str:
 
 
 def differences(
-    base: dict[str, Any], cand: dict[str, Any], noise: float, work_changed_groups: int = 0
-) -> list[dict[str, Any]]:
-    """How the two sides differ besides the code, as ``{"kind", "message", ...}`` records."""
-    out: list[dict[str, Any]] = []
+    base: SideFacts,
+    cand: SideFacts,
+    metrics: tuple[list[str], list[str]],
+    noise: float,
+    work_changed_groups: int = 0,
+) -> list[DifferenceRecord]:
+    """How the two sides differ besides the code, as ``{"kind", "message", ...}`` records.
+
+    ``metrics`` is each side's :func:`side_metrics` (base, candidate).
+    """
+    out: list[DifferenceRecord] = []
     if different_gpus(base, cand):
         out.append(
             {
@@ -188,7 +208,11 @@ def differences(
                 "message": f"different GPUs: base {_gpu_text(base)}, candidate {_gpu_text(cand)}",
             }
         )
-    for key, label in (("sm_clock_hz", "SM clock"), ("memory_clock_hz", "memory clock")):
+    clocks: tuple[tuple[_RATIO_KEYS, str], ...] = (
+        ("sm_clock_hz", "SM clock"),
+        ("memory_clock_hz", "memory clock"),
+    )
+    for key, label in clocks:
         r = clock_ratio(base, cand, key)
         if beyond(r, noise):
             assert r is not None
@@ -214,8 +238,9 @@ def differences(
                 f"candidate {', '.join(cand['ncu_versions'])}",
             }
         )
-    only_base = sorted(set(base["metrics"]) - set(cand["metrics"]))
-    only_cand = sorted(set(cand["metrics"]) - set(base["metrics"]))
+    base_metrics, cand_metrics = metrics
+    only_base = sorted(set(base_metrics) - set(cand_metrics))
+    only_cand = sorted(set(cand_metrics) - set(base_metrics))
     if only_base or only_cand:
         parts = []
         if only_base:
@@ -236,12 +261,13 @@ def differences(
 
 
 def _work_differences(
-    base: dict[str, Any], cand: dict[str, Any], noise: float, groups: int
-) -> list[dict[str, Any]]:
+    base: SideFacts, cand: SideFacts, noise: float, groups: int
+) -> list[DifferenceRecord]:
     """A whole-profile work change (FLOPs or DRAM bytes beyond noise), and groups whose work changed."""
-    out: list[dict[str, Any]] = []
+    out: list[DifferenceRecord] = []
     changes = []
-    for key, label in (("flops", "FLOPs"), ("dram_bytes", "DRAM bytes")):
+    work: tuple[tuple[_RATIO_KEYS, str], ...] = (("flops", "FLOPs"), ("dram_bytes", "DRAM bytes"))
+    for key, label in work:
         r = clock_ratio(base, cand, key)
         if beyond(r, noise):
             assert r is not None

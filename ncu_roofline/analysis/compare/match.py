@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Literal, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -20,8 +20,10 @@ from ncu_roofline.analysis.compare.context import (
     different_gpus,
     group_cycles,
     side_facts,
+    side_metrics,
 )
 from ncu_roofline.analysis.compare.judge import judge
+from ncu_roofline.analysis.compare.records import ComparisonFacts, ComparisonTotals, SideFacts
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
 from ncu_roofline.core.frame import column as _floats
@@ -127,11 +129,11 @@ class Comparison:
     base: Analysis
     candidate: Analysis
     kernels: pd.DataFrame
-    totals: dict[str, Any]
+    totals: ComparisonTotals
     #: Relative change of total time within which a matched group is "unchanged".
     noise: float = DEFAULT_NOISE
     #: Each side's GPU, clocks, ncu version, metric set and work, and how they differ.
-    context: dict[str, Any] | None = None
+    context: ComparisonFacts | None = None
 
     def __repr__(self) -> str:
         # Not the generated repr: it would print both analyses and every frame.
@@ -294,9 +296,38 @@ def _rel(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or a <= 0 else (b - a) / a
 
 
+#: The work a profile's change may be judged per unit of.
+_Work = Literal["flops", "dram_bytes"]
+
+
+class _JudgedTotal(TypedDict):
+    """The whole profile's change on the comparison's basis (:func:`_judged_total`)."""
+
+    judged_on: str
+    judged_pct: float | None
+    base_cycles: float | None
+    candidate_cycles: float | None
+    delta_cycles_pct: float | None
+
+
+class _Basis(TypedDict):
+    """How the comparison was judged: the basis used, the one asked for, why, and whether at all."""
+
+    basis: str
+    basis_requested: str
+    basis_reason: str | None
+    comparable: bool
+
+
 def _totals(
-    base: Analysis, candidate: Analysis, frame: pd.DataFrame, n_base: int, n_cand: int, noise: float
-) -> dict[str, Any]:
+    base: Analysis,
+    candidate: Analysis,
+    frame: pd.DataFrame,
+    counts: tuple[int, int],
+    noise: float,
+    judged: _JudgedTotal,
+    basis: _Basis,
+) -> ComparisonTotals:
     base_t = _finite_sum(_floats(base.kernels, "total_duration_s"))
     cand_t = _finite_sum(_floats(candidate.kernels, "total_duration_s"))
     base_l = int(base.kernels["launches"].sum()) if len(base.kernels) else 0
@@ -304,6 +335,7 @@ def _totals(
     status = frame["status"].to_numpy(dtype=object)
     delta = _floats(frame, "delta_s")
     matched = frame["match"].notna().to_numpy()
+    n_base, n_cand = counts
     return {
         "base_total_duration_s": base_t,
         "candidate_total_duration_s": cand_t,
@@ -327,6 +359,15 @@ def _totals(
         "added_s": _subtotal(delta[status == "added"]),
         "removed_s": _subtotal(-delta[status == "removed"]),
         "noise": noise,
+        "judged_on": judged["judged_on"],
+        "judged_pct": judged["judged_pct"],
+        "base_cycles": judged["base_cycles"],
+        "candidate_cycles": judged["candidate_cycles"],
+        "delta_cycles_pct": judged["delta_cycles_pct"],
+        "basis": basis["basis"],
+        "basis_requested": basis["basis_requested"],
+        "basis_reason": basis["basis_reason"],
+        "comparable": basis["comparable"],
     }
 
 
@@ -355,7 +396,8 @@ def compare(
     base_agg = _with_cycles(_aggregate(base.kernels), base)
     cand_agg = _with_cycles(_aggregate(candidate.kernels), candidate)
     m = _match(base_agg, cand_agg)
-    context = _context(base, candidate, float(noise), allow_cross_gpu)
+    metrics = side_metrics(base), side_metrics(candidate)
+    context = _context(base, candidate, metrics, float(noise), allow_cross_gpu)
     resolved, reason = resolve_basis(
         basis, context["clocks_differ"], bool(np.isfinite(_floats(m, "base_cycles")).any())
     )
@@ -437,11 +479,21 @@ def compare(
     out = out.reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1, dtype=np.int64))
     kernels = out[list(COMPARISON_FIELDS)]
-    totals = _totals(base, candidate, kernels, len(base_agg), len(cand_agg), float(noise))
-    totals.update(_judged_total(context, resolved, totals))
-    totals.update(basis=resolved, basis_requested="time" if basis == "total" else basis)
-    totals.update(basis_reason=reason, comparable=context["comparable"])
-    _add_differences(context, kernels, float(noise))
+    totals = _totals(
+        base,
+        candidate,
+        kernels,
+        (len(base_agg), len(cand_agg)),
+        float(noise),
+        _judged_total(context, resolved, float(noise)),
+        {
+            "basis": resolved,
+            "basis_requested": "time" if basis == "total" else basis,
+            "basis_reason": reason,
+            "comparable": context["comparable"],
+        },
+    )
+    _add_differences(context, kernels, metrics, float(noise))
     return Comparison(
         base=base,
         candidate=candidate,
@@ -452,20 +504,33 @@ def compare(
     )
 
 
-def _add_differences(context: dict[str, Any], kernels: pd.DataFrame, noise: float) -> None:
-    """The context's ``differences``, in place; the metric lists are dropped once compared."""
+def _add_differences(
+    context: ComparisonFacts,
+    kernels: pd.DataFrame,
+    metrics: tuple[list[str], list[str]],
+    noise: float,
+) -> None:
+    """The context's ``differences``, in place (``metrics``: each side's metric ids)."""
     work_groups = sum(
         1 for v in kernels["work_changed"].to_numpy(dtype=object) if v is not None and bool(v)
     )
-    context["differences"] = differences(context["base"], context["candidate"], noise, work_groups)
-    del context["base"]["metrics"], context["candidate"]["metrics"]
+    context["differences"] = differences(
+        context["base"], context["candidate"], metrics, noise, work_groups
+    )
 
 
 def _context(
-    base: Analysis, candidate: Analysis, noise: float, allow_cross_gpu: bool
-) -> dict[str, Any]:
-    """Each side's facts, whether their clocks differ and whether they may be judged."""
-    b, c = side_facts(base), side_facts(candidate)
+    base: Analysis,
+    candidate: Analysis,
+    metrics: tuple[list[str], list[str]],
+    noise: float,
+    allow_cross_gpu: bool,
+) -> ComparisonFacts:
+    """Each side's facts, whether their clocks differ and whether they may be judged.
+
+    ``differences`` stays empty until :func:`_add_differences`.
+    """
+    b, c = side_facts(base, metrics[0]), side_facts(candidate, metrics[1])
     cross = different_gpus(b, c)
     return {
         "base": b,
@@ -476,20 +541,22 @@ def _context(
         "allow_cross_gpu": allow_cross_gpu,
         "comparable": not cross or allow_cross_gpu,
         "not_comparable_reason": "different GPUs" if cross and not allow_cross_gpu else None,
+        "differences": [],
     }
 
 
-def _judged_total(context: dict[str, Any], basis: str, totals: dict[str, Any]) -> dict[str, Any]:
+def _judged_total(context: ComparisonFacts, basis: str, noise: float) -> _JudgedTotal:
     """The whole profile's change on the comparison's basis, per unit of work when that changed."""
     b, c = context["base"], context["candidate"]
     on = "cycles" if basis == "cycles" and b["cycles"] and c["cycles"] else "time"
-    key = "cycles" if on == "cycles" else "total_duration_s"
-    base_v, cand_v = b[key], c[key]
-    for work, unit in (("flops", "FLOP"), ("dram_bytes", "byte")):
+    base_v, cand_v = _measure(b, on), _measure(c, on)
+    works: tuple[tuple[_Work, str], ...] = (("flops", "FLOP"), ("dram_bytes", "byte"))
+    for work, unit in works:
         r = clock_ratio(b, c, work)
-        if r is not None and b[work] and c[work]:
-            if beyond(r, totals["noise"]) and base_v is not None and cand_v is not None:
-                base_v, cand_v, on = base_v / b[work], cand_v / c[work], f"{on} per {unit}"
+        base_w, cand_w = _work(b, work), _work(c, work)
+        if r is not None and base_w and cand_w:
+            if beyond(r, noise) and base_v is not None and cand_v is not None:
+                base_v, cand_v, on = base_v / base_w, cand_v / cand_w, f"{on} per {unit}"
             break
     return {
         "judged_on": on,
@@ -498,3 +565,13 @@ def _judged_total(context: dict[str, Any], basis: str, totals: dict[str, Any]) -
         "candidate_cycles": c["cycles"],
         "delta_cycles_pct": _rel(b["cycles"], c["cycles"]),
     }
+
+
+def _measure(side: SideFacts, on: str) -> float | None:
+    """A side's cycles (``on == "cycles"``) or kernel time."""
+    return side["cycles"] if on == "cycles" else side["total_duration_s"]
+
+
+def _work(side: SideFacts, work: _Work) -> float | None:
+    """A side's FLOPs or DRAM bytes."""
+    return side["flops"] if work == "flops" else side["dram_bytes"]

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis.catalogue import severity_of
+from ncu_roofline.analysis.findings.records import FindingRecord
 from ncu_roofline.core.frame import floats
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class Finding:
     #: ``kind`` or ``kind/variant``: which of the catalogue's advice fits.
     advice: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FindingRecord:
         """Plain data for reports."""
         return {
             "kind": self.kind,

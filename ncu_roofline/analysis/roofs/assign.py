@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +13,7 @@ import pandas as pd
 
 from ncu_roofline.analysis.measures import TENSOR_DTYPES
 from ncu_roofline.analysis.roofs.infer import Inference, gather_evidence, infer_gpu
+from ncu_roofline.analysis.roofs.records import CeilingRecord, DeviceRoofsRecord
 from ncu_roofline.analysis.roofs.sources import (
     derived_l1_roof,
     derived_roofs,
@@ -59,7 +59,7 @@ class Ceiling:
     #: The table marks this figure unsure or disputed.
     uncertain: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CeilingRecord:
         """Plain data for reports."""
         return {
             "uncertain": self.uncertain,
@@ -94,7 +94,7 @@ class DeviceRoofs:
     #: a table GPU with another SM count is never named as a fit.
     export_sms: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DeviceRoofsRecord:
         """Plain data for reports."""
         return {
             "source": self.source,

@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Any, cast
+from typing import TypedDict, cast
 
 from ncu_roofline.render.charts.ceilings import device_roofs
 from ncu_roofline.render.charts.compare_rows import (
@@ -243,7 +243,7 @@ def _stand_ins(
     Its roofline figures have axes and ceilings that span both sides.  A
     stand-in has only the fields that place a point (a partial kernel record).
     """
-    stand_ins: list[dict[str, Any]] = []
+    stand_ins: list[_StandIn] = []
     for r, home in zip(records, homes, strict=True):
         if home not in drawn:
             continue
@@ -264,6 +264,18 @@ def _stand_ins(
                 )
     kernels = cast("list[KernelRecord]", stand_ins)
     return {"roofs": devices, "kernels": kernels, "launches": [], "findings": []}
+
+
+class _StandIn(TypedDict):
+    """A position of a comparison row as a kernel group: only the fields that place a point."""
+
+    source: str | None
+    device_name: str | None
+    cc: str | None
+    kernel: str
+    ai_dram: float
+    achieved_flops_per_s: float
+    bound: str
 
 
 def _input_names(context: ReportContext) -> str:

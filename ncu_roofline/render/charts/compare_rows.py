@@ -8,7 +8,7 @@ text, matched rows show ``base → candidate``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from ncu_roofline.render.charts.groups import not_plotted_reason
 from ncu_roofline.render.charts.style import escape_markup, wrapped
@@ -33,13 +33,29 @@ HOVER = (
 )
 
 
-def _side(record: ComparisonRecord, side: str) -> dict[str, Any]:
+class _SidePoint(TypedDict):
+    """One side's bound class and point: the kernel-group fields :func:`not_plotted_reason` reads."""
+
+    bound: str | None
+    ai_dram: float | None
+    achieved_flops_per_s: float | None
+
+
+def _side(record: ComparisonRecord, side: str) -> _SidePoint:
     """One side of a row as the kernel-group fields :func:`not_plotted_reason` reads."""
-    return {
-        "bound": record.get(f"{side}_bound"),
-        "ai_dram": record.get(f"{side}_ai_dram"),
-        "achieved_flops_per_s": record.get(f"{side}_achieved_flops_per_s"),
-    }
+    if side == "base":
+        return {
+            "bound": record.get("base_bound"),
+            "ai_dram": record.get("base_ai_dram"),
+            "achieved_flops_per_s": record.get("base_achieved_flops_per_s"),
+        }
+    if side == "candidate":
+        return {
+            "bound": record.get("candidate_bound"),
+            "ai_dram": record.get("candidate_ai_dram"),
+            "achieved_flops_per_s": record.get("candidate_achieved_flops_per_s"),
+        }
+    return {"bound": None, "ai_dram": None, "achieved_flops_per_s": None}
 
 
 def position(record: ComparisonRecord, side: str) -> tuple[float, float] | None:

@@ -18,7 +18,12 @@ import numpy as np
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render.charts.ceilings import Roofs, ceiling_traces, device_roofs
 from ncu_roofline.render.charts.groups import group_traces, kinds_by_kernel, on_strip, place_groups
-from ncu_roofline.render.charts.launches import LaunchFields, launch_points, launch_trace
+from ncu_roofline.render.charts.launches import (
+    LaunchFields,
+    LaunchPoints,
+    launch_points,
+    launch_trace,
+)
 from ncu_roofline.render.charts.layout import (
     MARGIN_DECADES,
     axis_ranges,
@@ -108,7 +113,7 @@ def _device_figure(
     device: DeviceRoofsRecord,
     roofs: Roofs,
     groups: list[KernelRecord],
-    launches: dict[str, Any],
+    launches: LaunchPoints,
     kinds: dict[tuple[Any, str], list[str]],
 ) -> RooflineChart:
     points, not_plotted = place_groups(groups, kinds)

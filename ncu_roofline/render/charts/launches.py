@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -30,13 +30,24 @@ class LaunchFields:
     id: Sequence[Any]
 
 
+class LaunchPoints(TypedDict):
+    """One device's launches as points (:func:`launch_points`): coordinates, hover data, colours."""
+
+    x: FloatArray
+    y: FloatArray
+    #: Launches with a point, before any were left out to keep at most ``max_points``.
+    total: int
+    customdata: list[list[object]]
+    colours: list[str]
+
+
 def launch_points(
     launches: LaunchFields,
     rows: npt.NDArray[np.intp],
     ai: FloatArray,
     rate: FloatArray,
     max_points: int,
-) -> dict[str, Any]:
+) -> LaunchPoints:
     """The launch view of one device: coordinates, hover data and colours.
 
     Per-launch work is numpy indexing; strings are formatted and escaped once
@@ -87,7 +98,7 @@ def launch_points(
     }
 
 
-def launch_trace(launches: dict[str, Any]) -> PlotlyJSON:
+def launch_trace(launches: LaunchPoints) -> PlotlyJSON:
     """The every-launch trace of :func:`launch_points` output, hidden until asked for."""
     shown = len(launches["x"])
     total = TEXT.count(launches["total"])

@@ -8,11 +8,10 @@ arguments (FlashAttention, FlashInfer, vLLM) or name tokens (fmha_v2, XQA).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ncu_roofline.theory.families.anatomy import Name, bool_arg, cute_tile, int_arg, int_args
 from ncu_roofline.theory.families.dtypes import SHORT_NORM, WORD_DTYPE, cxx_dtype
-from ncu_roofline.theory.families.kinds import KernelFamily
+from ncu_roofline.theory.families.kinds import Details, KernelFamily
 from ncu_roofline.theory.families.pytorch import TRITON_SIG
 
 # --- FlashAttention 2 / 3 / 4 ------------------------------------------------
@@ -37,7 +36,7 @@ def flash(n: Name) -> KernelFamily | None:
     if m4:
         direction, sm, dt, hd, bm, bn, rest = m4.groups()
         fam = "attention_prefill"
-        details: dict[str, Any] = {
+        details: Details = {
             "head_dim": int(hd),
             "arch": f"sm{sm}",
             "causal": "causal" in rest.lower(),
@@ -58,7 +57,7 @@ def flash(n: Name) -> KernelFamily | None:
 
 def _flash2(n: Name, direction: str) -> KernelFamily:
     leaf = n.leaf
-    details: dict[str, Any] = {"direction": direction, "version": 2}
+    details: Details = {"direction": direction, "version": 2}
     if n.ns.startswith("pytorch_flash"):
         details["vendored_by"] = "pytorch"
     if "combine" in leaf:
@@ -106,7 +105,7 @@ def _flash2(n: Name, direction: str) -> KernelFamily:
 
 
 def _flash3(n: Name, which: str) -> KernelFamily:
-    details: dict[str, Any] = {"version": 3}
+    details: Details = {"version": 3}
     if which == "FwdCombine":
         return KernelFamily("attention_combine", "flash-attn", cxx_dtype(n.s), details=details)
     details["direction"] = "bwd" if which.startswith("Bwd") else "fwd"
@@ -158,7 +157,7 @@ def flashinfer(n: Name) -> KernelFamily | None:
         return None
     if not (in_fi or "KVCache" in leaf or "MLA" in leaf or "POD" in leaf):
         return None
-    details: dict[str, Any] = {}
+    details: Details = {}
     dtype = cxx_dtype(n.targs)
     if decode:
         family = "attention_decode"
@@ -206,7 +205,7 @@ def trtllm_attention(n: Name) -> KernelFamily | None:
     m = _FMHA_V2.match(leaf)
     if m:
         rest = m.group(1)
-        details: dict[str, Any] = {}
+        details: Details = {}
         dt = WORD_DTYPE.search(rest)
         dtype = SHORT_NORM.get(dt.group(1).lower()) if dt else None
         tile: tuple[int, ...] | None = None
@@ -292,7 +291,7 @@ def vllm_attention(n: Name) -> KernelFamily | None:
     m = _VLLM_PA.match(leaf)
     if not m:
         return None
-    details: dict[str, Any] = {"paged_kv": True}
+    details: Details = {"paged_kv": True}
     args = n.args
     dtype = cxx_dtype(args[0]) if args else None
     if m.group(2) or "reduce" in leaf:
@@ -344,7 +343,7 @@ def other_attention(n: Name) -> KernelFamily | None:
         dt = re.match(r"(bf16|f16|f32)", rest)
         tile = re.search(r"(?<!\d)(\d+)x(\d+)", rest)
         sm = re.search(r"sm(\d+)", rest)
-        details: dict[str, Any] = {"direction": direction, "op": "mem_efficient_attention"}
+        details: Details = {"direction": direction, "op": "mem_efficient_attention"}
         if sm:
             details["arch"] = f"sm{sm.group(1)}"
         dtype = SHORT_NORM[dt.group(1)] if dt else None

@@ -9,11 +9,10 @@ kernels (vLLM, TensorRT-LLM, Lamport) only say which collective they run.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ncu_roofline.theory.families.anatomy import Name
 from ncu_roofline.theory.families.dtypes import cxx_dtype
-from ncu_roofline.theory.families.kinds import KernelFamily
+from ncu_roofline.theory.families.kinds import Details, KernelFamily
 from ncu_roofline.theory.families.libraries import library_of
 
 # --- memcpy / memset pseudo-kernels ---------------------------------------
@@ -33,7 +32,7 @@ def memops(n: Name) -> KernelFamily | None:
         return None
     if m.group(1).lower() == "set":
         return KernelFamily("memset", details={"op": "memset", "pseudo_kernel": True})
-    details: dict[str, Any] = {"op": "memcpy", "pseudo_kernel": True}
+    details: Details = {"op": "memcpy", "pseudo_kernel": True}
     d = _MEMCPY_DIR.search(n.s)
     if d:
         details["direction"] = d.group(1)
@@ -97,7 +96,7 @@ def nccl(n: Name) -> KernelFamily | None:
         return None
     rest = m.group(1)
     tokens = [t for t in rest.split("_") if t]
-    details: dict[str, Any] = {}
+    details: Details = {}
     for t in tokens:
         if "collective" not in details and t in _NCCL_COLL:
             details["collective"] = t
@@ -121,7 +120,7 @@ def custom_comm(n: Name) -> KernelFamily | None:
     m = _COMM_WORDS.search(n.leaf)
     if not m:
         return None
-    details: dict[str, Any] = {"collective": m.group(0).lower().replace("_", "")}
+    details: Details = {"collective": m.group(0).lower().replace("_", "")}
     return KernelFamily(
         "communication", library_of(n), cxx_dtype(n.targs) or cxx_dtype(n.params), details=details
     )

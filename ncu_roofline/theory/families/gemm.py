@@ -9,7 +9,6 @@ arguments (``GemmShape<128, 128, 32>``, CuTe tuples).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ncu_roofline.core.names import template_args_at
 from ncu_roofline.theory.families.anatomy import Name, cute_tile, int_arg, parse_dims
@@ -21,7 +20,7 @@ from ncu_roofline.theory.families.dtypes import (
     cxx_dtypes,
     fp8_format,
 )
-from ncu_roofline.theory.families.kinds import KernelFamily
+from ncu_roofline.theory.families.kinds import Details, KernelFamily
 
 _MMA_NAMES = {
     "884": "m8n8k4",
@@ -86,7 +85,7 @@ def cublas_legacy(n: Name) -> KernelFamily | None:
     if i < len(toks) and toks[i] in SHORT_NORM:
         in_dt = SHORT_NORM[toks[i]]
         i += 1
-    details: dict[str, Any] = {"arch": _ARCH_WORDS[arch_word], "arch_name": arch_word}
+    details: Details = {"arch": _ARCH_WORDS[arch_word], "arch_name": arch_word}
     if acc:
         details["acc_dtype"] = _ACC_LETTER.get(acc)
         if acc in "cz":
@@ -156,7 +155,7 @@ def xmma(n: Name) -> KernelFamily | None:
     if not m:
         return None
     sm, op, rest = m.groups()
-    details: dict[str, Any] = {"arch": f"sm{sm}", "op": op}
+    details: Details = {"arch": f"sm{sm}", "op": op}
     packed: list[list[str]] = []
     layout_seen = False
     for t in rest.split("_"):
@@ -217,7 +216,7 @@ def nvjet(n: Name) -> KernelFamily | None:
     if not n.leaf.startswith("nvjet_"):
         return None
     toks = n.leaf[len("nvjet_") :].split("_")
-    details: dict[str, Any] = {"type_code_inferred": True}
+    details: Details = {"type_code_inferred": True}
     code = ""
     dims: list[tuple[int, int]] = []
     flags: list[str] = []
@@ -286,7 +285,7 @@ def cutlass_procedural(n: Name) -> KernelFamily | None:
     if not m:
         return None
     sm, opclass, ext, tm, tn, tk, stages, layout, align = m.groups()
-    details: dict[str, Any] = {"opclass": opclass, "layout": layout, "align": int(align)}
+    details: Details = {"opclass": opclass, "layout": layout, "align": int(align)}
     if sm:
         details["arch"] = f"sm{sm}"
     toks = ext.split("_")
@@ -333,7 +332,7 @@ def cutlass_procedural(n: Name) -> KernelFamily | None:
 
 def _cutlass3(m: re.Match[str]) -> KernelFamily:
     sm, opclass, ext, tm, tn, tk, cluster, stages, layout, align, sched = m.groups()
-    details: dict[str, Any] = {
+    details: Details = {
         "arch": f"sm{sm}",
         "opclass": opclass,
         "cluster": parse_dims(cluster),
@@ -389,7 +388,7 @@ def cutlass_template(n: Name) -> KernelFamily | None:
     s = n.s
     if not _CUTLASS_T_MARK.search(s):
         return None
-    details: dict[str, Any] = {}
+    details: Details = {}
     low_s = s
     if "ImplicitGemmConvolution" in low_s or "cutlass::conv::" in low_s:
         family = "conv"
@@ -468,7 +467,7 @@ def cublas_small(n: Name) -> KernelFamily | None:
     library = "cublasLt" if "cublasLt" in ns else "cublas"
     dtypes = cxx_dtypes(targs)
     dtype = dtypes[0] if dtypes else None
-    details: dict[str, Any] = {}
+    details: Details = {}
     if is_gemvx or (m and (m.group(1) or m.group(3))):
         details["op"] = "gemv"
         if m and m.group(2):
@@ -513,7 +512,7 @@ def marlin(n: Name) -> KernelFamily | None:
     if not m:
         return None
     args = template_args_at(n.s, m.end() - 1)
-    details: dict[str, Any] = {}
+    details: Details = {}
     dtype = cxx_dtype(args[0]) if args else None
     ints = [int_arg(a) for a in args]
     bits: int | None = None

@@ -8,12 +8,11 @@ the more specific words come first.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ncu_roofline.theory.families.anatomy import Name
 from ncu_roofline.theory.families.dtypes import cxx_dtype, cxx_dtypes, fp8_format, word_dtype
 from ncu_roofline.theory.families.gemm import weight_bits
-from ncu_roofline.theory.families.kinds import KernelFamily
+from ncu_roofline.theory.families.kinds import Details, KernelFamily
 from ncu_roofline.theory.families.libraries import library_of
 from ncu_roofline.theory.families.pytorch import op_name
 
@@ -167,7 +166,7 @@ def keywords(n: Name) -> KernelFamily | None:
         if not m:
             continue
         library = library_of(n)
-        details: dict[str, Any] = {}
+        details: Details = {}
         word = m.group(0)
         note: str | None = None
         if family == "attention":

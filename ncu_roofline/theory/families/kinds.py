@@ -3,7 +3,31 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeAlias, TypedDict
+
+#: One value a kernel name gave: a word, a number, a flag, a shape, a list of
+#: words, or ``None`` where the name had the slot but no readable value.
+DetailValue: TypeAlias = str | int | bool | tuple[int, ...] | tuple[str, ...] | None
+
+#: What else a kernel name gave, keyed by what it is (``head_dim``, ``op``, ...).
+#: The keys are open-ended (some come straight from ``key=value`` pairs in the
+#: name); the values are not.
+Details: TypeAlias = dict[str, DetailValue]
+
+#: A :data:`DetailValue` for JSON (tuples become lists).
+PlainDetail: TypeAlias = str | int | bool | list[int | str] | None
+
+
+class KernelFamilyDict(TypedDict):
+    """:meth:`KernelFamily.to_dict`: plain, JSON-ready data."""
+
+    family: str
+    library: str | None
+    dtype: str | None
+    out_dtype: str | None
+    tile: list[int] | None
+    details: dict[str, PlainDetail]
+
 
 #: Every family :func:`classify` can return.
 FAMILIES: tuple[str, ...] = (
@@ -87,9 +111,9 @@ class KernelFamily:
     dtype: str | None = None
     out_dtype: str | None = None
     tile: tuple[int, ...] | None = None
-    details: dict[str, Any] = field(default_factory=dict, hash=False)
+    details: Details = field(default_factory=dict, hash=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> KernelFamilyDict:
         """Plain, JSON-ready data (tuples become lists, details are copied)."""
         return {
             "family": self.family,
@@ -101,10 +125,8 @@ class KernelFamily:
         }
 
 
-def _plain(value: Any) -> Any:
-    """Tuples to lists, recursively, for JSON."""
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+def _plain(value: DetailValue) -> PlainDetail:
+    """Tuples to lists, for JSON."""
+    if isinstance(value, tuple):
+        return list(value)
     return value

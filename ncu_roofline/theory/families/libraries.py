@@ -7,11 +7,10 @@ no specific recogniser claimed, for the keyword table and the fallback.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ncu_roofline.theory.families.anatomy import Name
 from ncu_roofline.theory.families.dtypes import cxx_dtype
-from ncu_roofline.theory.families.kinds import KernelFamily
+from ncu_roofline.theory.families.kinds import Details, KernelFamily
 from ncu_roofline.theory.families.pytorch import ATEN_LEAVES, triton_ish
 
 
@@ -76,7 +75,7 @@ def cudnn(n: Name) -> KernelFamily | None:
         return KernelFamily("reduce", "cudnn", dtype, dtype, details={"op": "pooling"})
     if "op_generic_tensor" in low or "activation" in low:
         return KernelFamily("elementwise", "cudnn", dtype, dtype)
-    details: dict[str, Any] = {}
+    details: Details = {}
     for alg in ("winograd", "fft", "implicit", "precomputed", "gemm"):
         if alg in low:
             details["algorithm"] = alg

@@ -8,12 +8,11 @@ ATen kernels carry their op in a functor or lambda template argument
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ncu_roofline.core.names import template_args_at
 from ncu_roofline.theory.families.anatomy import Name, bool_arg, int_arg
 from ncu_roofline.theory.families.dtypes import cxx_dtype, cxx_dtypes, word_dtype
-from ncu_roofline.theory.families.kinds import KernelFamily
+from ncu_roofline.theory.families.kinds import Details, KernelFamily
 
 # --- TorchInductor and Triton ----------------------------------------------
 
@@ -116,7 +115,7 @@ def inductor(n: Name) -> KernelFamily | None:
     if ops.startswith("fused_"):
         ops = ops[len("fused_") :]
     family, act = _inductor_family(kind, ops)
-    details: dict[str, Any] = {"kind": _INDUCTOR_KIND[kind], "op": ops}
+    details: Details = {"kind": _INDUCTOR_KIND[kind], "op": ops}
     if act:
         details["act"] = act
     return KernelFamily(family, "inductor", details=details)
@@ -136,7 +135,7 @@ def triton(n: Name) -> KernelFamily | None:
     """Any other Triton-looking JIT name (the last resort after the keyword table)."""
     if not triton_ish(n):
         return None
-    details: dict[str, Any] = {"op": TRITON_SIG.sub("", n.s)}
+    details: Details = {"op": TRITON_SIG.sub("", n.s)}
     return KernelFamily("triton", "triton", word_dtype(n.s), details=details)
 
 
@@ -252,7 +251,7 @@ def _aten_elementwise(n: Name, library: str | None) -> KernelFamily:
     targs = n.targs or ""
     op, functor_dtype = _functor_op(targs)
     dtype = functor_dtype or _lambda_dtype(targs) or cxx_dtype(targs)
-    details: dict[str, Any] = {"kernel": n.leaf}
+    details: Details = {"kernel": n.leaf}
     if op:
         details["op"] = op
     arr = _ARRAY_N.search(targs)
@@ -288,7 +287,7 @@ def aten(n: Name) -> KernelFamily | None:
     leaf = n.leaf
     targs = n.targs or ""
     if leaf.startswith("distribution_"):
-        details: dict[str, Any] = {"op": "random", "kernel": leaf}
+        details: Details = {"op": "random", "kernel": leaf}
         d = _DISTRIBUTION.search(targs)
         if d:
             details["distribution"] = d.group(1)

@@ -7,10 +7,17 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from ncu_roofline.theory.ops.dtypes import DTYPE_BYTES, canonical_dtype
 from ncu_roofline.theory.ops.errors import TheoryError
+
+#: A parameter's value once bound: a size or count, a number, a flag, a
+#: dtype or other word; ``None`` for an AUTO parameter nobody gave.
+ParamValue: TypeAlias = int | float | bool | str | None
+
+#: An estimate's parameters by canonical name.
+ParamValues: TypeAlias = dict[str, ParamValue]
 
 
 @dataclass(frozen=True)
@@ -64,7 +71,7 @@ class ParamSpec:
 class Values:
     """Resolved parameters of one estimate, with typed access for the formulas."""
 
-    def __init__(self, kind: str, values: dict[str, Any]) -> None:
+    def __init__(self, kind: str, values: ParamValues) -> None:
         self.kind = kind
         self.values = values
 
@@ -96,7 +103,7 @@ class Values:
         """Whether an AUTO parameter was given."""
         return self.values.get(name) is not None
 
-    def set(self, name: str, value: Any) -> None:
+    def set(self, name: str, value: ParamValue) -> None:
         """Record a value the formula derived (it appears in the estimate's params)."""
         self.values[name] = value
 
@@ -129,7 +136,7 @@ def _to_number(raw: Any) -> float | None:
     return None
 
 
-def _convert(kind: str, spec: ParamSpec, raw: Any) -> Any:
+def _convert(kind: str, spec: ParamSpec, raw: Any) -> ParamValue:
     """Check one given value and bring it to the parameter's kind."""
     where = f"{kind}: parameter {spec.name}"
     if spec.kind in ("int", "float"):
@@ -170,9 +177,9 @@ def find_param(specs: tuple[ParamSpec, ...], name: str) -> ParamSpec | None:
     return None
 
 
-def bind(kind: str, specs: tuple[ParamSpec, ...], params: Mapping[str, Any]) -> dict[str, Any]:
+def bind(kind: str, specs: tuple[ParamSpec, ...], params: Mapping[str, Any]) -> ParamValues:
     """Given values under their canonical names, checked and converted."""
-    given: dict[str, Any] = {}
+    given: ParamValues = {}
     for name, raw in params.items():
         param = find_param(specs, name)
         if param is None:
@@ -191,7 +198,9 @@ def bind(kind: str, specs: tuple[ParamSpec, ...], params: Mapping[str, Any]) -> 
     return given
 
 
-def resolve(kind: str, specs: tuple[ParamSpec, ...], given: Mapping[str, Any]) -> dict[str, Any]:
+def resolve(
+    kind: str, specs: tuple[ParamSpec, ...], given: Mapping[str, ParamValue]
+) -> ParamValues:
     """Every parameter's value: given, default, or copied from its source.
 
     AUTO parameters that were not given stay None for the op to fill in.
@@ -202,7 +211,7 @@ def resolve(kind: str, specs: tuple[ParamSpec, ...], given: Mapping[str, Any]) -
         raise TheoryError(
             f"{kind}: missing required parameter {', '.join(missing)} (required: {required})"
         )
-    values: dict[str, Any] = {}
+    values: ParamValues = {}
     for param in specs:
         if param.name in given:
             values[param.name] = given[param.name]

@@ -7,14 +7,37 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ncu_roofline.theory.ops.errors import TheoryError
-from ncu_roofline.theory.ops.params import Derived, ParamSpec, Values, bind, find_param, resolve
+from ncu_roofline.theory.ops.params import (
+    Derived,
+    ParamSpec,
+    ParamValues,
+    Values,
+    bind,
+    find_param,
+    resolve,
+)
 
 
 def _finite_or_none(value: float) -> float | None:
     return value if math.isfinite(value) else None
+
+
+class OpEstimateDict(TypedDict):
+    """:meth:`OpEstimate.to_dict`: an estimate as plain data (``None`` for a non-finite number)."""
+
+    op: str
+    label: str
+    flops: float | None
+    bytes: float | None
+    reads: float | None
+    writes: float | None
+    ai: float | None
+    precision: str
+    params: ParamValues
+    notes: list[str]
 
 
 @dataclass(frozen=True)
@@ -34,7 +57,7 @@ class OpEstimate:
     writes: float
     precision: str
     # A dict cannot be hashed; leaving it out of the hash keeps estimates usable as keys.
-    params: dict[str, Any] = field(default_factory=dict, hash=False)
+    params: ParamValues = field(default_factory=dict, hash=False)
     notes: tuple[str, ...] = ()
 
     @property
@@ -44,7 +67,7 @@ class OpEstimate:
             return math.nan
         return self.flops / self.bytes
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> OpEstimateDict:
         """Plain data for JSON: non-finite numbers (an AI without bytes) become None."""
         return {
             "op": self.op,

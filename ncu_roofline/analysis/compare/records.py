@@ -1,0 +1,93 @@
+"""The comparison's plain-data pieces, as types: totals, each side's facts, their differences.
+
+They are built here, in the analysis stage (:mod:`.match`, :mod:`.context`),
+and travel unchanged into the comparison report, so their one home is here;
+:mod:`ncu_roofline.report.schema` re-exports them beside the other report types.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+__all__ = ["ComparisonFacts", "ComparisonTotals", "DifferenceRecord", "SideFacts"]
+
+
+class ComparisonTotals(TypedDict):
+    """The whole profile's change: kernel time, launches, groups per status, how it was judged."""
+
+    base_total_duration_s: float | None
+    candidate_total_duration_s: float | None
+    delta_s: float | None
+    delta_pct: float | None
+    base_launches: int
+    candidate_launches: int
+    delta_launches: int
+    base_groups: int
+    candidate_groups: int
+    matched: int
+    matched_name_only: int
+    added: int
+    removed: int
+    regressions: int
+    improvements: int
+    unchanged: int
+    not_comparable: int
+    matched_delta_s: float | None
+    added_s: float | None
+    removed_s: float | None
+    noise: float
+    judged_on: str
+    judged_pct: float | None
+    base_cycles: float | None
+    candidate_cycles: float | None
+    delta_cycles_pct: float | None
+    basis: str
+    basis_requested: str
+    basis_reason: str | None
+    comparable: bool
+
+
+class SideFacts(TypedDict):
+    """One side of a comparison: its GPU, clocks, ncu version, metric set and work."""
+
+    gpus: list[str]
+    gpu_named_by_export: bool
+    ccs: list[str]
+    sm_clock_hz: float | None
+    memory_clock_hz: float | None
+    ncu_versions: list[str]
+    metric_count: int
+    launches: int
+    total_duration_s: float | None
+    cycles: float | None
+    flops: float | None
+    dram_bytes: float | None
+
+
+class _DifferenceFields(TypedDict):
+    kind: str
+    message: str
+
+
+class DifferenceRecord(_DifferenceFields, total=False):
+    """A difference between the sides besides the code (GPU, clock, ncu version, metrics, work)."""
+
+    #: ``clock``: which clock differs, and candidate over base.
+    clock: str
+    ratio: float | None
+    #: ``work``: ``profile`` or ``groups``.
+    scope: str
+
+
+class ComparisonFacts(TypedDict):
+    """Each side's facts and whether the sides may be judged against each other."""
+
+    base: SideFacts
+    candidate: SideFacts
+    sm_clock_ratio: float | None
+    clocks_differ: bool
+    different_gpus: bool
+    allow_cross_gpu: bool
+    comparable: bool
+    not_comparable_reason: str | None
+    differences: list[DifferenceRecord]
