@@ -82,6 +82,7 @@ class ComparisonOptions(Options):
     candidate_gpu: str | None = None
     clocks: str = "measured"
     noise: float = DEFAULT_NOISE
+    same_gpu: bool = False
 
 
 _sides = option_group(
@@ -130,6 +131,14 @@ _comparison_options = option_group(
         default=DEFAULT_NOISE,
         show_default=True,
         help="Changes below this fraction count as unchanged.",
+    ),
+    click.option(
+        "--same-gpu",
+        is_flag=True,
+        default=False,
+        help="Both sides ran on the same GPU (model): when neither export identifies its "
+        "hardware and the clocks differ, judge the clock change on elapsed cycles instead "
+        "of leaving the comparison undecided.",
     ),
 )
 
@@ -207,6 +216,7 @@ def compare(
             noise=judge.noise,
             basis=judge.basis,
             allow_cross_gpu=judge.allow_cross_gpu,
+            same_gpu=judge.same_gpu,
         )
     )
     cmp = doc["comparison"]
@@ -226,7 +236,8 @@ def _warn_unlike(cmp: ComparisonContext, gates: list[Gate]) -> None:
     for d in cmp["context"]["differences"]:
         warn(d["message"])
     t = cmp["totals"]
-    note(f"judged on {basis_text(t)}")
+    if t.get("comparable", True):
+        note(f"judged on {basis_text(t)}")
     if t.get("matched", 1) == 0:
         warn("no kernel group matched between base and candidate: are these the same workload?")
     relaunched = [
@@ -242,9 +253,16 @@ def _warn_unlike(cmp: ComparisonContext, gates: list[Gate]) -> None:
         )
     if any(g.kind == "regression" for g in gates):
         if not t.get("comparable", True):
+            ctx = cmp["context"]
+            hint = (
+                "give --same-gpu or --base-gpu/--candidate-gpu to say which, or "
+                "--allow-cross-gpu to judge them anyway"
+                if ctx["hardware_verdict"] == "undecided"
+                else "give --allow-cross-gpu to judge them anyway"
+            )
             warn(
-                "regression gates: not comparable: different GPUs; not judged "
-                "(give --allow-cross-gpu to judge them anyway)"
+                f"regression gates: not comparable: {ctx['not_comparable_reason']}; not judged "
+                f"({hint})"
             )
         elif t.get("delta_pct") is None:
             warn("regression gates cannot be evaluated: the profiles carry no durations")

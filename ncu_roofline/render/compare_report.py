@@ -13,6 +13,8 @@ from ncu_roofline.render.compare_text import (
     LAUNCH_SHAPE_MISSING,
     at_roof,
     context_lines,
+    headline_reason,
+    not_comparable_text,
     verdict_text,
 )
 from ncu_roofline.render.format import TABLE
@@ -172,11 +174,18 @@ def _compare_markdown(
     if not _has_shape(cmp):
         lines.append(f"- Kernel groups: {LAUNCH_SHAPE_MISSING}.")
     lines.append("")
+    times = (
+        f"Kernel time {TABLE.duration(t.get('base_total_duration_s'))} → "
+        f"{TABLE.duration(t.get('candidate_total_duration_s'))} ({verdict_text(cmp, lead=False)})."
+    )
+    reason = not_comparable_text(cmp)
+    # A pair that is not judged leads with why, not with a percentage.
+    lead = (
+        f"**{escape_text(reason, limit=600)}** {escape_text(times)}" if reason else f"**{times}**"
+    )
     verdict = (
-        f"**Kernel time {TABLE.duration(t.get('base_total_duration_s'))} → "
-        f"{TABLE.duration(t.get('candidate_total_duration_s'))} ({verdict_text(cmp, lead=False)}).** "
-        f"{len(cmp['regressions'])} regression(s), {len(cmp['improvements'])} improvement(s), "
-        f"{len(cmp['added'])} new and {len(cmp['removed'])} removed kernel group(s)."
+        f"{lead} {len(cmp['regressions'])} regression(s), {len(cmp['improvements'])} "
+        f"improvement(s), {len(cmp['added'])} new and {len(cmp['removed'])} removed kernel group(s)."
     )
     if gates is not None:
         verdict += f" {len(gates)} gate(s) tripped." if gates else " No gate tripped."
@@ -255,6 +264,10 @@ class CompareTotalsText(TypedDict):
     delta: str
     pct: str
     verdict: str
+    #: What the page shows in large type: the percentage, or "Not comparable"/"Undecided".
+    big: str
+    #: Why the pair is not judged ("" when it is).
+    reason: str
 
 
 class CompareHeadline(TypedDict):
@@ -311,6 +324,8 @@ def comparison_headline(cmp: ComparisonContext) -> CompareHeadline:
             "delta": TABLE.signed(t.get("delta_s"), "s", typographic=True),
             "pct": TABLE.pct(t.get("delta_pct"), sign=True),
             "verdict": verdict_text(cmp),
+            "big": headline_reason(cmp) or TABLE.pct(t.get("delta_pct"), sign=True),
+            "reason": not_comparable_text(cmp) or "",
         },
         "counts": {k: len(cmp[k]) for k in ("regressions", "improvements", "added", "removed")},
     }

@@ -23,6 +23,8 @@ __all__ = [
     "basis_text",
     "change_text",
     "context_lines",
+    "headline_reason",
+    "not_comparable_text",
     "side_line",
     "summary_line",
     "verdict_text",
@@ -80,14 +82,48 @@ def context_lines(cmp: ComparisonContext) -> list[str]:
     lines.append(side_line("Base", ctx["base"]))
     lines.append(side_line("Candidate", ctx["candidate"]))
     lines.append(f"Judged on {basis_text(cmp['totals'])}.")
-    if not cmp["totals"].get("comparable", True):
-        lines.append(
-            "Not comparable: different GPUs; no group is judged and regression gates do not "
-            "trip (give --allow-cross-gpu to judge anyway)."
-        )
+    lead = not_comparable_text(cmp)
+    if lead is not None:
+        lines.append(lead)
     elif ctx.get("different_gpus"):
         lines.append("Different GPUs, judged anyway (--allow-cross-gpu).")
+    elif ctx.get("hardware_verdict") == "undecided":
+        lines.append("Hardware undecided, judged anyway (--allow-cross-gpu).")
     return lines
+
+
+def not_comparable_text(cmp: ComparisonContext) -> str | None:
+    """Why the pair is not judged, as the sentence a report leads with; ``None`` when it is judged."""
+    if cmp["totals"].get("comparable", True):
+        return None
+    ctx = cmp["context"]
+    if ctx.get("hardware_verdict") == "undecided":
+        clocks = (
+            f"base {_hz(ctx['base'].get('sm_clock_hz'))}, "
+            f"candidate {_hz(ctx['candidate'].get('sm_clock_hz'))}"
+        )
+        return (
+            f"Not comparable: neither export identifies its GPU and the SM clocks differ "
+            f"({clocks}), so a clock change cannot be told from a different GPU; no group is "
+            "judged and regression gates do not trip (say which with --same-gpu or "
+            "--base-gpu/--candidate-gpu, or give --allow-cross-gpu to judge anyway)."
+        )
+    reason = ctx.get("not_comparable_reason") or "different GPUs"
+    why = ctx.get("comparable_reason", "").removeprefix("not comparable: ")
+    detail = why.removeprefix("different hardware: ")
+    return (
+        f"Not comparable: {reason}" + (f" ({detail})" if detail else "") + "; no group is "
+        "judged and regression gates do not trip (give --allow-cross-gpu to judge anyway)."
+    )
+
+
+def headline_reason(cmp: ComparisonContext) -> str | None:
+    """The short word a report shows instead of the headline percentage; ``None`` when judged."""
+    if cmp["totals"].get("comparable", True):
+        return None
+    if cmp["context"].get("hardware_verdict") == "undecided":
+        return "Undecided"
+    return "Not comparable"
 
 
 def change_text(r: ComparisonRecord) -> str:
@@ -112,7 +148,9 @@ def verdict_text(cmp: ComparisonContext, *, lead: bool = True) -> str:
     text = ("kernel time " if lead else "") + TEXT.pct(t.get("delta_pct"), sign=True)
     if t.get("delta_cycles_pct") is not None:
         text += f", cycles {TEXT.pct(t['delta_cycles_pct'], sign=True)}"
-    if t.get("judged_on") and t["judged_on"] != "time":
+    if not t.get("comparable", True):
+        text += " (not judged)"
+    elif t.get("judged_on") and t["judged_on"] != "time":
         text += f" (judged on {t['judged_on']}: {TEXT.pct(t.get('judged_pct'), sign=True)})"
     return text
 
@@ -122,7 +160,9 @@ def summary_line(cmp: ComparisonContext) -> str:
     kinds = [d["kind"] for d in cmp["context"]["differences"]]
     head = f"differs in {', '.join(kinds)}; " if kinds else ""
     if not cmp["totals"].get("comparable", True):
-        head += "not comparable: different GPUs; "
+        head += (
+            f"not comparable: {cmp['context'].get('not_comparable_reason') or 'different GPUs'}; "
+        )
     return (
         f"{head}{verdict_text(cmp)}, {len(cmp['regressions'])} regression(s), "
         f"{len(cmp['improvements'])} improvement(s)"

@@ -22,15 +22,20 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis import Analysis
-from ncu_roofline.analysis.compare.records import DifferenceRecord, SideFacts
+from ncu_roofline.analysis.compare.records import DifferenceRecord, HardwareRecord, SideFacts
+from ncu_roofline.analysis.roofs.infer import DRAM_RULE_OUT, dram_pct, implied_dram_peak
+from ncu_roofline.analysis.roofs.sources import attribute_dram_peak, profile_dram_peak, sm_count
 from ncu_roofline.core.frame import column as _floats
+from ncu_roofline.core.si import format_si
 
 __all__ = [
     "DIFFERENCE_KINDS",
     "differences",
     "group_cycles",
+    "hardware_verdict",
     "launch_cycles",
     "side_facts",
+    "side_hardware",
     "side_metrics",
 ]
 
@@ -138,7 +143,112 @@ def side_facts(analysis: Analysis, metrics: list[str]) -> SideFacts:
         "cycles": _sum_known(launch_cycles(analysis)),
         "flops": _sum_known(_floats(launches, "flops")),
         "dram_bytes": _sum_known(_floats(launches, "dram_bytes")),
+        "hardware": side_hardware(analysis, gpus),
     }
+
+
+def side_hardware(analysis: Analysis, gpus: list[str] | None = None) -> HardwareRecord:
+    """Everything one side's export (or the user's ``--gpu``) says about its hardware.
+
+    The device names, compute capabilities, SM count and DRAM peak (ncu's
+    peak metrics, else the memory clock and bus width, else implied by ncu's
+    DRAM %) identify the hardware; the SM and memory clocks alone do not, a
+    GPU can run at many clocks.  ``gpus`` is the side's GPU names as
+    :func:`side_facts` found them.
+    """
+    launches = analysis.launches
+    src = analysis.profile.launches
+    names = _unique(launches["device_name"]) if "device_name" in launches else []
+    ccs = _unique(launches["cc"]) if "cc" in launches else []
+    chosen = analysis.options.get("gpu")
+    roof_gpus = _unique(d.gpu.name for d in analysis.roofs if d.gpu is not None)
+    how = "chosen" if chosen else "export" if names else "inferred" if roof_gpus else "none"
+    sms = _median(sm_count(src)) if len(src) else None
+    peak, peak_how = None, None
+    pct = dram_pct(src) if len(src) else None
+    rate = _floats(launches, "dram_bytes_per_s")
+    for values, label in (
+        (profile_dram_peak(src) if len(src) else None, "ncu's peak metrics"),
+        (attribute_dram_peak(src) if len(src) else None, "the memory clock and bus width"),
+        (None if pct is None else implied_dram_peak(rate, pct), "implied by ncu's DRAM %"),
+    ):
+        found = None if values is None else _median(values)
+        if found is not None:
+            peak, peak_how = found, label
+            break
+    gpu = chosen or (names[0] if names else None) or (", ".join(gpus or roof_gpus) or None)
+    return {
+        "names": names,
+        "gpu": gpu,
+        "gpu_how": how,
+        "ccs": ccs,
+        "sm_count": round(sms) if sms else None,
+        "sm_clock_hz": _median(_floats(launches, "sm_clock_hz")),
+        "memory_clock_hz": _median(_floats(src, "dram__cycles_elapsed.avg.per_second")),
+        "dram_peak_bytes_s": peak,
+        "dram_peak_how": peak_how,
+        "identified": bool(names or ccs or sms or peak or chosen),
+    }
+
+
+def _hardware_facts(b: HardwareRecord, c: HardwareRecord) -> tuple[list[str], list[str]]:
+    """The identity facts both sides know: those that differ, and those that agree, as phrases."""
+    differ: list[str] = []
+    agree: list[str] = []
+
+    def fact(known: bool, same: bool, different: str, equal: str) -> None:
+        if known:
+            (agree if same else differ).append(equal if same else different)
+
+    fact(
+        b["gpu_how"] == c["gpu_how"] == "chosen",
+        b["gpu"] == c["gpu"],
+        f"GPU {b['gpu']} vs {c['gpu']} (chosen)",
+        f"GPU {b['gpu']} (chosen)",
+    )
+    bn, cn = ", ".join(b["names"]), ", ".join(c["names"])
+    fact(bool(bn and cn), bn == cn, f"device {bn} vs {cn}", f"device {bn}")
+    bc, cc = ", ".join(b["ccs"]), ", ".join(c["ccs"])
+    fact(bool(bc and cc), bc == cc, f"CC {bc} vs {cc}", f"CC {bc}")
+    bs, cs = b["sm_count"], c["sm_count"]
+    fact(bool(bs and cs), bs == cs, f"{bs} vs {cs} SMs", f"{bs} SMs")
+    bp, cp = b["dram_peak_bytes_s"], c["dram_peak_bytes_s"]
+    if bp and cp:
+        fact(
+            True,
+            abs(cp / bp - 1) <= DRAM_RULE_OUT,
+            f"DRAM peak {format_si(bp, 'B/s')} vs {format_si(cp, 'B/s')}",
+            f"DRAM peak {format_si(bp, 'B/s')}",
+        )
+    return differ, agree
+
+
+def hardware_verdict(
+    b: HardwareRecord, c: HardwareRecord, clocks_differ: bool, same_gpu: bool = False
+) -> tuple[str, str]:
+    """Whether the sides ran on the same hardware, and why: ``(verdict, reason)``.
+
+    ``verdict`` is ``different`` (an identity fact known on both sides
+    differs), ``same`` (the facts known on both sides agree, or the user
+    said so with ``same_gpu``), ``undecided`` (no fact known on both sides
+    and the SM clocks differ: a clock change on one GPU cannot be told from
+    another GPU) or ``unknown`` (no fact known on both sides, clocks agree).
+    """
+    differ, agree = _hardware_facts(b, c)
+    if differ:
+        return "different", "different hardware: " + "; ".join(differ)
+    if agree:
+        return "same", "the same hardware: " + ", ".join(agree)
+    if same_gpu:
+        return "same", "the same GPU, as the user said (--same-gpu)"
+    if clocks_differ:
+        return "undecided", (
+            "cannot tell a clock change from a different GPU: neither side identifies its "
+            "hardware (no device name, compute capability, SM count or DRAM peak on both "
+            f"sides) and the SM clocks differ (base {_hz(b['sm_clock_hz'])}, candidate "
+            f"{_hz(c['sm_clock_hz'])}); say which with --same-gpu or --base-gpu/--candidate-gpu"
+        )
+    return "unknown", "neither side identifies its hardware; the clocks agree"
 
 
 def _sum_known(values: FloatArray) -> float | None:
@@ -195,12 +305,20 @@ def differences(
     metrics: tuple[list[str], list[str]],
     noise: float,
     work_changed_groups: int = 0,
+    same_gpu: bool = False,
 ) -> list[DifferenceRecord]:
     """How the two sides differ besides the code, as ``{"kind", "message", ...}`` records.
 
-    ``metrics`` is each side's :func:`side_metrics` (base, candidate).
+    ``metrics`` is each side's :func:`side_metrics` (base, candidate);
+    ``same_gpu`` is the user's word that both ran on one GPU.
     """
     out: list[DifferenceRecord] = []
+    verdict, reason = hardware_verdict(
+        base["hardware"],
+        cand["hardware"],
+        beyond(clock_ratio(base, cand, "sm_clock_hz"), noise),
+        same_gpu,
+    )
     if different_gpus(base, cand):
         out.append(
             {
@@ -208,6 +326,8 @@ def differences(
                 "message": f"different GPUs: base {_gpu_text(base)}, candidate {_gpu_text(cand)}",
             }
         )
+    elif verdict in ("different", "undecided"):
+        out.append({"kind": "gpu", "message": reason})
     clocks: tuple[tuple[_RATIO_KEYS, str], ...] = (
         ("sm_clock_hz", "SM clock"),
         ("memory_clock_hz", "memory clock"),

@@ -19,6 +19,7 @@ from ncu_roofline.analysis.compare.context import (
     differences,
     different_gpus,
     group_cycles,
+    hardware_verdict,
     side_facts,
     side_metrics,
 )
@@ -377,6 +378,7 @@ def compare(
     noise: float = DEFAULT_NOISE,
     basis: str = "auto",
     allow_cross_gpu: bool = False,
+    same_gpu: bool = False,
 ) -> Comparison:
     """Match the kernel groups of ``base`` and ``candidate`` and measure what changed.
 
@@ -386,8 +388,10 @@ def compare(
     (a fraction of its base value) is a ``"regression"``, one that shrank by
     more an ``"improvement"``, anything else ``"unchanged"``; ``"not
     comparable"`` where either value is unknown, or where the sides ran on
-    different GPUs unless ``allow_cross_gpu``.  See the module docstring for
-    matching.
+    different GPUs unless ``allow_cross_gpu``, or where neither side identifies
+    its hardware and the clocks differ unless ``same_gpu`` (the user's word
+    that both ran on one GPU) or ``allow_cross_gpu``.  See the module
+    docstring for matching.
     """
     if not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be a finite fraction >= 0, not {noise!r}")
@@ -397,7 +401,7 @@ def compare(
     cand_agg = _with_cycles(_aggregate(candidate.kernels), candidate)
     m = _match(base_agg, cand_agg)
     metrics = side_metrics(base), side_metrics(candidate)
-    context = _context(base, candidate, metrics, float(noise), allow_cross_gpu)
+    context = _context(base, candidate, metrics, float(noise), (allow_cross_gpu, same_gpu))
     resolved, reason = resolve_basis(
         basis, context["clocks_differ"], bool(np.isfinite(_floats(m, "base_cycles")).any())
     )
@@ -515,7 +519,7 @@ def _add_differences(
         1 for v in kernels["work_changed"].to_numpy(dtype=object) if v is not None and bool(v)
     )
     context["differences"] = differences(
-        context["base"], context["candidate"], metrics, noise, work_groups
+        context["base"], context["candidate"], metrics, noise, work_groups, context["same_gpu"]
     )
 
 
@@ -524,25 +528,48 @@ def _context(
     candidate: Analysis,
     metrics: tuple[list[str], list[str]],
     noise: float,
-    allow_cross_gpu: bool,
+    allowed: tuple[bool, bool],
 ) -> ComparisonFacts:
     """Each side's facts, whether their clocks differ and whether they may be judged.
 
-    ``differences`` stays empty until :func:`_add_differences`.
+    ``allowed`` is ``(allow_cross_gpu, same_gpu)``; ``differences`` stays
+    empty until :func:`_add_differences`.
     """
+    allow_cross_gpu, same_gpu = allowed
     b, c = side_facts(base, metrics[0]), side_facts(candidate, metrics[1])
-    cross = different_gpus(b, c)
+    clocks_differ = beyond(clock_ratio(b, c, "sm_clock_hz"), noise)
+    verdict, why = hardware_verdict(b["hardware"], c["hardware"], clocks_differ, same_gpu)
+    named = different_gpus(b, c)
+    cross = named or verdict == "different"
+    blocked = (cross or verdict == "undecided") and not allow_cross_gpu
+    reason = None
+    if blocked:
+        reason = (
+            "different GPUs" if named else "different hardware" if cross else "hardware undecided"
+        )
     return {
         "base": b,
         "candidate": c,
         "sm_clock_ratio": clock_ratio(b, c, "sm_clock_hz"),
-        "clocks_differ": beyond(clock_ratio(b, c, "sm_clock_hz"), noise),
-        "different_gpus": cross,
+        "clocks_differ": clocks_differ,
+        "different_gpus": None if verdict == "undecided" else cross,
+        "hardware_verdict": "different" if cross else verdict,
+        "same_gpu": same_gpu,
         "allow_cross_gpu": allow_cross_gpu,
-        "comparable": not cross or allow_cross_gpu,
-        "not_comparable_reason": "different GPUs" if cross and not allow_cross_gpu else None,
+        "comparable": not blocked,
+        "comparable_reason": _comparable_reason(why, blocked, allow_cross_gpu),
+        "not_comparable_reason": reason,
         "differences": [],
     }
+
+
+def _comparable_reason(why: str, blocked: bool, allow_cross_gpu: bool) -> str:
+    """Why the pair is (or is not) judged, as a sentence."""
+    if blocked:
+        return f"not comparable: {why}"
+    if allow_cross_gpu and why.startswith(("different", "cannot")):
+        return f"judged anyway (--allow-cross-gpu): {why}"
+    return f"comparable: {why}"
 
 
 def _judged_total(context: ComparisonFacts, basis: str, noise: float) -> _JudgedTotal:

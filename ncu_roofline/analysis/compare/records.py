@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-__all__ = ["ComparisonFacts", "ComparisonTotals", "DifferenceRecord", "SideFacts"]
+__all__ = [
+    "ComparisonFacts",
+    "ComparisonTotals",
+    "DifferenceRecord",
+    "HardwareRecord",
+    "SideFacts",
+]
 
 
 class ComparisonTotals(TypedDict):
@@ -47,6 +53,26 @@ class ComparisonTotals(TypedDict):
     comparable: bool
 
 
+class HardwareRecord(TypedDict):
+    """What one side's export (or the user) says about its hardware.
+
+    ``identified`` is true when any fact that names the hardware, not just
+    its clocks, is known: a device name, a compute capability, an SM count,
+    a DRAM peak, or a GPU the user chose (``gpu_how == "chosen"``).
+    """
+
+    names: list[str]
+    gpu: str | None
+    gpu_how: str
+    ccs: list[str]
+    sm_count: int | None
+    sm_clock_hz: float | None
+    memory_clock_hz: float | None
+    dram_peak_bytes_s: float | None
+    dram_peak_how: str | None
+    identified: bool
+
+
 class SideFacts(TypedDict):
     """One side of a comparison: its GPU, clocks, ncu version, metric set and work."""
 
@@ -62,6 +88,7 @@ class SideFacts(TypedDict):
     cycles: float | None
     flops: float | None
     dram_bytes: float | None
+    hardware: HardwareRecord
 
 
 class _DifferenceFields(TypedDict):
@@ -86,8 +113,14 @@ class ComparisonFacts(TypedDict):
     candidate: SideFacts
     sm_clock_ratio: float | None
     clocks_differ: bool
-    different_gpus: bool
+    #: ``None`` when the evidence cannot tell (``hardware_verdict == "undecided"``).
+    different_gpus: bool | None
+    #: ``same``, ``different``, ``undecided`` (neither side identifies its hardware
+    #: and the clocks differ) or ``unknown`` (nothing identifies it, clocks agree).
+    hardware_verdict: str
+    same_gpu: bool
     allow_cross_gpu: bool
     comparable: bool
+    comparable_reason: str
     not_comparable_reason: str | None
     differences: list[DifferenceRecord]
