@@ -134,7 +134,7 @@ def change_text(r: ComparisonRecord) -> str:
     if r.get("work_changed"):
         parts.append(f"work change {TEXT.pct(r.get('delta_work_pct'), sign=True)}")
     judged = r.get("judged_on")
-    if judged and judged != "time":
+    if judged and judged != "time" and r.get("status") != "not comparable":
         parts.append(f"judged on {judged} {TEXT.pct(r.get('judged_pct'), sign=True)}")
     return ", ".join(parts)
 
