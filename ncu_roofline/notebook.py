@@ -227,6 +227,7 @@ def compare(
     noise: float = DEFAULT_NOISE,
     basis: str = "auto",
     allow_cross_gpu: bool = False,
+    pair_implementations: bool = True,
 ) -> NotebookComparison:
     """Match the kernel groups of two analyses and measure what changed.
 
@@ -235,7 +236,12 @@ def compare(
     result also shows itself in a notebook.
     """
     cmp = compare_analyses(
-        base, candidate, noise=noise, basis=basis, allow_cross_gpu=allow_cross_gpu
+        base,
+        candidate,
+        noise=noise,
+        basis=basis,
+        allow_cross_gpu=allow_cross_gpu,
+        pair_implementations=pair_implementations,
     )
     return NotebookComparison.of(cmp)
 

@@ -82,6 +82,7 @@ class ComparisonOptions(Options):
     candidate_gpu: str | None = None
     clocks: str = "measured"
     noise: float = DEFAULT_NOISE
+    pair_implementations: bool = True
 
 
 _sides = option_group(
@@ -131,6 +132,14 @@ _comparison_options = option_group(
         show_default=True,
         help="Changes below this fraction count as unchanged.",
     ),
+    click.option(
+        "--pair-implementations/--no-pair-implementations",
+        default=True,
+        show_default=True,
+        help="Pair a removed and a new kernel group whose names differ only in template "
+        "arguments (same grid, block and launches, one of each) as one group whose "
+        "implementation changed, judged like a matched group; off: a removal and an addition.",
+    ),
 )
 
 
@@ -157,7 +166,11 @@ def compare(
     Give BASE CANDIDATE, or --base FILE... --candidate FILE... when a side
     has several inputs.  Kernel groups are matched by kernel name and launch
     configuration (then by name alone when unambiguous), tolerant of
-    reordering and of kernels added or removed.
+    reordering and of kernels added or removed.  A removed and a new group
+    whose names differ only in template arguments, with the same grid, block
+    and launches (one of each), are one group whose implementation changed,
+    judged like any matched group (--no-pair-implementations: a removal and
+    an addition).
 
     \b
     Gates (--fail-on, repeatable): regression>5% (a group or the total got
@@ -179,7 +192,9 @@ def compare(
 
     base_files, candidate_files = sides.files()
     settings = gating.settings()
-    judge = judge.configured(settings, "gpu", "clocks", "noise", "basis", "allow_cross_gpu")
+    judge = judge.configured(
+        settings, "gpu", "clocks", "noise", "basis", "allow_cross_gpu", "pair_implementations"
+    )
     out = out.configured(settings, "plotly_js", "top")
     gates = gating.comparison_gates(settings)
     config = theory.config()
@@ -207,6 +222,7 @@ def compare(
             noise=judge.noise,
             basis=judge.basis,
             allow_cross_gpu=judge.allow_cross_gpu,
+            pair_implementations=judge.pair_implementations,
         )
     )
     cmp = doc["comparison"]
