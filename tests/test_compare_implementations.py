@@ -153,12 +153,14 @@ def test_cli_option_turns_pairing_off(samples_dir: Path, tmp_path: Path) -> None
     args = ("compare", str(samples_dir / V100), str(samples_dir / A100), "--allow-cross-gpu")
     proc = run(*args, "-o", str(out))
     assert proc.returncode == 0, proc.stderr
+    assert "implementation changed (names differ only in template arguments)" in proc.stderr
     data = json.loads(out.read_text())
     assert data["totals"]["matched_implementation"] == 1
     (r,) = [r for r in data["kernels"] if r["match"] == "implementation"]
     assert r["base_kernel"] != r["candidate_kernel"]
     proc = run(*args, "-o", str(out), "--force", "--no-pair-implementations")
     assert proc.returncode == 0, proc.stderr
+    assert "implementation changed" not in proc.stderr
     data = json.loads(out.read_text())
     assert data["totals"]["matched_implementation"] == 0
     assert (len(data["added"]), len(data["removed"])) == (2, 2)

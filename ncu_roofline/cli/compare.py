@@ -243,6 +243,14 @@ def _warn_unlike(cmp: ComparisonContext, gates: list[Gate]) -> None:
         warn(d["message"])
     t = cmp["totals"]
     note(f"judged on {basis_text(t)}")
+    paired = [r for r in cmp["kernels"] if r.get("match") == "implementation"]
+    for r in paired[:5]:
+        note(
+            f"implementation changed (names differ only in template arguments), judged as one "
+            f"group: {r.get('kernel_short')} ({r.get('status')})"
+        )
+    if len(paired) > 5:
+        note(f"and {len(paired) - 5} more implementation change(s)")
     if t.get("matched", 1) == 0:
         warn("no kernel group matched between base and candidate: are these the same workload?")
     relaunched = [
