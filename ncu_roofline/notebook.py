@@ -228,6 +228,7 @@ def compare(
     basis: str = "auto",
     allow_cross_gpu: bool = False,
     same_gpu: bool = False,
+    pair_implementations: bool = True,
 ) -> NotebookComparison:
     """Match the kernel groups of two analyses and measure what changed.
 
@@ -242,6 +243,7 @@ def compare(
         basis=basis,
         allow_cross_gpu=allow_cross_gpu,
         same_gpu=same_gpu,
+        pair_implementations=pair_implementations,
     )
     return NotebookComparison.of(cmp)
 

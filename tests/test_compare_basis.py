@@ -175,10 +175,13 @@ def test_different_gpus_are_not_comparable(samples_dir: Path, tmp_path: Path) ->
     assert proc.returncode == 3, proc.stderr
     data = json.loads(out.read_text())
     assert data["totals"]["basis"] == "cycles"  # 0.765 GHz against 1.23 GHz
-    assert {r["kernel_short"] for r in data["regressions"]} == {
+    # The CUTLASS GEMM's two instantiations (MmaMultistage on the A100,
+    # MmaPipelined on the V100) are one group whose implementation changed.
+    assert {r["kernel_short"] for r in data["regressions"] if r["match"] == "exact"} == {
         "InitializeMatrix_kernel<__half>",
         "InitializeMatrix_kernel<float>",
     }
+    assert [r["match"] for r in data["regressions"]].count("implementation") == 1
     md = run("compare", str(a100), str(v100), "--format", "md", "-o", "-").stdout
     assert md.index("Not comparable: different GPUs") < md.index("InitializeMatrix")
 

@@ -83,6 +83,7 @@ class ComparisonOptions(Options):
     clocks: str = "measured"
     noise: float = DEFAULT_NOISE
     same_gpu: bool = False
+    pair_implementations: bool = True
 
 
 _sides = option_group(
@@ -140,6 +141,14 @@ _comparison_options = option_group(
         "hardware and the clocks differ, judge the clock change on elapsed cycles instead "
         "of leaving the comparison undecided.",
     ),
+    click.option(
+        "--pair-implementations/--no-pair-implementations",
+        default=True,
+        show_default=True,
+        help="Pair a removed and a new kernel group whose names differ only in template "
+        "arguments (same grid, block and launches, one of each) as one group whose "
+        "implementation changed, judged like a matched group; off: a removal and an addition.",
+    ),
 )
 
 
@@ -166,7 +175,11 @@ def compare(
     Give BASE CANDIDATE, or --base FILE... --candidate FILE... when a side
     has several inputs.  Kernel groups are matched by kernel name and launch
     configuration (then by name alone when unambiguous), tolerant of
-    reordering and of kernels added or removed.
+    reordering and of kernels added or removed.  A removed and a new group
+    whose names differ only in template arguments, with the same grid, block
+    and launches (one of each), are one group whose implementation changed,
+    judged like any matched group (--no-pair-implementations: a removal and
+    an addition).
 
     \b
     Gates (--fail-on, repeatable): regression>5% (a group or the total got
@@ -188,7 +201,9 @@ def compare(
 
     base_files, candidate_files = sides.files()
     settings = gating.settings()
-    judge = judge.configured(settings, "gpu", "clocks", "noise", "basis", "allow_cross_gpu")
+    judge = judge.configured(
+        settings, "gpu", "clocks", "noise", "basis", "allow_cross_gpu", "pair_implementations"
+    )
     out = out.configured(settings, "plotly_js", "top")
     gates = gating.comparison_gates(settings)
     config = theory.config()
@@ -217,6 +232,7 @@ def compare(
             basis=judge.basis,
             allow_cross_gpu=judge.allow_cross_gpu,
             same_gpu=judge.same_gpu,
+            pair_implementations=judge.pair_implementations,
         )
     )
     cmp = doc["comparison"]
@@ -238,6 +254,14 @@ def _warn_unlike(cmp: ComparisonContext, gates: list[Gate]) -> None:
     t = cmp["totals"]
     if t.get("comparable", True):
         note(f"judged on {basis_text(t)}")
+    paired = [r for r in cmp["kernels"] if r.get("match") == "implementation"]
+    for r in paired[:5]:
+        note(
+            f"implementation changed (names differ only in template arguments), judged as one "
+            f"group: {r.get('kernel_short')} ({r.get('status')})"
+        )
+    if len(paired) > 5:
+        note(f"and {len(paired) - 5} more implementation change(s)")
     if t.get("matched", 1) == 0:
         warn("no kernel group matched between base and candidate: are these the same workload?")
     relaunched = [

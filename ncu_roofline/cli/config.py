@@ -2,7 +2,8 @@
 
 Keys (dashes or underscores): ``fail-on`` (list of gate rules),
 ``excess-threshold``, ``clocks``, ``gpu``, ``roofs``, ``plotly-js``, ``top``,
-and for ``compare`` ``noise``, ``basis`` and ``allow-cross-gpu`` (true or false).
+and for ``compare`` ``noise``, ``basis``, ``allow-cross-gpu`` and
+``pair-implementations`` (the last two true or false).
 The command line overrides every one of them; ``--fail-on`` given on the
 command line replaces the configured list.  Every value is checked with the
 click type of its option (:mod:`ncu_roofline.cli.types`), so ``top = -5`` or
@@ -32,6 +33,7 @@ KEYS: dict[str, type | tuple[type, ...]] = {
     "noise": (int, float),
     "basis": str,
     "allow_cross_gpu": bool,
+    "pair_implementations": bool,
 }
 
 

@@ -53,6 +53,7 @@ _SETTINGS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "top": ("top", int),
     "basis": ("basis", str),
     "allow_cross_gpu": ("allow_cross_gpu", bool),
+    "pair_implementations": ("pair_implementations", bool),
 }
 
 _UNSET = (None, click.core.ParameterSource.DEFAULT)

@@ -335,3 +335,25 @@ def unique_short_names(fulls: Iterable[str]) -> dict[str, str]:
             result[f] = f"{short} #{n}"
             taken.add(result[f])
     return result
+
+
+def without_template_args(full: str) -> str:
+    """``full`` with every ``<...>`` group removed: what two instantiations of one template share.
+
+    ``void ns::Kernel<A<1>>(ns::P<A<1>>::Params)`` -> ``void ns::Kernel(ns::P::Params)``.
+    A closer without an opener is kept (ncu's renaming can leave one).  Runs
+    once per distinct name.
+
+    >>> without_template_args("void f<MmaPipelined<int>>(Params)")
+    'void f(Params)'
+    """
+    out: list[str] = []
+    depth = 0
+    for ch in full.strip():
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)

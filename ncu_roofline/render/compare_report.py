@@ -205,6 +205,15 @@ def _compare_markdown(
             if len(records) > limit:
                 lines.append(f"\n… and {len(records) - limit} more")
             lines.append("")
+    paired = [r for r in cmp["kernels"] if r.get("match") == "implementation"]
+    if paired:
+        shown = ", ".join(_label(r, repeats, table=False) for r in paired[: max(limit, 3)])
+        more = f" and {len(paired) - max(limit, 3)} more" if len(paired) > max(limit, 3) else ""
+        lines += [
+            f"**Implementation changed** (names differ only in template arguments; same grid, "
+            f"block and launches; judged as one group): {shown}{more}",
+            "",
+        ]
     for title, records in (("New kernels", cmp["added"]), ("Removed kernels", cmp["removed"])):
         if records:
             shown = ", ".join(_label(r, repeats, table=False) for r in records[: max(limit, 3)])
@@ -277,6 +286,20 @@ class CompareHeadline(TypedDict):
     counts: dict[str, int]
 
 
+def _full_name(r: ComparisonRecord) -> str:
+    """The kernel's full name; both, base first, where the implementation changed."""
+    if r.get("match") == "implementation":
+        return f"{r.get('base_kernel') or '?'} → {r.get('candidate_kernel') or '?'}"
+    return r.get("kernel") or ""
+
+
+def _match_text(match: str | None) -> str | None:
+    """How a row was matched, for "matched by …" (nothing for an exact match)."""
+    if match == "implementation":
+        return "template, implementation changed (names differ only in template arguments)"
+    return match if match != "exact" else None
+
+
 def _sort_value(value: float | None) -> str:
     """A number as the table's sort key (``repr`` of the float); empty when unknown."""
     return "" if value is None else repr(float(value))
@@ -287,9 +310,9 @@ def html_rows(records: list[ComparisonRecord]) -> list[CompareRow]:
     return [
         {
             "short": r.get("kernel_short") or r.get("kernel") or "?",
-            "full": r.get("kernel") or "",
+            "full": _full_name(r),
             "status": r.get("status"),
-            "match": r.get("match") if r.get("match") != "exact" else None,
+            "match": _match_text(r.get("match")),
             "grid": _grid(r),
             "ai": _arrow(r.get("base_ai_dram"), r.get("candidate_ai_dram"), TABLE.number),
             "achieved": _arrow(

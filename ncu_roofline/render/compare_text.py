@@ -129,6 +129,8 @@ def headline_reason(cmp: ComparisonContext) -> str | None:
 def change_text(r: ComparisonRecord) -> str:
     """A row's judged change, and its time and cycle changes side by side."""
     parts = [f"time {TEXT.pct(r.get('delta_pct'), sign=True)}"]
+    if r.get("match") == "implementation":
+        parts.insert(0, "implementation changed (names differ only in template arguments)")
     if r.get("delta_cycles_pct") is not None:
         parts.append(f"cycles {TEXT.pct(r['delta_cycles_pct'], sign=True)}")
     if r.get("work_changed"):

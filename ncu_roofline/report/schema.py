@@ -519,6 +519,11 @@ class ComparisonRecord(TypedDict):
     match: str | None
     kernel: str
     kernel_short: str | None
+    #: Each side's kernel name: equal when matched exactly or by name, the two
+    #: instantiations when ``match == "implementation"``, ``None`` on the side a
+    #: removed or added group lacks.
+    base_kernel: str | None
+    candidate_kernel: str | None
     base_grid: str | None
     base_block: str | None
     candidate_grid: str | None

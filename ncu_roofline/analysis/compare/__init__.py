@@ -16,7 +16,16 @@ Matching
     identity of the group with the most time kept).  A second pass pairs the
     groups still unmatched by kernel name alone, where exactly one unmatched
     group of that name is left on each side (the launch configuration
-    changed); those rows have ``match == "name only"``.  Whatever remains is
+    changed); those rows have ``match == "name only"``.  A third pass pairs
+    a removed and an added group whose kernel names differ only in template
+    arguments (``Kernel<Gemm<MmaPipelined<…>>>`` and
+    ``Kernel<Gemm<MmaMultistage<…>>>``) and which share grid, block and
+    launch count, where exactly one group on each side has that key (several
+    pair none): one template whose instantiation changed.  Those rows have
+    ``match == "implementation"``, both names in ``base_kernel`` and
+    ``candidate_kernel`` and ``kernel_short`` ``"base → candidate"``, and
+    are judged like any matched row (``compare(pair_implementations=False)``,
+    ``--no-pair-implementations``, turns the pass off).  Whatever remains is
     ``"added"`` (candidate only) or ``"removed"`` (base only).
 
 Signs and units
@@ -46,6 +55,7 @@ if TYPE_CHECKING:
     from ncu_roofline.analysis.compare.match import (
         COMPARISON_FIELDS,
         MATCH_EXACT,
+        MATCH_IMPLEMENTATION,
         MATCH_NAME_ONLY,
         STATUSES,
         Comparison,
@@ -62,6 +72,7 @@ _LAZY = {
     "DIFFERENCE_KINDS": "ncu_roofline.analysis.compare.context",
     "COMPARISON_FIELDS": _MATCH,
     "MATCH_EXACT": _MATCH,
+    "MATCH_IMPLEMENTATION": _MATCH,
     "MATCH_NAME_ONLY": _MATCH,
     "STATUSES": _MATCH,
     "Comparison": _MATCH,
@@ -76,6 +87,7 @@ __all__ = [
     "DEFAULT_NOISE",
     "DIFFERENCE_KINDS",
     "MATCH_EXACT",
+    "MATCH_IMPLEMENTATION",
     "MATCH_NAME_ONLY",
     "STATUSES",
     "Comparison",

@@ -28,9 +28,13 @@ from ncu_roofline.analysis.compare.records import ComparisonFacts, ComparisonTot
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
 from ncu_roofline.core.frame import column as _floats
+from ncu_roofline.core.names import unique_short_names, without_template_args
 
 __all__ = [
     "COMPARISON_FIELDS",
+    "MATCH_EXACT",
+    "MATCH_IMPLEMENTATION",
+    "MATCH_NAME_ONLY",
     "STATUSES",
     "Comparison",
     "compare",
@@ -50,9 +54,11 @@ STATUSES: tuple[str, ...] = (
 )
 
 #: How a row was matched: on (kernel, grid, block), on the kernel name alone,
-#: or not at all (added / removed rows have ``None``).
+#: as one template's two instantiations (the implementation changed), or not
+#: at all (added / removed rows have ``None``).
 MATCH_EXACT = "exact"
 MATCH_NAME_ONLY = "name only"
+MATCH_IMPLEMENTATION = "implementation"
 
 #: Columns identifying a kernel group across profiles.
 _KEY: tuple[str, ...] = ("kernel", "grid", "block")
@@ -64,6 +70,8 @@ COMPARISON_FIELDS: tuple[str, ...] = (
     "match",
     "kernel",
     "kernel_short",
+    "base_kernel",
+    "candidate_kernel",
     "base_grid",
     "base_block",
     "candidate_grid",
@@ -242,7 +250,60 @@ def _side(agg: pd.DataFrame, prefix: str) -> pd.DataFrame:
     return out
 
 
-def _match(base: pd.DataFrame, cand: pd.DataFrame) -> pd.DataFrame:
+def _implementation_keys(frame: pd.DataFrame, prefix: str) -> pd.DataFrame:
+    """``frame``'s pairing keys: kernel name without template arguments, grid, block, launches."""
+    names = frame["kernel"].astype(str)
+    # Once per distinct name, never per row.
+    stems = {n: without_template_args(n) for n in names.unique()}
+    out: pd.DataFrame = pd.DataFrame(
+        {
+            "_stem": names.map(stems).to_numpy(dtype=object),
+            "_grid": frame[f"{prefix}grid"].fillna("").astype(str).to_numpy(dtype=object),
+            "_block": frame[f"{prefix}block"].fillna("").astype(str).to_numpy(dtype=object),
+            "_launches": _floats(frame, f"{prefix}launches"),
+        },
+        index=frame.index,
+    )
+    return out
+
+
+def _pair_implementations(
+    removed: pd.DataFrame, added: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Removed and added groups that are one template's two instantiations, paired.
+
+    A removed and an added group pair when their kernel names are equal
+    without template arguments (:func:`without_template_args`) and they share
+    grid, block and launch count, and when that key holds exactly one
+    removed and one added group: several candidates pair none.  Returns the
+    pairs (``kernel`` the candidate's name, ``base_kernel`` and
+    ``candidate_kernel`` both names) and the removed and added groups left.
+    """
+    key = ["_stem", "_grid", "_block", "_launches"]
+    left = pd.concat([removed, _implementation_keys(removed, "base_")], axis=1)
+    right = pd.concat([added, _implementation_keys(added, "candidate_")], axis=1)
+    one_left = left[~left.duplicated(key, keep=False)]
+    one_right = right[~right.duplicated(key, keep=False)]
+    pairs = (
+        one_left.drop(columns=["kernel", "candidate_kernel", "match"])
+        .reset_index()
+        .merge(
+            one_right.drop(columns=["base_kernel", "match"]).reset_index(),
+            on=key,
+            how="inner",
+            sort=False,
+            suffixes=("_base", "_candidate"),
+        )
+    )
+    pairs["match"] = MATCH_IMPLEMENTATION
+    rest_left = removed.drop(index=pairs["index_base"].to_numpy())
+    rest_right = added.drop(index=pairs["index_candidate"].to_numpy())
+    return pairs.drop(columns=[*key, "index_base", "index_candidate"]), rest_left, rest_right
+
+
+def _match(
+    base: pd.DataFrame, cand: pd.DataFrame, pair_implementations: bool = True
+) -> pd.DataFrame:
     """Matched, added and removed rows of two aggregated sides, with a ``match`` column."""
     b = _side(base, "base_")
     c = _side(cand, "candidate_")
@@ -252,6 +313,7 @@ def _match(base: pd.DataFrame, cand: pd.DataFrame) -> pd.DataFrame:
     side = exact["_merge"].astype(str)
     both = exact[side == "both"].copy()
     both["match"] = MATCH_EXACT
+    both["base_kernel"] = both["candidate_kernel"] = both["kernel"]
     left = exact.loc[side == "left_only", ["kernel", *b_cols]]
     right = exact.loc[side == "right_only", ["kernel", *c_cols]]
 
@@ -263,19 +325,31 @@ def _match(base: pd.DataFrame, cand: pd.DataFrame) -> pd.DataFrame:
         right[right["kernel"].isin(unique)], on="kernel", how="inner", sort=False
     )
     by_name["match"] = MATCH_NAME_ONLY
+    by_name["base_kernel"] = by_name["candidate_kernel"] = by_name["kernel"]
     removed = left[~left["kernel"].isin(unique)].copy()
     removed["match"] = None
+    removed["base_kernel"], removed["candidate_kernel"] = removed["kernel"], None
     added = right[~right["kernel"].isin(unique)].copy()
     added["match"] = None
+    added["base_kernel"], added["candidate_kernel"] = None, added["kernel"]
+    paired = pd.DataFrame()
+    if pair_implementations and len(removed) and len(added):
+        paired, removed, added = _pair_implementations(removed, added)
 
-    columns = ["kernel", "match", *b_cols, *c_cols]
-    parts = [p for p in (both, by_name, removed, added) if len(p)]
+    columns = ["kernel", "base_kernel", "candidate_kernel", "match", *b_cols, *c_cols]
+    parts = [p for p in (both, by_name, paired, removed, added) if len(p)]
     if not parts:
         empty: pd.DataFrame = pd.DataFrame(columns=columns)
         return empty
     # A side missing from every part (nothing matched, nothing added) comes back as NaN.
     out: pd.DataFrame = pd.concat(parts, ignore_index=True, sort=False).reindex(columns=columns)
     return out
+
+
+def _pair_label(base_kernel: str, candidate_kernel: str) -> str:
+    """``base → candidate``: the short names of an implementation pair, told apart."""
+    names = unique_short_names([base_kernel, candidate_kernel])
+    return f"{names[base_kernel]} → {names[candidate_kernel]}"
 
 
 def _finite_sum(values: FloatArray) -> float | None:
@@ -349,6 +423,7 @@ def _totals(
         "candidate_groups": n_cand,
         "matched": int(matched.sum()),
         "matched_name_only": int((frame["match"] == MATCH_NAME_ONLY).sum()),
+        "matched_implementation": int((frame["match"] == MATCH_IMPLEMENTATION).sum()),
         "added": int((status == "added").sum()),
         "removed": int((status == "removed").sum()),
         "regressions": int((status == "regression").sum()),
@@ -379,6 +454,7 @@ def compare(
     basis: str = "auto",
     allow_cross_gpu: bool = False,
     same_gpu: bool = False,
+    pair_implementations: bool = True,
 ) -> Comparison:
     """Match the kernel groups of ``base`` and ``candidate`` and measure what changed.
 
@@ -391,7 +467,8 @@ def compare(
     different GPUs unless ``allow_cross_gpu``, or where neither side identifies
     its hardware and the clocks differ unless ``same_gpu`` (the user's word
     that both ran on one GPU) or ``allow_cross_gpu``.  See the module
-    docstring for matching.
+    docstring for matching; ``pair_implementations`` false leaves a changed
+    template instantiation as one removed and one added group.
     """
     if not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be a finite fraction >= 0, not {noise!r}")
@@ -399,7 +476,7 @@ def compare(
         raise ValueError(f"basis must be one of {BASES}, not {basis!r}")
     base_agg = _with_cycles(_aggregate(base.kernels), base)
     cand_agg = _with_cycles(_aggregate(candidate.kernels), candidate)
-    m = _match(base_agg, cand_agg)
+    m = _match(base_agg, cand_agg, pair_implementations)
     metrics = side_metrics(base), side_metrics(candidate)
     context = _context(base, candidate, metrics, float(noise), (allow_cross_gpu, same_gpu))
     resolved, reason = resolve_basis(
@@ -427,6 +504,13 @@ def compare(
         _objects(m, "candidate_kernel_short"),
     )
     out["kernel_short"] = np.where(pd.isna(short), out["kernel"].to_numpy(dtype=object), short)
+    out["base_kernel"] = _objects(m, "base_kernel")
+    out["candidate_kernel"] = _objects(m, "candidate_kernel")
+    paired = (m["match"] == MATCH_IMPLEMENTATION).to_numpy()
+    out.loc[paired, "kernel_short"] = [
+        _pair_label(b, c)
+        for b, c in zip(out["base_kernel"][paired], out["candidate_kernel"][paired], strict=True)
+    ]
     for side in ("base_", "candidate_"):
         for col in ("grid", "block", "source", "device_name", "cc"):
             out[f"{side}{col}"] = _objects(m, f"{side}{col}")

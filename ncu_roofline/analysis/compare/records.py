@@ -32,6 +32,8 @@ class ComparisonTotals(TypedDict):
     candidate_groups: int
     matched: int
     matched_name_only: int
+    #: Matched as one template's two instantiations (``match == "implementation"``).
+    matched_implementation: int
     added: int
     removed: int
     regressions: int

@@ -139,6 +139,8 @@ def _launches(record: ComparisonRecord) -> str:
 
 
 def _match_line(record: ComparisonRecord) -> str:
+    if record.get("match") == "implementation":
+        return "<br>implementation changed: names differ only in template arguments"
     if record.get("match") != "name only":
         return ""
     return "<br>matched by name only: launch configuration " + escape_markup(
