@@ -41,7 +41,7 @@ from ncu_roofline.cli.options import (
 from ncu_roofline.core.hardware import resolve_gpu
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render import render_document
-from ncu_roofline.render.compare_text import basis_text, summary_line
+from ncu_roofline.render.compare_text import basis_text, summary_line, why_text
 from ncu_roofline.render.output import refuse_existing
 from ncu_roofline.report.gates import Gate, evaluate_comparison
 from ncu_roofline.report.schema import ComparisonContext
@@ -262,6 +262,10 @@ def _warn_unlike(cmp: ComparisonContext, gates: list[Gate]) -> None:
         )
     if len(paired) > 5:
         note(f"and {len(paired) - 5} more implementation change(s)")
+    for r in [*cmp["regressions"][:5], *cmp["improvements"][:5]]:
+        why = why_text(r)
+        if why:
+            note(f"{r.get('status')} {r.get('kernel_short')}: {why}")
     if t.get("matched", 1) == 0:
         warn("no kernel group matched between base and candidate: are these the same workload?")
     relaunched = [

@@ -16,6 +16,7 @@ from ncu_roofline.render.compare_text import (
     headline_reason,
     not_comparable_text,
     verdict_text,
+    why_text,
 )
 from ncu_roofline.render.format import TABLE
 from ncu_roofline.render.html_report import generated_at_text, page_assets
@@ -101,6 +102,7 @@ def _rows(records: list[ComparisonRecord], limit: int, repeats: Counter[str]) ->
                 ),
                 _arrow(r.get("base_efficiency"), r.get("candidate_efficiency"), _at_roof),
                 escape_text(r.get("candidate_bound") or r.get("base_bound") or "–"),
+                escape_text(why_text(r) or "–"),
             ]
         )
     return rows
@@ -130,11 +132,13 @@ _HEAD = [
     "Achieved",
     "At roof",
     "Bound",
+    "Why",
 ]
 
 
 def _table(rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(_HEAD) + " |", "|---|" + "---:|" * (len(_HEAD) - 2) + "---|"]
+    # Numbers right-aligned; the kernel, its bound and why as text.
+    out = ["| " + " | ".join(_HEAD) + " |", "|---|" + "---:|" * (len(_HEAD) - 3) + "---|---|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return out
 
@@ -263,6 +267,8 @@ class CompareRow(TypedDict):
     launches: str
     efficiency: str
     bound: str
+    #: Why the group changed, as text (:func:`~.compare_text.why_text`); empty when no reason.
+    why: str
 
 
 class CompareTotalsText(TypedDict):
@@ -332,6 +338,7 @@ def html_rows(records: list[ComparisonRecord]) -> list[CompareRow]:
             "launches": f"{r.get('base_launches') or 0} → {r.get('candidate_launches') or 0}",
             "efficiency": _arrow(r.get("base_efficiency"), r.get("candidate_efficiency"), _at_roof),
             "bound": f"{r.get('base_bound') or '–'} → {r.get('candidate_bound') or '–'}",
+            "why": why_text(r),
         }
         for r in records
     ]

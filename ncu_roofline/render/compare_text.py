@@ -15,6 +15,7 @@ from ncu_roofline.report.schema import (
     ComparisonRecord,
     ComparisonTotals,
     SideFacts,
+    WhyRecord,
 )
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "side_line",
     "summary_line",
     "verdict_text",
+    "why_text",
 ]
 
 #: Said once, instead of "grid ? block ?" on every row, when no group has a launch shape.
@@ -138,7 +140,46 @@ def change_text(r: ComparisonRecord) -> str:
     judged = r.get("judged_on")
     if judged and judged != "time" and r.get("status") != "not comparable":
         parts.append(f"judged on {judged} {TEXT.pct(r.get('judged_pct'), sign=True)}")
-    return ", ".join(parts)
+    text = ", ".join(parts)
+    why = why_text(r)
+    return f"{text}; why: {why}" if why else text
+
+
+#: How a reason's quantity is named in text, by reason (bytes by level below).
+_WHY_NOUNS = {
+    "flops": "FLOPs",
+    "efficiency": "of roof reached",
+    "launches": "launches",
+}
+#: Memory levels as text.
+_WHY_LEVELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
+#: Clocks as text.
+_WHY_CLOCKS = {"sm_clock_hz": "SM clock", "memory_clock_hz": "memory clock"}
+
+
+def _why_one(w: WhyRecord) -> str:
+    """One reason as a phrase: ``31% fewer DRAM bytes``, ``dram → l2``, ``SM clock +12%``."""
+    reason = w["reason"]
+    change = w.get("change")
+    if reason == "bottleneck-moved":
+        return f"{w.get('on', 'limiter')} {w.get('base')} → {w.get('candidate')}"
+    if reason == "clock":
+        label = _WHY_CLOCKS.get(w.get("clock", ""), "clock")
+        return f"{label} {TEXT.pct(change, sign=True)}"
+    if reason == "hardware":
+        return f"hardware {w.get('base') or '?'} → {w.get('candidate') or '?'}"
+    direction, _, what = reason.partition("-")
+    size = TEXT.pct(abs(change) if change is not None else None)
+    if what == "bytes":
+        return f"{size} {direction} {_WHY_LEVELS.get(w.get('level', ''), '?')} bytes"
+    if what == "efficiency":
+        return f"{size} {direction} efficiency"
+    return f"{size} {direction} {_WHY_NOUNS.get(what, what)}"
+
+
+def why_text(r: ComparisonRecord) -> str:
+    """A row's reasons (``why``) as one line, ``""`` when it has none."""
+    return "; ".join(_why_one(w) for w in r.get("why") or [])
 
 
 def verdict_text(cmp: ComparisonContext, *, lead: bool = True) -> str:

@@ -30,6 +30,7 @@ from ncu_roofline.analysis.compare.records import (
     ComparisonTotals,
     DifferenceRecord,
     SideFacts,
+    WhyRecord,
 )
 from ncu_roofline.analysis.findings.records import FindingRecord
 from ncu_roofline.analysis.options import ModelRecord, ReportOptions, TheorySummary
@@ -90,6 +91,7 @@ __all__ = [
     "TheorySummary",
     "TheoryTable",
     "TheoryTotals",
+    "WhyRecord",
     "tensor_flops",
     "tripped_gates",
 ]
@@ -573,6 +575,9 @@ class ComparisonRecord(TypedDict):
     base_bound: str | None
     candidate_bound: str | None
     bound_changed: bool | None
+    #: Why a matched group changed (empty when nothing beyond noise did, and for
+    #: added and removed groups); see ``analysis.compare.why``.
+    why: list[WhyRecord]
 
 
 class _ComparisonFields(TypedDict):

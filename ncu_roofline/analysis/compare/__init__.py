@@ -39,7 +39,8 @@ The package: :mod:`.match` matches the groups and builds the
 :class:`Comparison`; :mod:`.basis` holds the bases and the default noise
 (plain Python, for the command line's options); :mod:`.judge` judges each
 matched group; :mod:`.context` says what changed between the two profiles
-besides the code (GPU, clocks, ncu, metrics, work); :mod:`.records` types
+besides the code (GPU, clocks, ncu, metrics, work); :mod:`.why` says why each
+matched group changed (its ``why``, reasons from :data:`WHY_REASONS`); :mod:`.records` types
 the plain data the comparison's report carries (totals, facts, differences).
 """
 
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
         Comparison,
         compare,
     )
+    from ncu_roofline.analysis.compare.why import WHY_REASONS
 
 _BASIS = "ncu_roofline.analysis.compare.basis"
 _MATCH = "ncu_roofline.analysis.compare.match"
@@ -77,6 +79,7 @@ _LAZY = {
     "STATUSES": _MATCH,
     "Comparison": _MATCH,
     "compare": _MATCH,
+    "WHY_REASONS": "ncu_roofline.analysis.compare.why",
 }
 
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
@@ -90,6 +93,7 @@ __all__ = [
     "MATCH_IMPLEMENTATION",
     "MATCH_NAME_ONLY",
     "STATUSES",
+    "WHY_REASONS",
     "Comparison",
     "compare",
 ]

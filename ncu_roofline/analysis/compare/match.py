@@ -25,6 +25,7 @@ from ncu_roofline.analysis.compare.context import (
 )
 from ncu_roofline.analysis.compare.judge import judge
 from ncu_roofline.analysis.compare.records import ComparisonFacts, ComparisonTotals, SideFacts
+from ncu_roofline.analysis.compare.why import why
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
 from ncu_roofline.core.frame import column as _floats
@@ -121,7 +122,11 @@ COMPARISON_FIELDS: tuple[str, ...] = (
     "base_bound",
     "candidate_bound",
     "bound_changed",
+    "why",
 )
+
+#: Each side's figures carried for ``why`` only (not comparison fields of their own).
+_WHY_SIDE: tuple[str, ...] = ("l2_bytes", "l1_bytes", "limiter")
 
 
 @dataclass(repr=False)
@@ -214,7 +219,7 @@ def _aggregate(kernels: pd.DataFrame) -> pd.DataFrame:
     for c in ("grid", "block"):
         out[c] = _objects(k, c)[lead]
     out["groups"] = rows.astype(np.int64)
-    for col in ("source", "device_name", "cc", "kernel_short", "bound"):
+    for col in ("source", "device_name", "cc", "kernel_short", "bound", "limiter"):
         out[col] = _objects(k, col)[lead]
     out["launches"] = launches.astype(np.int64)
     out["total_duration_s"] = total
@@ -223,6 +228,8 @@ def _aggregate(kernels: pd.DataFrame) -> pd.DataFrame:
     out["time_share"] = ratio(total, np.full(n_groups, grand))
     out["flops"] = flops
     out["dram_bytes"] = dram
+    out["l2_bytes"] = gsum(_floats(k, "l2_bytes"))
+    out["l1_bytes"] = gsum(_floats(k, "l1_bytes"))
     out["ai_dram"] = own("ai_dram", ai)
     out["achieved_flops_per_s"] = own("achieved_flops_per_s", achieved)
     out["efficiency"] = own("efficiency", efficiency)
@@ -242,7 +249,7 @@ def _with_cycles(agg: pd.DataFrame, analysis: Analysis) -> pd.DataFrame:
 def _side(agg: pd.DataFrame, prefix: str) -> pd.DataFrame:
     """``agg`` with its columns prefixed, plus the match keys ``kernel``, ``_grid``, ``_block``."""
     out: pd.DataFrame = pd.DataFrame(
-        {f"{prefix}{c}": agg[c].to_numpy() for c in (*COMPARE_SIDE_FIELDS, "cycles")}
+        {f"{prefix}{c}": agg[c].to_numpy() for c in (*COMPARE_SIDE_FIELDS, "cycles", *_WHY_SIDE)}
     )
     out["kernel"] = agg["kernel"].to_numpy(dtype=object)
     out["_grid"] = agg["grid"].fillna("").astype(str).to_numpy(dtype=object)
@@ -557,6 +564,7 @@ def compare(
     changed = np.full(len(m), None, dtype=object)
     changed[matched] = base_b[matched] != cand_b[matched]
     out["bound_changed"] = changed
+    out["why"] = pd.Series(why(m, matched, context, float(noise)), index=out.index, dtype=object)
 
     # Largest change first, unknown changes last; ties by the larger total time.
     out["_size"] = np.abs(delta)

@@ -15,6 +15,7 @@ __all__ = [
     "DifferenceRecord",
     "HardwareRecord",
     "SideFacts",
+    "WhyRecord",
 ]
 
 
@@ -126,3 +127,26 @@ class ComparisonFacts(TypedDict):
     comparable_reason: str
     not_comparable_reason: str | None
     differences: list[DifferenceRecord]
+
+
+class _WhyFields(TypedDict):
+    reason: str
+
+
+class WhyRecord(_WhyFields, total=False):
+    """One reason a matched group changed (``reason`` one of ``analysis.compare.WHY_REASONS``).
+
+    ``base`` and ``candidate`` are the quantity on each side (numbers, or the
+    limiter, bound class or GPU names as text) and ``change`` candidate minus
+    base over base (``None`` for text).  See :mod:`ncu_roofline.analysis.compare.why`.
+    """
+
+    #: ``fewer-bytes`` / ``more-bytes``: the memory level (``dram``, ``l2``, ``l1``).
+    level: str
+    #: ``bottleneck-moved``: ``limiter`` or ``bound``, what moved.
+    on: str
+    #: ``clock``: ``sm_clock_hz`` or ``memory_clock_hz``.
+    clock: str
+    base: float | str | None
+    candidate: float | str | None
+    change: float | None
