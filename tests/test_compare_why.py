@@ -11,7 +11,7 @@ import pytest
 
 from ncu_roofline import analyze, load
 from ncu_roofline.analysis.compare import WHY_REASONS, Comparison, compare
-from ncu_roofline.render.compare_report import render_compare_markdown
+from ncu_roofline.render.compare_report import html_rows, render_compare_markdown
 from ncu_roofline.render.compare_text import change_text, why_text
 from ncu_roofline.report.compare import comparison_context
 from tests.helpers import SAMPLES
@@ -169,3 +169,19 @@ def test_reasons_in_every_output(tmp_path: Path) -> None:
     as_json = json.loads(json.dumps(ctx, default=str))
     (row,) = [r for r in as_json["kernels"] if INIT in r["kernel"]]
     assert row["why"][0]["reason"] == "fewer-bytes"
+
+    (html,) = [h for h in html_rows(ctx["kernels"]) if INIT in h["full"]]
+    assert html["why"].startswith("50.0% fewer DRAM bytes")
+
+
+def test_clock_and_hardware() -> None:
+    """V100 against A100 (the same program): every matched group names the clock and the GPUs."""
+    a100 = SAMPLES / "wangzy0327__cuda-roofline__src_output_A100.csv"
+    cmp = compare(analyze(load([str(REAL)])), analyze(load([str(a100)])), allow_cross_gpu=True)
+    matched = cmp.kernels[cmp.kernels["match"].notna()]
+    assert len(matched)
+    for why in matched["why"]:
+        clock = _reason(why, "clock", clock="sm_clock_hz")
+        assert clock["change"] == pytest.approx(clock["candidate"] / clock["base"] - 1)
+        hardware = _reason(why, "hardware")
+        assert "V100" in hardware["base"] and "A100" in hardware["candidate"]

@@ -18,7 +18,8 @@ Every matched row of a comparison gets ``why``, a list of
     What limits the group changed: its limiter (``limiter``, e.g. ``dram``
     → ``l2``) or, where the export says nothing of the limiter, its bound
     class (``bound``); ``on`` says which, ``base`` and ``candidate`` are the
-    two values and ``change`` is ``None``.
+    two values and ``change`` is ``None`` (``unknown`` and ``not placeable``
+    name no bottleneck and move nothing).
 ``clock``
     The sides ran at different clocks (``clock``: ``sm_clock_hz`` or
     ``memory_clock_hz``), every matched group's time changes with them.
@@ -79,6 +80,9 @@ def _objects(m: pd.DataFrame, col: str) -> npt.NDArray[np.object_]:
     return values
 
 
+#: Limiter and bound values that name no bottleneck.
+_VAGUE: tuple[str, ...] = ("unknown", "not placeable")
+
 #: One list of reasons per row.
 Reasons = list[list[WhyRecord]]
 
@@ -125,8 +129,9 @@ def _bottleneck(m: pd.DataFrame, matched: npt.NDArray[np.bool_], out: Reasons) -
     for on in ("limiter", "bound"):
         b_arr, c_arr = _objects(m, f"base_{on}"), _objects(m, f"candidate_{on}")
         known = matched & ~pd.isna(b_arr) & ~pd.isna(c_arr)
-        if on == "limiter":
-            known &= (b_arr != "unknown") & (c_arr != "unknown")
+        # "unknown" / "not placeable" say nothing of where the bottleneck is.
+        for vague in _VAGUE:
+            known &= (b_arr != vague) & (c_arr != vague)
         moved = known & (b_arr != c_arr)
         for i in np.flatnonzero(moved):
             out[i].append(
