@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     # The charts (numpy) load only where a page draws them.
     from ncu_roofline.render.charts.types import RooflineChart
 
+#: The longest "why" text a Markdown cell shows; reasons are a handful of short phrases.
+_WHY_LIMIT = 400
+
 
 def _grid(r: ComparisonRecord) -> str | None:
     return r.get("candidate_grid") or r.get("base_grid")
@@ -102,7 +105,8 @@ def _rows(records: list[ComparisonRecord], limit: int, repeats: Counter[str]) ->
                 ),
                 _arrow(r.get("base_efficiency"), r.get("candidate_efficiency"), _at_roof),
                 escape_text(r.get("candidate_bound") or r.get("base_bound") or "–"),
-                escape_text(why_text(r) or "–"),
+                # Our own short phrases (GPU names the longest part): kept whole.
+                escape_text(why_text(r) or "–", limit=_WHY_LIMIT),
             ]
         )
     return rows
