@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from ncu_roofline.analysis.compare import Comparison
 from ncu_roofline.analysis.compare import compare as compare_analyses
@@ -49,6 +49,7 @@ from ncu_roofline.theory.config import TheoryConfig
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
+    from ncu_roofline.render.charts.types import PlotlyJSON
     from ncu_roofline.report.card import AnalysisCard, ProfileCard
     from ncu_roofline.report.schema import ComparisonContext
 
@@ -66,7 +67,7 @@ __all__ = [
 Paths: TypeAlias = "str | os.PathLike[str] | Iterable[str | os.PathLike[str]]"
 
 
-def _figure(spec: dict[str, Any]) -> go.Figure:
+def _figure(spec: PlotlyJSON) -> go.Figure:
     """A Plotly figure of a plotly.js figure dict (validated by plotly)."""
     import plotly.graph_objects as go
 
