@@ -188,12 +188,14 @@ def test_summary_writes_the_document_and_warnings_report_writes() -> None:
 
 
 def test_per_launch_basis_for_different_launch_counts(tmp_path: Path) -> None:
-    # The candidate side is the sample twice (two files): every group ran
-    # twice as many launches at the same time per launch.
+    # The candidate side is the sample twice (two files) joined into one
+    # profile (--no-trials): every group ran twice as many launches at the
+    # same time per launch.
     copy = tmp_path / "again.csv"
     copy.write_text(SAMPLE.read_text(encoding="utf-8"), encoding="utf-8")
     out = tmp_path / "d.json"
-    args = ["compare", "--base", str(SAMPLE), "--candidate", str(SAMPLE), "--candidate", str(copy)]
+    args = ["compare", "--no-trials", "--base", str(SAMPLE), "--candidate", str(SAMPLE)]
+    args += ["--candidate", str(copy)]
     proc = run(*args, "-o", str(out), "--fail-on", "regression>5%")
     # Every group doubled its time and its FLOPs: a work change judged on time
     # per FLOP (unchanged), and the whole profile's work changed: no trip.

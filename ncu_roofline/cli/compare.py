@@ -10,6 +10,7 @@ suspicious (nothing matched, different launch counts).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,7 +22,7 @@ from ncu_roofline.cli.messages import (
     exit_on_tripped,
     note,
     note_gpu_alias,
-    print_warnings,
+    print_input_warnings,
     warn,
     warn_gates_without_theory,
 )
@@ -39,12 +40,15 @@ from ncu_roofline.cli.options import (
     theory_options,
 )
 from ncu_roofline.core.hardware import resolve_gpu
-from ncu_roofline.errors import UsageError
+from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.render import render_document
 from ncu_roofline.render.compare_text import basis_text, summary_line, why_text
 from ncu_roofline.render.output import refuse_existing
 from ncu_roofline.report.gates import Gate, evaluate_comparison
-from ncu_roofline.report.schema import ComparisonContext
+from ncu_roofline.report.schema import ComparisonContext, InputRecord, ReportContext
+
+if TYPE_CHECKING:
+    from ncu_roofline.analysis.compare.trials import TrialSplit
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class ComparisonOptions(Options):
     noise: float = DEFAULT_NOISE
     same_gpu: bool = False
     pair_implementations: bool = True
+    trials: bool | None = None
 
 
 _sides = option_group(
@@ -149,6 +154,14 @@ _comparison_options = option_group(
         "arguments (same grid, block and launches, one of each) as one group whose "
         "implementation changed, judged like a matched group; off: a removal and an addition.",
     ),
+    click.option(
+        "--trials/--no-trials",
+        default=None,
+        help="Several inputs on a side are runs (trials) of one program: each group's figures "
+        "are the median over the trials and a change must lie outside their spread.  "
+        "Default: trials when a side's inputs hold the same kernel groups, else one profile "
+        "joined from all of them; --trials also when they differ, --no-trials never.",
+    ),
 )
 
 
@@ -173,7 +186,12 @@ def compare(
     """Compare two profiles: what got slower, what got faster, what moved.
 
     Give BASE CANDIDATE, or --base FILE... --candidate FILE... when a side
-    has several inputs.  Kernel groups are matched by kernel name and launch
+    has several inputs.  Several inputs holding the same kernels are trials
+    (runs of one benchmark): each group's time is the median over them, its
+    noise their spread, and a regression needs the change to exceed both
+    --noise and that spread (98% interval, change_low..change_high in the
+    JSON); inputs holding different kernels are joined into one profile.
+    Kernel groups are matched by kernel name and launch
     configuration (then by name alone when unambiguous), tolerant of
     reordering and of kernels added or removed.  A removed and a new group
     whose names differ only in template arguments, with the same grid, block
@@ -196,6 +214,7 @@ def compare(
     # The readers and the engine load pandas and pyarrow: not for --help.
     from ncu_roofline.analysis import analyze
     from ncu_roofline.analysis.compare import compare as compare_analyses
+    from ncu_roofline.analysis.compare.trials import split_trials
     from ncu_roofline.readers import load
     from ncu_roofline.report.compare import comparison_document
 
@@ -217,13 +236,15 @@ def compare(
         for name in (judge.gpu, judge.base_gpu, judge.candidate_gpu)
     )
     note_gpu_alias(gpu, base_gpu, candidate_gpu)
-    base = analyze(load(base_files, progress=progress), gpu=base_gpu or gpu, clocks=judge.clocks)
-    candidate = analyze(
-        load(candidate_files, progress=progress),
-        gpu=candidate_gpu or gpu,
-        clocks=judge.clocks,
-        theory=config,
+    base_split = _side("base", split_trials(load(base_files, progress=progress), judge.trials))
+    candidate_split = _side(
+        "candidate", split_trials(load(candidate_files, progress=progress), judge.trials)
     )
+    base = [analyze(p, gpu=base_gpu or gpu, clocks=judge.clocks) for p in base_split.profiles]
+    candidate = [
+        analyze(p, gpu=candidate_gpu or gpu, clocks=judge.clocks, theory=config)
+        for p in candidate_split.profiles
+    ]
     doc = comparison_document(
         compare_analyses(
             base,
@@ -236,8 +257,8 @@ def compare(
         )
     )
     cmp = doc["comparison"]
-    print_warnings(doc["base_report"])
-    print_warnings(doc["candidate_report"])
+    _print_side_warnings(cmp["base"]["inputs"], doc["base_report"])
+    _print_side_warnings(cmp["candidate"]["inputs"], doc["candidate_report"])
     _warn_unlike(cmp, gates)
     tripped = evaluate_comparison(gates, cmp, doc["candidate_report"])
     if gates:
@@ -245,6 +266,67 @@ def compare(
     text = render_document("comparison", out_format, doc, out.render_options())
     emit(text, output, out.force, f"({out_format}): {summary_line(cmp)}")
     exit_on_tripped(tripped)
+
+
+def _side(name: str, split: TrialSplit) -> TrialSplit:
+    """``split``, having said whether a side's inputs are trials and what does not fit them."""
+    parts = [p for whole in split.profiles for p in whole.inputs()]
+    empty = [p.sources[0].path for p in parts if len(p.launches) == 0]
+    if empty and (len(empty) == len(parts) or split.trials):
+        which = ", ".join(empty)
+        raise InputFormatError(
+            f"the {name} side has an input with no kernel launches ({which}): nothing to "
+            "compare; was the profiled program's kernel filter right?"
+            if split.trials
+            else f"the {name} side holds no kernel launches ({which}): nothing to compare"
+        )
+    n = len(parts)
+    if split.trials:
+        note(
+            f"{name}: {n} inputs read as trials of one program ({split.reason}): each group's "
+            "figures are the median over the trials, its noise their spread"
+        )
+    elif split.missing:
+        key = next(iter(split.missing))
+        warn(
+            f"{name}: the {n} inputs hold different kernels ({len(split.missing)} group(s) not "
+            f"in every input, e.g. {_key_text(key)} not in {split.missing[key][0]}): joined into "
+            "one profile, not read as trials; --trials reads them as runs of one program"
+        )
+    if split.trials and split.missing:
+        key = next(iter(split.missing))
+        warn(
+            f"{name}: --trials on inputs with different kernels: {len(split.missing)} group(s) "
+            f"are missing from some trials (e.g. {_key_text(key)} not in "
+            f"{', '.join(split.missing[key])}); each is judged on the trials that ran it"
+        )
+    for path, metrics in split.metrics_missing.items():
+        shown = ", ".join(metrics[:3]) + (
+            f" and {len(metrics) - 3} more" if len(metrics) > 3 else ""
+        )
+        warn(
+            f"{name}: trial {path} lacks {len(metrics)} metric(s) the other trials measured "
+            f"({shown}): what needs them is unknown in that trial, and the medians use the "
+            "trials that have them"
+        )
+    return split
+
+
+def _print_side_warnings(inputs: list[InputRecord], report: ReportContext) -> None:
+    """Every input's warnings (each said once for all the trials that share it), then findings."""
+    paths: dict[str, list[str]] = {}
+    for item in inputs:
+        for w in item["warnings"]:
+            paths.setdefault(w, []).append(item["path"])
+    for w, where in paths.items():
+        warn(f"{', '.join(where)}: {w}")
+    print_input_warnings([], report["findings"])
+
+
+def _key_text(key: tuple[str, str, str]) -> str:
+    kernel, grid, block = key
+    shape = f" grid {grid} block {block}" if grid or block else ""
+    return f"{kernel[:80]}{shape}"
 
 
 def _warn_unlike(cmp: ComparisonContext, gates: list[Gate]) -> None:

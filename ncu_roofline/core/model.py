@@ -140,6 +140,23 @@ class Profile:
     def launches(self, frame: pd.DataFrame) -> None:
         self._frame, self._columns = frame, None
 
+    def inputs(self) -> list[Profile]:
+        """Each input as a profile of its own (this profile alone when it has one source).
+
+        Inputs read apart keep their own columns (nothing is parsed or
+        copied again); a profile whose frame was built or joined is split on
+        its ``source`` column.
+        """
+        if len(self.sources) < 2:
+            return [self]
+        if self._frame is None and self._columns is not None:
+            parts = self._columns.parts()
+            if len(parts) == len(self.sources):
+                return [Profile(p, [s]) for p, s in zip(parts, self.sources, strict=True)]
+        frame = self.launches
+        source = frame["source"].astype(str).to_numpy(dtype=object)
+        return [Profile(frame[source == s.path].reset_index(drop=True), [s]) for s in self.sources]
+
     @property
     def metric_columns(self) -> list[str]:
         """The metric-id columns (everything after the identity columns)."""

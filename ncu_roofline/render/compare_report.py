@@ -119,7 +119,15 @@ def _at_roof(value: Any) -> str:
 def _judged(r: ComparisonRecord) -> str:
     if r.get("judged_on") is None:
         return TABLE.missing
-    return f"{r['judged_on']} {TABLE.pct(r.get('judged_pct'), sign=True)}"
+    text = f"{r['judged_on']} {TABLE.pct(r.get('judged_pct'), sign=True)}"
+    low, high = r.get("change_low"), r.get("change_high")
+    if low is not None and high is not None and r.get("status") != "not comparable":
+        # Trials: the interval the status rests on, and the noise it came from.
+        text += (
+            f" ({TABLE.pct(low, sign=True)} .. {TABLE.pct(high, sign=True)}, "
+            f"noise {TABLE.pct(r.get('trial_noise'))})"
+        )
+    return text
 
 
 _HEAD = [

@@ -25,9 +25,11 @@ __all__ = [
     "change_text",
     "context_lines",
     "headline_reason",
+    "interval_text",
     "not_comparable_text",
     "side_line",
     "summary_line",
+    "trials_text",
     "verdict_text",
     "why_text",
 ]
@@ -84,6 +86,9 @@ def context_lines(cmp: ComparisonContext) -> list[str]:
     lines.append(side_line("Base", ctx["base"]))
     lines.append(side_line("Candidate", ctx["candidate"]))
     lines.append(f"Judged on {basis_text(cmp['totals'])}.")
+    trials = trials_text(cmp["totals"])
+    if trials:
+        lines.append(trials)
     lead = not_comparable_text(cmp)
     if lead is not None:
         lines.append(lead)
@@ -92,6 +97,33 @@ def context_lines(cmp: ComparisonContext) -> list[str]:
     elif ctx.get("hardware_verdict") == "undecided":
         lines.append("Hardware undecided, judged anyway (--allow-cross-gpu).")
     return lines
+
+
+def trials_text(totals: ComparisonTotals) -> str | None:
+    """How many runs each side holds and what that changes; ``None`` with one run a side."""
+    base, cand = totals.get("base_trials", 1), totals.get("candidate_trials", 1)
+    if base <= 1 and cand <= 1:
+        return None
+    conf = TEXT.pct(totals.get("confidence"), digits=0)
+    return (
+        f"Trials: base {base} run(s), candidate {cand} run(s); each group's figures are the "
+        f"median over its runs, and a change counts only when it exceeds the noise threshold "
+        f"and its {conf} interval excludes zero."
+    )
+
+
+def interval_text(r: ComparisonRecord | ComparisonTotals, confidence: Any = None) -> str | None:
+    """A change's interval and noise (trials), ``None`` without: ``+2.1% .. +7.9%, noise 1.2%``."""
+    low, high = r.get("change_low"), r.get("change_high")
+    if low is None or high is None:
+        return None
+    conf = f"{TEXT.pct(confidence, digits=0)} " if confidence is not None else ""
+    noise = r.get("trial_noise")
+    tail = f", run-to-run noise {TEXT.pct(noise, digits=1)}" if noise is not None else ""
+    return (
+        f"{conf}interval {TEXT.pct(low, sign=True, digits=1)} .. "
+        f"{TEXT.pct(high, sign=True, digits=1)}{tail}"
+    )
 
 
 def not_comparable_text(cmp: ComparisonContext) -> str | None:
@@ -140,6 +172,9 @@ def change_text(r: ComparisonRecord) -> str:
     judged = r.get("judged_on")
     if judged and judged != "time" and r.get("status") != "not comparable":
         parts.append(f"judged on {judged} {TEXT.pct(r.get('judged_pct'), sign=True)}")
+    interval = interval_text(r)
+    if interval and r.get("status") != "not comparable":
+        parts.append(interval)
     text = ", ".join(parts)
     why = why_text(r)
     return f"{text}; why: {why}" if why else text
@@ -195,6 +230,9 @@ def verdict_text(cmp: ComparisonContext, *, lead: bool = True) -> str:
         text += " (not judged)"
     elif t.get("judged_on") and t["judged_on"] != "time":
         text += f" (judged on {t['judged_on']}: {TEXT.pct(t.get('judged_pct'), sign=True)})"
+    interval = interval_text(t, t.get("confidence"))
+    if interval and t.get("comparable", True):
+        text += f"; {interval}"
     return text
 
 

@@ -35,9 +35,14 @@ from ncu_roofline.report.schema import (
 __all__ = ["comparison_context", "comparison_document"]
 
 
-def _side_context(analysis: Analysis) -> ComparisonSide:
+def _side_context(analysis: Analysis, trials: list[Analysis]) -> ComparisonSide:
+    """A side's inputs (every trial's, when it has several), options and summary.
+
+    The summary is the representative trial's (its total time the median).
+    """
+    inputs = [i for a in trials for i in input_records(a)] if trials else input_records(analysis)
     return {
-        "inputs": input_records(analysis),
+        "inputs": inputs,
         "options": report_options(analysis),
         "summary": summary_context(analysis),
     }
@@ -75,8 +80,8 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
         "generator": generator(),
         "options": {"noise": cmp.noise},
         "context": _plain(dict(cmp.context or {})),
-        "base": _side_context(cmp.base),
-        "candidate": _side_context(cmp.candidate),
+        "base": _side_context(cmp.base, cmp.base_trials),
+        "candidate": _side_context(cmp.candidate, cmp.candidate_trials),
         "totals": cmp.totals.copy(),
         "kernels": rows,
         "regressions": by_status["regression"],

@@ -159,13 +159,29 @@ def evaluate_report(gates: list[Gate], context: ReportContext) -> list[GateRecor
     return tripped
 
 
+def _interval_note(r: Mapping[str, Any], confidence: Any) -> str:
+    """`` (98% interval +7.9% .. +12.1%)`` for a change judged on trials, else ``""``."""
+    low, high = r.get("change_low"), r.get("change_high")
+    if low is None or high is None:
+        return ""
+    conf = f"{100 * float(confidence):g}% " if confidence is not None else ""
+    return f" ({conf}interval {100 * low:+.1f}% .. {100 * high:+.1f}%)"
+
+
+def _within_noise(low: float | None) -> bool:
+    """True when a change's interval (trials) reaches zero: it could be noise."""
+    return low is not None and not low > 0
+
+
 def _regressions(gate: Gate, cmp: ComparisonContext) -> list[GateRecord]:
     """A regression gate: the total, then each matched group, on what the comparison judged.
 
     Each change is measured as the comparison judged it (time, elapsed
     cycles or time per launch, per unit of work for a work change), and
     trips when strictly greater than the threshold.  Across different GPUs
-    nothing is judged, so nothing trips, unless ``--allow-cross-gpu``.
+    nothing is judged, so nothing trips, unless ``--allow-cross-gpu``.  With
+    trials, a change whose interval reaches zero (``change_low <= 0``) is
+    inside the run-to-run noise and trips nothing, whatever its size.
     """
     assert gate.threshold is not None
     total = cmp["totals"]
@@ -174,10 +190,15 @@ def _regressions(gate: Gate, cmp: ComparisonContext) -> list[GateRecord]:
     out: list[GateRecord] = []
     pct = total.get("judged_pct", total.get("delta_pct"))
     on = total.get("judged_on") or "time"
-    if pct is not None and pct > gate.threshold:
+    if pct is not None and pct > gate.threshold and not _within_noise(total.get("change_low")):
         what = "kernel time" if on == "time" else on
         out.append(
-            _trip(gate, None, f"total {what} +{100 * pct:.1f}% (over {100 * gate.threshold:g}%)")
+            _trip(
+                gate,
+                None,
+                f"total {what} +{100 * pct:.1f}% (over {100 * gate.threshold:g}%)"
+                + _interval_note(total, total.get("confidence")),
+            )
         )
     # Every matched group, not only those past --noise: a gate tighter than
     # the noise threshold still applies.
@@ -185,6 +206,8 @@ def _regressions(gate: Gate, cmp: ComparisonContext) -> list[GateRecord]:
         # Records without a judged change (hand-written ones) judge on time.
         kpct = k["judged_pct"] if "judged_pct" in k else k.get("delta_pct")
         if k.get("status") in ("added", "removed") or kpct is None:
+            continue
+        if _within_noise(k.get("change_low")):
             continue
         if kpct > gate.threshold:
             on = str(k.get("judged_on") or "time")
@@ -197,7 +220,8 @@ def _regressions(gate: Gate, cmp: ComparisonContext) -> list[GateRecord]:
                 _trip(
                     gate,
                     k.get("kernel"),
-                    f"{k.get('kernel_short') or k.get('kernel')}{shape} +{100 * kpct:.1f}% {what}",
+                    f"{k.get('kernel_short') or k.get('kernel')}{shape} +{100 * kpct:.1f}% {what}"
+                    + _interval_note(k, total.get("confidence")),
                     k,
                 )
             )

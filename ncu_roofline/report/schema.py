@@ -554,6 +554,12 @@ class ComparisonRecord(TypedDict):
     delta_cycles_pct: float | None
     judged_on: str | None
     judged_pct: float | None
+    #: With trials (several runs a side): the interval of ``judged_pct`` at the
+    #: totals' ``confidence``, and the group's estimated run-to-run noise (the
+    #: standard deviation of one trial, a fraction); ``None`` otherwise.
+    change_low: float | None
+    change_high: float | None
+    trial_noise: float | None
     base_time_share: float | None
     candidate_time_share: float | None
     base_flops: float | None

@@ -7,15 +7,20 @@ a bigger problem makes longer whatever the code does.  A group lacking
 cycles on either side is judged on time.
 
 A change counts when its relative size is strictly greater than the noise:
-a change of exactly the noise is ``"unchanged"``.
+a change of exactly the noise is ``"unchanged"``.  With trials (several runs
+of a side, :mod:`.trials`), it must also lie outside the run-to-run noise:
+a regression needs ``change_low > 0`` and an improvement ``change_high < 0``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ncu_roofline.analysis.compare.trials import SideTrials, interval
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.frame import column as _floats
 
@@ -64,41 +69,116 @@ def work_change(
     return base_w, cand_w, unit, ratio(cand_w - base_w, base_w)
 
 
+def _quantity(
+    get: Callable[[str], FloatArray],
+    basis: str,
+    has_cycles: npt.NDArray[np.bool_],
+    work: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.bool_]],
+) -> FloatArray:
+    """The measure a row is judged on, from ``get``'s columns (one value, or one per trial).
+
+    ``work`` is ``(changed, use_flops, use_bytes)``: a row whose work changed
+    is judged per FLOP (or per DRAM byte).
+    """
+    changed, use_flops, use_bytes = work
+    shape = get("total_duration_s").shape
+
+    def rows(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        return mask.reshape(-1, 1) if len(shape) == 2 else mask
+
+    if basis == "per-launch":
+        q = ratio(get("total_duration_s"), get("launches"))
+    else:
+        q = get("total_duration_s")
+        if basis == "cycles":
+            q = np.where(rows(has_cycles), get("cycles"), q)
+    w = np.where(
+        rows(use_flops), get("flops"), np.where(rows(use_bytes), get("dram_bytes"), np.nan)
+    )
+    out: FloatArray = np.where(rows(changed), ratio(q, w), q)
+    return out
+
+
+def _trial_rows(side: SideTrials, rows: FloatArray) -> Callable[[str], FloatArray]:
+    """A getter of each row's per-trial values on one side (NaN where the side lacks the row)."""
+    valid = ~np.isnan(rows)
+    idx = np.where(valid, rows, 0).astype(np.int64)
+
+    def get(col: str) -> FloatArray:
+        out = (
+            side.values[col][idx] if len(side.values[col]) else np.full((len(idx), side.n), np.nan)
+        )
+        out = np.array(out, dtype=np.float64)
+        out[~valid] = np.nan
+        return out
+
+    return get
+
+
+def _logs(q: FloatArray) -> FloatArray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: FloatArray = np.where(q > 0, np.log(np.where(q > 0, q, 1.0)), np.nan)
+    return out
+
+
 def judge(
-    m: pd.DataFrame, basis: str, noise: float, comparable: bool
+    m: pd.DataFrame,
+    basis: str,
+    noise: float,
+    comparable: bool,
+    trials: tuple[SideTrials, SideTrials] | None = None,
 ) -> dict[str, npt.NDArray[np.object_] | FloatArray]:
     """Status, measure and relative change each row is judged on, with the work columns.
 
     ``m`` is the matched frame (``base_*`` / ``candidate_*`` columns and
     ``match``); ``comparable`` false (different GPUs, not allowed) makes
-    every matched row ``"not comparable"``.
+    every matched row ``"not comparable"``.  ``trials`` (each side's
+    per-trial figures, rows given by ``m``'s ``base_row`` and
+    ``candidate_row``) adds each row's interval and noise (``change_low``,
+    ``change_high``, ``trial_noise``) and the rule that a change must lie
+    outside it.
     """
     matched = m["match"].notna().to_numpy()
     in_base = m["base_groups"].notna().to_numpy()
-    if basis == "per-launch":
-        base_q, cand_q = _floats(m, "base_duration_s"), _floats(m, "candidate_duration_s")
-        measure = np.full(len(m), "time per launch", dtype=object)
-    else:
-        base_q = _floats(m, "base_total_duration_s")
-        cand_q = _floats(m, "candidate_total_duration_s")
-        measure = np.full(len(m), "time", dtype=object)
-        if basis == "cycles":
-            bc, cc = _floats(m, "base_cycles"), _floats(m, "candidate_cycles")
-            has = ~np.isnan(bc) & ~np.isnan(cc)
-            base_q, cand_q = np.where(has, bc, base_q), np.where(has, cc, cand_q)
-            measure[has] = "cycles"
+    bc, cc = _floats(m, "base_cycles"), _floats(m, "candidate_cycles")
+    has_cycles = ~np.isnan(bc) & ~np.isnan(cc)
     base_w, cand_w, unit, work_rel = work_change(m, noise)
     changed = matched & (np.abs(np.nan_to_num(work_rel)) > noise)
-    base_q = np.where(changed, ratio(base_q, base_w), base_q)
-    cand_q = np.where(changed, ratio(cand_q, cand_w), cand_q)
+    use_flops = unit == "FLOP"
+    use_bytes = unit == "byte"
+    work = (changed, use_flops, use_bytes)
+
+    def point(prefix: str) -> Callable[[str], FloatArray]:
+        return lambda col: _floats(m, f"{prefix}{col}")
+
+    base_q = _quantity(point("base_"), basis, has_cycles, work)
+    cand_q = _quantity(point("candidate_"), basis, has_cycles, work)
+    if basis == "per-launch":
+        measure = np.full(len(m), "time per launch", dtype=object)
+    else:
+        measure = np.full(len(m), "time", dtype=object)
+        if basis == "cycles":
+            measure[has_cycles] = "cycles"
     measure[changed] = [
         f"{q} per {u}" for q, u in zip(measure[changed], unit[changed], strict=True)
     ]
     delta = np.where(matched, cand_q - base_q, np.nan)
     st = status(matched, in_base, base_q, delta, noise)
+    judged = np.where(matched, ratio(delta, base_q), np.nan)
+    nan = np.full(len(m), np.nan)
+    low, high, spread = nan, nan.copy(), nan.copy()
+    if trials is not None:
+        b_get = _trial_rows(trials[0], _floats(m, "base_row"))
+        c_get = _trial_rows(trials[1], _floats(m, "candidate_row"))
+        b_logs = _logs(_quantity(b_get, basis, has_cycles, work))
+        c_logs = _logs(_quantity(c_get, basis, has_cycles, work))
+        center = np.where(matched, np.log1p(np.where(judged > -1, judged, np.nan)), np.nan)
+        low, high, spread = interval(b_logs, c_logs, center)
+        # Beyond the threshold but inside the noise: not a change anyone can stand behind.
+        st[(st == "regression") & ~(low > 0) & ~np.isnan(low)] = "unchanged"
+        st[(st == "improvement") & ~(high < 0) & ~np.isnan(high)] = "unchanged"
     if not comparable:
         st[matched] = "not comparable"
-    judged = np.where(matched, ratio(delta, base_q), np.nan)
     measure[~matched] = None
     work_changed = np.full(len(m), None, dtype=object)
     work_changed[matched] = changed[matched]
@@ -106,6 +186,9 @@ def judge(
         "status": st,
         "judged_on": measure,
         "judged_pct": judged,
+        "change_low": low,
+        "change_high": high,
+        "trial_noise": spread,
         "work_unit": unit,
         "delta_work_pct": np.where(matched, work_rel, np.nan),
         "work_changed": work_changed,

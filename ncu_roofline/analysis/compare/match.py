@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
 import numpy as np
@@ -25,6 +26,13 @@ from ncu_roofline.analysis.compare.context import (
 )
 from ncu_roofline.analysis.compare.judge import judge
 from ncu_roofline.analysis.compare.records import ComparisonFacts, ComparisonTotals, SideFacts
+from ncu_roofline.analysis.compare.trials import (
+    CONFIDENCE,
+    SideTrials,
+    combine,
+    interval,
+    representative,
+)
 from ncu_roofline.analysis.compare.why import why
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
@@ -101,6 +109,9 @@ COMPARISON_FIELDS: tuple[str, ...] = (
     "delta_cycles_pct",
     "judged_on",
     "judged_pct",
+    "change_low",
+    "change_high",
+    "trial_noise",
     "base_time_share",
     "candidate_time_share",
     "base_flops",
@@ -125,8 +136,9 @@ COMPARISON_FIELDS: tuple[str, ...] = (
     "why",
 )
 
-#: Each side's figures carried for ``why`` only (not comparison fields of their own).
-_WHY_SIDE: tuple[str, ...] = ("l2_bytes", "l1_bytes", "limiter")
+#: Each side's figures carried for ``why`` only (not comparison fields of their own),
+#: and the row of the side's aggregate (for its per-trial figures).
+_WHY_SIDE: tuple[str, ...] = ("l2_bytes", "l1_bytes", "limiter", "row")
 
 
 @dataclass(repr=False)
@@ -138,6 +150,9 @@ class Comparison:
     (largest change first, unknown changes last).  ``totals`` holds plain
     Python values: total kernel time per side and its change, launches, and
     how many groups were matched, added, removed, regressed and improved.
+    With trials (several runs of a side), ``base`` and ``candidate`` are
+    each side's representative trial (its total time the median) and
+    ``base_trials`` / ``candidate_trials`` every trial's analysis.
     """
 
     base: Analysis
@@ -148,6 +163,8 @@ class Comparison:
     noise: float = DEFAULT_NOISE
     #: Each side's GPU, clocks, ncu version, metric set and work, and how they differ.
     context: ComparisonFacts | None = None
+    base_trials: list[Analysis] = field(default_factory=list)
+    candidate_trials: list[Analysis] = field(default_factory=list)
 
     def __repr__(self) -> str:
         # Not the generated repr: it would print both analyses and every frame.
@@ -233,6 +250,51 @@ def _aggregate(kernels: pd.DataFrame) -> pd.DataFrame:
     out["ai_dram"] = own("ai_dram", ai)
     out["achieved_flops_per_s"] = own("achieved_flops_per_s", achieved)
     out["efficiency"] = own("efficiency", efficiency)
+    return out
+
+
+@dataclass(frozen=True)
+class _SideRuns:
+    """One side as compared: its representative analysis, its groups and, with trials, theirs."""
+
+    analysis: Analysis
+    aggregate: pd.DataFrame
+    facts: SideFacts
+    trials: SideTrials | None
+    trial_facts: list[SideFacts]
+    analyses: list[Analysis]
+
+
+def _side_runs(side: Analysis | Sequence[Analysis], metrics: list[str] | None = None) -> _SideRuns:
+    """``side``'s groups: one analysis's, or the per-group medians of several trials'."""
+    analyses = [side] if isinstance(side, Analysis) else list(side)
+    if not analyses:
+        raise ValueError("a side of a comparison needs at least one analysis")
+    facts = [side_facts(a, metrics if metrics is not None else side_metrics(a)) for a in analyses]
+    if len(analyses) == 1:
+        agg = _with_cycles(_aggregate(analyses[0].kernels), analyses[0])
+        agg["row"] = np.arange(len(agg), dtype=np.int64)
+        return _SideRuns(analyses[0], agg, facts[0], None, [], analyses)
+    lead = representative([f["total_duration_s"] for f in facts])
+    aggs = [_with_cycles(_aggregate(a.kernels), a) for a in analyses]
+    agg, trials = combine(aggs, lead)
+    agg["row"] = np.arange(len(agg), dtype=np.int64)
+    return _SideRuns(analyses[lead], agg, _median_facts(facts, lead), trials, facts, analyses)
+
+
+def _median_facts(facts: list[SideFacts], lead: int) -> SideFacts:
+    """The representative trial's facts with its work and time the median over the trials."""
+
+    def median(values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return float(np.median(known)) if known else None
+
+    out = facts[lead].copy()
+    out["total_duration_s"] = median([f["total_duration_s"] for f in facts])
+    out["cycles"] = median([f["cycles"] for f in facts])
+    out["flops"] = median([f["flops"] for f in facts])
+    out["dram_bytes"] = median([f["dram_bytes"] for f in facts])
+    out["launches"] = int(np.round(np.median([f["launches"] for f in facts])))
     return out
 
 
@@ -387,6 +449,10 @@ class _JudgedTotal(TypedDict):
 
     judged_on: str
     judged_pct: float | None
+    confidence: float | None
+    change_low: float | None
+    change_high: float | None
+    trial_noise: float | None
     base_cycles: float | None
     candidate_cycles: float | None
     delta_cycles_pct: float | None
@@ -401,19 +467,25 @@ class _Basis(TypedDict):
     comparable: bool
 
 
+def _side_total(runs: _SideRuns) -> tuple[float | None, int]:
+    """A side's total kernel time and launches: the median over its trials."""
+    times = [_finite_sum(_floats(a.kernels, "total_duration_s")) for a in runs.analyses]
+    launches = [int(a.kernels["launches"].sum()) if len(a.kernels) else 0 for a in runs.analyses]
+    known = [t for t in times if t is not None]
+    time = float(np.median(known)) if known else None
+    return time, int(np.round(np.median(launches)))
+
+
 def _totals(
-    base: Analysis,
-    candidate: Analysis,
+    runs: tuple[_SideRuns, _SideRuns],
     frame: pd.DataFrame,
     counts: tuple[int, int],
     noise: float,
     judged: _JudgedTotal,
     basis: _Basis,
 ) -> ComparisonTotals:
-    base_t = _finite_sum(_floats(base.kernels, "total_duration_s"))
-    cand_t = _finite_sum(_floats(candidate.kernels, "total_duration_s"))
-    base_l = int(base.kernels["launches"].sum()) if len(base.kernels) else 0
-    cand_l = int(candidate.kernels["launches"].sum()) if len(candidate.kernels) else 0
+    base_t, base_l = _side_total(runs[0])
+    cand_t, cand_l = _side_total(runs[1])
     status = frame["status"].to_numpy(dtype=object)
     delta = _floats(frame, "delta_s")
     matched = frame["match"].notna().to_numpy()
@@ -444,6 +516,12 @@ def _totals(
         "noise": noise,
         "judged_on": judged["judged_on"],
         "judged_pct": judged["judged_pct"],
+        "base_trials": len(runs[0].analyses),
+        "candidate_trials": len(runs[1].analyses),
+        "confidence": judged["confidence"],
+        "change_low": judged["change_low"],
+        "change_high": judged["change_high"],
+        "trial_noise": judged["trial_noise"],
         "base_cycles": judged["base_cycles"],
         "candidate_cycles": judged["candidate_cycles"],
         "delta_cycles_pct": judged["delta_cycles_pct"],
@@ -455,8 +533,8 @@ def _totals(
 
 
 def compare(
-    base: Analysis,
-    candidate: Analysis,
+    base: Analysis | Sequence[Analysis],
+    candidate: Analysis | Sequence[Analysis],
     noise: float = DEFAULT_NOISE,
     basis: str = "auto",
     allow_cross_gpu: bool = False,
@@ -476,16 +554,23 @@ def compare(
     that both ran on one GPU) or ``allow_cross_gpu``.  See the module
     docstring for matching; ``pair_implementations`` false leaves a changed
     template instantiation as one removed and one added group.
+
+    A side given as several analyses is several *trials* of one program
+    (:mod:`~ncu_roofline.analysis.compare.trials`): its groups' figures are
+    the medians over the trials, each matched row gets ``change_low``,
+    ``change_high`` and ``trial_noise``, and a change inside the noise is
+    ``"unchanged"``.
     """
     if not (isinstance(noise, (int, float)) and math.isfinite(noise) and noise >= 0):
         raise ValueError(f"noise must be a finite fraction >= 0, not {noise!r}")
     if basis not in (*BASES, "total"):
         raise ValueError(f"basis must be one of {BASES}, not {basis!r}")
-    base_agg = _with_cycles(_aggregate(base.kernels), base)
-    cand_agg = _with_cycles(_aggregate(candidate.kernels), candidate)
+    b_runs, c_runs = _side_runs(base), _side_runs(candidate)
+    base, candidate = b_runs.analysis, c_runs.analysis
+    base_agg, cand_agg = b_runs.aggregate, c_runs.aggregate
     m = _match(base_agg, cand_agg, pair_implementations)
     metrics = side_metrics(base), side_metrics(candidate)
-    context = _context(base, candidate, metrics, float(noise), (allow_cross_gpu, same_gpu))
+    context = _context((b_runs.facts, c_runs.facts), float(noise), (allow_cross_gpu, same_gpu))
     resolved, reason = resolve_basis(
         basis, context["clocks_differ"], bool(np.isfinite(_floats(m, "base_cycles")).any())
     )
@@ -501,7 +586,10 @@ def compare(
     cand_d = _floats(m, "candidate_duration_s")
 
     out = pd.DataFrame(index=m.index)
-    judged = judge(m, resolved, float(noise), context["comparable"])
+    trials = None
+    if b_runs.trials is not None or c_runs.trials is not None:
+        trials = (_one_trial(b_runs), _one_trial(c_runs))
+    judged = judge(m, resolved, float(noise), context["comparable"], trials)
     out["status"] = judged["status"]
     out["match"] = m["match"].astype(object).to_numpy(dtype=object)
     out["kernel"] = m["kernel"].astype(object).to_numpy(dtype=object)
@@ -576,12 +664,11 @@ def compare(
     out.insert(0, "rank", np.arange(1, len(out) + 1, dtype=np.int64))
     kernels = out[list(COMPARISON_FIELDS)]
     totals = _totals(
-        base,
-        candidate,
+        (b_runs, c_runs),
         kernels,
         (len(base_agg), len(cand_agg)),
         float(noise),
-        _judged_total(context, resolved, float(noise)),
+        _judged_total(context, resolved, float(noise), (b_runs, c_runs)),
         {
             "basis": resolved,
             "basis_requested": "time" if basis == "total" else basis,
@@ -597,7 +684,21 @@ def compare(
         totals=totals,
         noise=float(noise),
         context=context,
+        base_trials=b_runs.analyses if b_runs.trials is not None else [],
+        candidate_trials=c_runs.analyses if c_runs.trials is not None else [],
     )
+
+
+def _one_trial(runs: _SideRuns) -> SideTrials:
+    """A side's per-trial figures; a side run once is one trial of its own groups."""
+    if runs.trials is not None:
+        return runs.trials
+    agg = runs.aggregate
+    values = {
+        c: _floats(agg, c).reshape(-1, 1)
+        for c in ("total_duration_s", "launches", "cycles", "flops", "dram_bytes")
+    }
+    return SideTrials(1, values)
 
 
 def _add_differences(
@@ -616,9 +717,7 @@ def _add_differences(
 
 
 def _context(
-    base: Analysis,
-    candidate: Analysis,
-    metrics: tuple[list[str], list[str]],
+    facts: tuple[SideFacts, SideFacts],
     noise: float,
     allowed: tuple[bool, bool],
 ) -> ComparisonFacts:
@@ -628,7 +727,7 @@ def _context(
     empty until :func:`_add_differences`.
     """
     allow_cross_gpu, same_gpu = allowed
-    b, c = side_facts(base, metrics[0]), side_facts(candidate, metrics[1])
+    b, c = facts
     clocks_differ = beyond(clock_ratio(b, c, "sm_clock_hz"), noise)
     verdict, why = hardware_verdict(b["hardware"], c["hardware"], clocks_differ, same_gpu)
     named = different_gpus(b, c)
@@ -664,26 +763,61 @@ def _comparable_reason(why: str, blocked: bool, allow_cross_gpu: bool) -> str:
     return f"comparable: {why}"
 
 
-def _judged_total(context: ComparisonFacts, basis: str, noise: float) -> _JudgedTotal:
-    """The whole profile's change on the comparison's basis, per unit of work when that changed."""
+def _judged_total(
+    context: ComparisonFacts, basis: str, noise: float, runs: tuple[_SideRuns, _SideRuns]
+) -> _JudgedTotal:
+    """The whole profile's change on the comparison's basis, per unit of work when that changed.
+
+    With trials, the change's interval and noise come from each trial's
+    total on the same measure.
+    """
     b, c = context["base"], context["candidate"]
     on = "cycles" if basis == "cycles" and b["cycles"] and c["cycles"] else "time"
     base_v, cand_v = _measure(b, on), _measure(c, on)
+    per: _Work | None = None
     works: tuple[tuple[_Work, str], ...] = (("flops", "FLOP"), ("dram_bytes", "byte"))
     for work, unit in works:
         r = clock_ratio(b, c, work)
         base_w, cand_w = _work(b, work), _work(c, work)
         if r is not None and base_w and cand_w:
             if beyond(r, noise) and base_v is not None and cand_v is not None:
-                base_v, cand_v, on = base_v / base_w, cand_v / cand_w, f"{on} per {unit}"
+                base_v, cand_v = base_v / base_w, cand_v / cand_w
+                on, per = f"{on} per {unit}", work
             break
+    pct = _rel(base_v, cand_v)
+    low = high = spread = None
+    confidence = None
+    if runs[0].trial_facts or runs[1].trial_facts:
+        confidence = CONFIDENCE
+        logs = [_trial_logs(r.trial_facts or [r.facts], on.split(" per ")[0], per) for r in runs]
+        width = max(len(x) for x in logs)
+        mats = [np.array([x + [np.nan] * (width - len(x))]) for x in logs]
+        center = np.array([math.log1p(pct) if pct is not None and pct > -1 else np.nan])
+        lows, highs, noises = interval(mats[0], mats[1], center)
+        low, high, spread = (
+            None if math.isnan(v[0]) else float(v[0]) for v in (lows, highs, noises)
+        )
     return {
         "judged_on": on,
-        "judged_pct": _rel(base_v, cand_v),
+        "judged_pct": pct,
+        "confidence": confidence,
+        "change_low": low,
+        "change_high": high,
+        "trial_noise": spread,
         "base_cycles": b["cycles"],
         "candidate_cycles": c["cycles"],
         "delta_cycles_pct": _rel(b["cycles"], c["cycles"]),
     }
+
+
+def _trial_logs(facts: list[SideFacts], on: str, per: _Work | None) -> list[float]:
+    """The log of each trial's whole-profile measure (NaN where unknown)."""
+    out = []
+    for f in facts:
+        v = _measure(f, on)
+        w = _work(f, per) if per is not None else 1.0
+        out.append(math.log(v / w) if v and w and v > 0 and w > 0 else math.nan)
+    return out
 
 
 def _measure(side: SideFacts, on: str) -> float | None:

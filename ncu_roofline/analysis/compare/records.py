@@ -47,6 +47,15 @@ class ComparisonTotals(TypedDict):
     noise: float
     judged_on: str
     judged_pct: float | None
+    #: How many trials (runs of one program) each side holds: 1 for a single run.
+    base_trials: int
+    candidate_trials: int
+    #: With trials: the interval's confidence, the total change's interval, and
+    #: the run-to-run noise of one trial's total (a fraction); ``None`` without.
+    confidence: float | None
+    change_low: float | None
+    change_high: float | None
+    trial_noise: float | None
     base_cycles: float | None
     candidate_cycles: float | None
     delta_cycles_pct: float | None
