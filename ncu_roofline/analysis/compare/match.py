@@ -24,7 +24,13 @@ from ncu_roofline.analysis.compare.context import (
     side_metrics,
 )
 from ncu_roofline.analysis.compare.judge import judge
-from ncu_roofline.analysis.compare.records import ComparisonFacts, ComparisonTotals, SideFacts
+from ncu_roofline.analysis.compare.records import (
+    ComparisonFacts,
+    ComparisonTotals,
+    SideFacts,
+    StoryRecord,
+)
+from ncu_roofline.analysis.compare.story import story
 from ncu_roofline.analysis.compare.why import why
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.core.columns import COMPARE_SIDE_FIELDS
@@ -148,6 +154,8 @@ class Comparison:
     noise: float = DEFAULT_NOISE
     #: Each side's GPU, clocks, ncu version, metric set and work, and how they differ.
     context: ComparisonFacts | None = None
+    #: The whole profile's change as the four questions a speed-up must answer (:mod:`.story`).
+    story: StoryRecord | None = None
 
     def __repr__(self) -> str:
         # Not the generated repr: it would print both analyses and every frame.
@@ -597,6 +605,7 @@ def compare(
         totals=totals,
         noise=float(noise),
         context=context,
+        story=story(kernels, totals, context, float(noise)),
     )
 
 
