@@ -287,6 +287,11 @@ def test_change_inside_the_noise_trips_no_gate(tmp_path: Path) -> None:
             assert k["judged_pct"] == pytest.approx(0.06, rel=1e-9)
             assert k["status"] == "unchanged"
             assert k["change_low"] < 0 < k["change_high"]
+    # The story claims no change: the total's interval holds zero too.
+    total = doc["totals"]
+    assert total["judged_pct"] > 0.02 and total["change_low"] < 0 < total["change_high"]
+    assert doc["story"]["changed"] is False
+    assert doc["story"]["text"].startswith("No change beyond the noise (±2.0%, 98% interval")
     # The same +6% from one run a side trips the gate: the noise is what spared it.
     _, err, rc = _json(tmp_path, *_sides(base[1:2], cand[1:2]), "--fail-on", "regression>5%")
     assert rc == 3, err

@@ -42,7 +42,7 @@ from ncu_roofline.cli.options import (
 from ncu_roofline.core.hardware import resolve_gpu
 from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.render import render_document
-from ncu_roofline.render.compare_text import basis_text, summary_line, why_text
+from ncu_roofline.render.compare_text import basis_text, story_text, summary_line, why_text
 from ncu_roofline.render.output import refuse_existing
 from ncu_roofline.report.gates import Gate, evaluate_comparison
 from ncu_roofline.report.schema import ComparisonContext, InputRecord, ReportContext
@@ -330,12 +330,13 @@ def _key_text(key: tuple[str, str, str]) -> str:
 
 
 def _warn_unlike(cmp: ComparisonContext, gates: list[Gate]) -> None:
-    """Say what differs besides the code, which basis judged it, and what cannot be judged."""
+    """Say what differs besides the code, which basis judged it, its story, what cannot be judged."""
     for d in cmp["context"]["differences"]:
         warn(d["message"])
     t = cmp["totals"]
     if t.get("comparable", True):
         note(f"judged on {basis_text(t)}")
+    note(story_text(cmp))
     paired = [r for r in cmp["kernels"] if r.get("match") == "implementation"]
     for r in paired[:5]:
         note(

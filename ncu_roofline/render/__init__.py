@@ -124,9 +124,10 @@ def _comparison_junit(doc: ComparisonDocument, options: RenderOptions) -> bytes:
 
 
 def _comparison_json(doc: ComparisonDocument, options: RenderOptions) -> str:
+    from ncu_roofline.render.compare_text import with_story_text
     from ncu_roofline.render.json_report import render_json
 
-    return render_json(doc["comparison"])
+    return render_json(with_story_text(doc["comparison"]))
 
 
 def _history_html(context: HistoryContext, options: RenderOptions) -> str:

@@ -15,6 +15,7 @@ from ncu_roofline.render.compare_text import (
     context_lines,
     headline_reason,
     not_comparable_text,
+    story_text,
     verdict_text,
     why_text,
 )
@@ -205,7 +206,8 @@ def _compare_markdown(
     )
     if gates is not None:
         verdict += f" {len(gates)} gate(s) tripped." if gates else " No gate tripped."
-    lines += [verdict, ""]
+    # The four questions a speed-up must answer, right under the verdict.
+    lines += [verdict, "", escape_text(story_text(cmp), limit=1200), ""]
     if gates:
         lines += ["### Gates", ""]
         for g in gates[: max(limit, 5)]:
@@ -390,6 +392,7 @@ def render_compare_html(
         "candidate_inputs": [i["path"] for i in cmp["candidate"]["inputs"]],
         **comparison_headline(cmp),
         "context_lines": context_lines(cmp),
+        "story": story_text(cmp),
         "launch_shape_missing": LAUNCH_SHAPE_MISSING if not _has_shape(cmp) else None,
         "matched": cmp["totals"].get("matched", 0),
         "rows": html_rows(cmp["kernels"]),

@@ -1,8 +1,10 @@
-"""The words every comparison output shares: what changed besides the code, and the basis.
+"""The words every comparison output shares: what changed besides the code, the basis, the story.
 
 The HTML page, the Markdown comment, the JUnit suite and the terminal line
 state the same facts first, in the same words, from the ``context`` block
-of :func:`~ncu_roofline.report.compare.comparison_context`.
+of :func:`~ncu_roofline.report.compare.comparison_context`; the HTML page,
+the Markdown comment, the terminal and the JSON tell the same story
+(:func:`story_text`, from its ``story`` block).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from ncu_roofline.report.schema import (
     ComparisonRecord,
     ComparisonTotals,
     SideFacts,
+    StoryGroupRecord,
+    StoryRecord,
     WhyRecord,
 )
 
@@ -28,10 +32,12 @@ __all__ = [
     "interval_text",
     "not_comparable_text",
     "side_line",
+    "story_text",
     "summary_line",
     "trials_text",
     "verdict_text",
     "why_text",
+    "with_story_text",
 ]
 
 #: Said once, instead of "grid ? block ?" on every row, when no group has a launch shape.
@@ -248,3 +254,143 @@ def summary_line(cmp: ComparisonContext) -> str:
         f"{head}{verdict_text(cmp)}, {len(cmp['regressions'])} regression(s), "
         f"{len(cmp['improvements'])} improvement(s)"
     )
+
+
+#: Bound classes as the story says them ("the base was 72% memory-bound").
+_BOUND_WORDS = {
+    "memory": "memory-bound",
+    "compute": "compute-bound",
+    "latency": "latency-bound",
+    "communication": "communication-bound",
+    "not placeable": "not placeable",
+    "unknown": "of unknown bound",
+}
+#: A bound class below this share of the base's time is left out of the story.
+_STORY_MIN_SHARE = 0.05
+
+
+def _size(value: float) -> str:
+    """A relative change's size: one decimal below 10% (``2.5%``), none above (``31%``)."""
+    return TEXT.pct(abs(value), digits=1 if abs(value) < 0.1 else 0)
+
+
+def _groups(n: int) -> str:
+    return f"{n} group" + ("" if n == 1 else "s")
+
+
+def _listed(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _work_clause(s: StoryRecord) -> str:
+    """Question 1: fewer FLOPs, fewer bytes, fewer launches; and the efficiency."""
+    changed, same, unmeasured = [], [], []
+    work = ((s["flops"], "FLOPs"), (s["dram_bytes"], "DRAM bytes"), (s["launches"], "launches"))
+    for w, noun in work:
+        change = w["change"]
+        if not w["known"] or change is None:
+            unmeasured.append(noun)
+        elif abs(change) > s["noise"]:
+            fewer = change < 0
+            n = w["fewer"] if fewer else w["more"]
+            where = f" in {_groups(n)}" if n else ""
+            changed.append(f"{_size(change)} {'fewer' if fewer else 'more'} {noun}{where}")
+        else:
+            same.append(noun)
+    parts = changed
+    if same:
+        parts.append(f"same {_listed(same)}")
+    if unmeasured:
+        parts.append(f"{_listed(unmeasured)} not measured")
+    e = s["efficiency"]
+    if not e["known"]:
+        parts.append("efficiency unknown")
+    elif not (e["higher"] or e["lower"]):
+        parts.append("efficiency unchanged")
+    else:
+        moved = [
+            f"{word} in {_groups(n)}"
+            for word, n in (("higher", e["higher"]), ("lower", e["lower"]))
+            if n
+        ]
+        parts.append(
+            f"efficiency {at_roof(e['base'])} → {at_roof(e['candidate'])} of roof "
+            f"(time-weighted; {', '.join(moved)})"
+        )
+    return ", ".join(parts)
+
+
+def _carrier(c: StoryGroupRecord) -> str:
+    status = {"added": "new, ", "removed": "removed, "}.get(c["status"], "")
+    return f"{c['kernel_short']} ({status}{TEXT.signed(c['delta_s'], 's', typographic=True)})"
+
+
+def _where_clause(s: StoryRecord) -> str | None:
+    """Questions 2 and 4: the groups carrying the change, and whether their bottleneck moved."""
+    carriers = s["carriers"]
+    if not carriers:
+        return None
+    text = f"carried by {_listed([_carrier(c) for c in carriers])}"
+    if s["carried_share"] is not None:
+        text += f", {TEXT.pct(s['carried_share'], digits=0)} of the change"
+    moves = [
+        f"bottleneck moved in {m['kernel_short']} ({m['on']} {m['base']} → {m['candidate']})"
+        for m in s["moves"]
+    ]
+    if moves:
+        text += "; " + "; ".join(moves)
+    elif any(c["status"] not in ("added", "removed") for c in carriers):
+        text += "; no bottleneck moved in " + (
+            "that group" if len(carriers) == 1 else "those groups"
+        )
+    return text
+
+
+def _bound_clause(s: StoryRecord) -> str:
+    """Question 3: the base's time share by bound class."""
+    share = s["base_bound_share"]
+    if not share:
+        return "the base's bound is unknown (no kernel time)"
+    shown = [(b, v) for b, v in share.items() if v >= _STORY_MIN_SHARE][:3]
+    return "the base was " + ", ".join(
+        f"{TEXT.pct(v, digits=0)} {_BOUND_WORDS.get(b, b)}" for b, v in shown
+    )
+
+
+def story_text(cmp: ComparisonContext) -> str:
+    """The whole profile's change as one short paragraph answering the four questions.
+
+    Does it do less work or fewer launches; which groups carry it; what
+    bounded the base; did the bottleneck move.  A pair that is not comparable,
+    or whose change is within the noise, claims no speed-up.
+    """
+    s = cmp["story"]
+    bound = _bound_clause(s)
+    if not s["comparable"]:
+        reason = s["not_comparable_reason"] or "different GPUs"
+        return f"No speed-up is claimed: the pair is not comparable ({reason}); {bound}."
+    if s["changed"] is None:
+        return (
+            f"No speed-up is claimed: the change of kernel time is unknown; "
+            f"{_work_clause(s)}; {bound}."
+        )
+    head = f"{TEXT.pct(s['delta_pct'], sign=True)} kernel time"
+    if s["judged_on"] != "time":
+        head += f" (judged on {s['judged_on']}: {TEXT.pct(s['judged_pct'], sign=True)})"
+    if not s["changed"]:
+        noise = TEXT.pct(s["noise"], digits=0 if s["noise"] >= 0.1 else 1)
+        interval = interval_text(cmp["totals"], cmp["totals"].get("confidence"))
+        beyond = f"±{noise}" + (f", {interval}" if interval else "")
+        return f"No change beyond the noise ({beyond}): {head}; {_work_clause(s)}; {bound}."
+    where = _where_clause(s)
+    return f"{head}: {_work_clause(s)}; " + (f"{where}; " if where else "") + f"{bound}."
+
+
+def with_story_text(cmp: ComparisonContext) -> ComparisonContext:
+    """``cmp`` with its story's ``text`` (:func:`story_text`), for the JSON output; not modified."""
+    out = cmp.copy()
+    story = out["story"].copy()
+    story["text"] = story_text(cmp)
+    out["story"] = story
+    return out

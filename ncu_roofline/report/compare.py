@@ -30,6 +30,7 @@ from ncu_roofline.report.schema import (
     ComparisonDocument,
     ComparisonRecord,
     ComparisonSide,
+    StoryRecord,
 )
 
 __all__ = ["comparison_context", "comparison_document"]
@@ -68,7 +69,9 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
     :data:`~ncu_roofline.analysis.compare.context.DIFFERENCE_KINDS`).
     ``kernels`` holds every row (fields of :data:`COMPARISON_FIELDS`);
     ``regressions``, ``improvements``, ``added`` and ``removed`` the rows of
-    that status, largest ``|delta_s|`` first.
+    that status, largest ``|delta_s|`` first.  ``story`` is the whole
+    profile's change as four questions
+    (:class:`~ncu_roofline.report.schema.StoryRecord`).
     """
     rows = cast("list[ComparisonRecord]", records(cmp.kernels, COMPARISON_FIELDS))
     by_status: dict[str, list[ComparisonRecord]] = {s: [] for s in STATUSES}
@@ -83,12 +86,20 @@ def comparison_context(cmp: Comparison) -> ComparisonContext:
         "base": _side_context(cmp.base, cmp.base_trials),
         "candidate": _side_context(cmp.candidate, cmp.candidate_trials),
         "totals": cmp.totals.copy(),
+        "story": cast("StoryRecord", _plain(dict(cmp.story or _untold(cmp)))),
         "kernels": rows,
         "regressions": by_status["regression"],
         "improvements": by_status["improvement"],
         "added": by_status["added"],
         "removed": by_status["removed"],
     }
+
+
+def _untold(cmp: Comparison) -> StoryRecord:
+    """The story of a comparison built by hand, without one (``compare`` always tells it)."""
+    from ncu_roofline.analysis.compare.story import story
+
+    return story(cmp.kernels, cmp.totals, cmp.context, cmp.noise)
 
 
 def comparison_document(cmp: Comparison) -> ComparisonDocument:

@@ -14,7 +14,7 @@ Tripped gates travel in one place, a context's ``gates`` record
 (:func:`tripped_gates`).  An op's parameters are open-ended in their names
 (each op kind has its own), not in their values:
 :data:`~ncu_roofline.theory.ops.params.ParamValues`.  The comparison's
-totals and facts are built in the analysis stage and live there
+totals, facts and story are built in the analysis stage and live there
 (:mod:`ncu_roofline.analysis.compare.records`); they are re-exported here.
 
 Units are SI; a value the export cannot give is ``None``, never 0.
@@ -26,11 +26,16 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ncu_roofline.analysis.compare.records import (
+    BottleneckMoveRecord,
     ComparisonFacts,
     ComparisonTotals,
     DifferenceRecord,
+    EfficiencyChangeRecord,
     SideFacts,
+    StoryGroupRecord,
+    StoryRecord,
     WhyRecord,
+    WorkChangeRecord,
 )
 from ncu_roofline.analysis.findings.records import FindingRecord
 from ncu_roofline.analysis.options import ModelRecord, ReportOptions, TheorySummary
@@ -41,6 +46,7 @@ if TYPE_CHECKING:
     from ncu_roofline.theory.ops.params import ParamValues
 
 __all__ = [
+    "BottleneckMoveRecord",
     "BoundTotals",
     "CeilingRecord",
     "ChangeRuleRecord",
@@ -55,6 +61,7 @@ __all__ = [
     "ComparisonTotals",
     "DeviceRoofsRecord",
     "DifferenceRecord",
+    "EfficiencyChangeRecord",
     "FindingRecord",
     "GateRecord",
     "GatesRecord",
@@ -80,6 +87,8 @@ __all__ = [
     "ReportOptions",
     "RoofGpuRecord",
     "SideFacts",
+    "StoryGroupRecord",
+    "StoryRecord",
     "Summary",
     "TheoryChartContext",
     "TheoryChartGpu",
@@ -92,6 +101,7 @@ __all__ = [
     "TheoryTable",
     "TheoryTotals",
     "WhyRecord",
+    "WorkChangeRecord",
     "tensor_flops",
     "tripped_gates",
 ]
@@ -598,6 +608,9 @@ class _ComparisonFields(TypedDict):
     base: ComparisonSide
     candidate: ComparisonSide
     totals: ComparisonTotals
+    #: The whole profile's change as the four questions a speed-up must answer
+    #: (``analysis.compare.story``); the JSON output adds its ``text``.
+    story: StoryRecord
     kernels: list[ComparisonRecord]
     regressions: list[ComparisonRecord]
     improvements: list[ComparisonRecord]

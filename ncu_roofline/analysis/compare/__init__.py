@@ -40,7 +40,8 @@ The package: :mod:`.match` matches the groups and builds the
 (plain Python, for the command line's options); :mod:`.judge` judges each
 matched group; :mod:`.context` says what changed between the two profiles
 besides the code (GPU, clocks, ncu, metrics, work); :mod:`.why` says why each
-matched group changed (its ``why``, reasons from :data:`WHY_REASONS`); :mod:`.records` types
+matched group changed (its ``why``, reasons from :data:`WHY_REASONS`); :mod:`.story` tells
+the whole profile's change as four questions (``Comparison.story``); :mod:`.records` types
 the plain data the comparison's report carries (totals, facts, differences).
 """
 

@@ -25,7 +25,13 @@ from ncu_roofline.analysis.compare.context import (
     side_metrics,
 )
 from ncu_roofline.analysis.compare.judge import judge
-from ncu_roofline.analysis.compare.records import ComparisonFacts, ComparisonTotals, SideFacts
+from ncu_roofline.analysis.compare.records import (
+    ComparisonFacts,
+    ComparisonTotals,
+    SideFacts,
+    StoryRecord,
+)
+from ncu_roofline.analysis.compare.story import story
 from ncu_roofline.analysis.compare.trials import (
     CONFIDENCE,
     SideTrials,
@@ -165,6 +171,8 @@ class Comparison:
     context: ComparisonFacts | None = None
     base_trials: list[Analysis] = field(default_factory=list)
     candidate_trials: list[Analysis] = field(default_factory=list)
+    #: The whole profile's change as the four questions a speed-up must answer (:mod:`.story`).
+    story: StoryRecord | None = None
 
     def __repr__(self) -> str:
         # Not the generated repr: it would print both analyses and every frame.
@@ -686,6 +694,7 @@ def compare(
         context=context,
         base_trials=b_runs.analyses if b_runs.trials is not None else [],
         candidate_trials=c_runs.analyses if c_runs.trials is not None else [],
+        story=story(kernels, totals, context, float(noise)),
     )
 
 

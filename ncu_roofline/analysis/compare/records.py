@@ -1,4 +1,4 @@
-"""The comparison's plain-data pieces, as types: totals, each side's facts, their differences.
+"""The comparison's plain-data pieces, as types: totals, each side's facts, their differences, its story.
 
 They are built here, in the analysis stage (:mod:`.match`, :mod:`.context`),
 and travel unchanged into the comparison report, so their one home is here;
@@ -10,12 +10,17 @@ from __future__ import annotations
 from typing import TypedDict
 
 __all__ = [
+    "BottleneckMoveRecord",
     "ComparisonFacts",
     "ComparisonTotals",
     "DifferenceRecord",
+    "EfficiencyChangeRecord",
     "HardwareRecord",
     "SideFacts",
+    "StoryGroupRecord",
+    "StoryRecord",
     "WhyRecord",
+    "WorkChangeRecord",
 ]
 
 
@@ -159,3 +164,93 @@ class WhyRecord(_WhyFields, total=False):
     base: float | str | None
     candidate: float | str | None
     change: float | None
+
+
+class WorkChangeRecord(TypedDict):
+    """One kind of work (FLOPs, DRAM bytes, launches) summed over the matched groups.
+
+    Only groups that know the quantity on both sides are summed (``known`` of
+    them); ``change`` is candidate minus base over base (``None`` when nothing
+    is known or the base sums to 0).  ``fewer`` and ``more`` count the groups
+    whose own change is beyond the noise, as their ``why`` says.
+    """
+
+    base: float | None
+    candidate: float | None
+    change: float | None
+    known: int
+    fewer: int
+    more: int
+
+
+class EfficiencyChangeRecord(TypedDict):
+    """The matched groups' efficiency (fraction of the roof reached), each side time-weighted.
+
+    ``higher`` and ``lower`` count the groups whose own efficiency moved beyond
+    the noise (their ``higher-efficiency`` / ``lower-efficiency`` reason).
+    """
+
+    base: float | None
+    candidate: float | None
+    known: int
+    higher: int
+    lower: int
+
+
+class StoryGroupRecord(TypedDict):
+    """One of the groups carrying most of the change: its time change and its reasons."""
+
+    kernel: str
+    kernel_short: str
+    status: str
+    delta_s: float
+    #: Its ``|delta_s|`` over the sum of every group's ``|delta_s|``.
+    share: float
+    base_bound: str | None
+    candidate_bound: str | None
+    why: list[WhyRecord]
+
+
+class BottleneckMoveRecord(TypedDict):
+    """A ``bottleneck-moved`` reason of a group carrying the change."""
+
+    kernel_short: str
+    #: ``limiter`` or ``bound``.
+    on: str
+    base: str
+    candidate: str
+
+
+class _StoryFields(TypedDict):
+    comparable: bool
+    not_comparable_reason: str | None
+    noise: float
+    delta_s: float | None
+    delta_pct: float | None
+    judged_on: str
+    judged_pct: float | None
+    #: Whether the judged change is beyond the noise; ``None`` when not judged or unknown.
+    changed: bool | None
+    flops: WorkChangeRecord
+    dram_bytes: WorkChangeRecord
+    launches: WorkChangeRecord
+    efficiency: EfficiencyChangeRecord
+    #: Bound class -> share of the base's timed kernel time, largest first; ``None`` untimed.
+    base_bound_share: dict[str, float] | None
+    carriers: list[StoryGroupRecord]
+    #: The carriers' share of the sum of ``|delta_s|`` (``None`` when there are none).
+    carried_share: float | None
+    moves: list[BottleneckMoveRecord]
+
+
+class StoryRecord(_StoryFields, total=False):
+    """The whole profile's change as the four questions a speed-up must answer.
+
+    Does it do less work (FLOPs, bytes) or fewer launches (``flops``,
+    ``dram_bytes``, ``launches``, ``efficiency``); which groups carry it
+    (``carriers``); what bounded the base (``base_bound_share``); did the
+    bottleneck move (``moves``).  Built by :mod:`ncu_roofline.analysis.compare.story`;
+    ``text`` is the sentence the JSON output adds (``render.compare_text.story_text``).
+    """
+
+    text: str
