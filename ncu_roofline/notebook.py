@@ -223,8 +223,8 @@ def analyze(
 
 
 def compare(
-    base: Analysis,
-    candidate: Analysis,
+    base: Analysis | Sequence[Analysis],
+    candidate: Analysis | Sequence[Analysis],
     noise: float = DEFAULT_NOISE,
     basis: str = "auto",
     allow_cross_gpu: bool = False,
@@ -235,7 +235,11 @@ def compare(
 
     The engine's :func:`ncu_roofline.analysis.compare.compare` (which
     documents the arguments; ``ncu-roofline compare`` takes the same); the
-    result also shows itself in a notebook.
+    result also shows itself in a notebook.  A side given as several analyses
+    is several trials (runs) of one program: medians, and each change's
+    interval from their spread::
+
+        base = [analyze(load(p)) for p in ("run1.csv", "run2.csv", "run3.csv")]
     """
     cmp = compare_analyses(
         base,
