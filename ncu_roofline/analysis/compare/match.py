@@ -662,15 +662,7 @@ def compare(
     out["bound_changed"] = changed
     out["why"] = pd.Series(why(m, matched, context, float(noise)), index=out.index, dtype=object)
 
-    # Largest change first, unknown changes last; ties by the larger total time.
-    out["_size"] = np.abs(delta)
-    out["_time"] = np.fmax(base_t, cand_t)
-    out = out.sort_values(
-        ["_size", "_time"], ascending=False, na_position="last", kind="stable"
-    ).drop(columns=["_size", "_time"])
-    out = out.reset_index(drop=True)
-    out.insert(0, "rank", np.arange(1, len(out) + 1, dtype=np.int64))
-    kernels = out[list(COMPARISON_FIELDS)]
+    kernels = _ranked(out, delta, np.fmax(base_t, cand_t))
     totals = _totals(
         (b_runs, c_runs),
         kernels,
@@ -696,6 +688,19 @@ def compare(
         candidate_trials=c_runs.analyses if c_runs.trials is not None else [],
         story=story(kernels, totals, context, float(noise)),
     )
+
+
+def _ranked(out: pd.DataFrame, delta: FloatArray, time: FloatArray) -> pd.DataFrame:
+    """The rows ranked: largest change first, unknown changes last, ties by the larger time."""
+    out["_size"] = np.abs(delta)
+    out["_time"] = time
+    out = out.sort_values(
+        ["_size", "_time"], ascending=False, na_position="last", kind="stable"
+    ).drop(columns=["_size", "_time"])
+    out = out.reset_index(drop=True)
+    out.insert(0, "rank", np.arange(1, len(out) + 1, dtype=np.int64))
+    ranked: pd.DataFrame = out[list(COMPARISON_FIELDS)]
+    return ranked
 
 
 def _one_trial(runs: _SideRuns) -> SideTrials:
