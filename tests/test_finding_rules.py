@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 
 from ncu_roofline.analysis import analyze
-from ncu_roofline.analysis.catalogue import CATALOGUE, RULES
+from ncu_roofline.analysis.catalogue import CATALOGUE, RULES, TIMELINE_RULES
 from ncu_roofline.analysis.findings import RULES as RUN_RULES
 from ncu_roofline.analysis.findings import Evidence, Finding
 from ncu_roofline.readers import load
@@ -24,7 +24,9 @@ def test_the_catalogue_names_every_rule_in_the_order_they_run() -> None:
 
 
 def test_every_kind_is_reported_by_exactly_one_rule() -> None:
-    kinds = [kind for found in RULES.values() for kind in found]
+    rules = {**RULES, **TIMELINE_RULES}
+    assert len(rules) == len(RULES) + len(TIMELINE_RULES)
+    kinds = [kind for found in rules.values() for kind in found]
     assert sorted(kinds) == sorted(CATALOGUE)
 
 

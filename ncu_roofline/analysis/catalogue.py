@@ -516,6 +516,44 @@ _KINDS: tuple[FindingKind, ...] = (
         "tail effect",
         on_stderr=False,
     ),
+    # --- the time budget of an nsys timeline (analysis/budget) ---
+    FindingKind(
+        "launch-bound",
+        "warning",
+        "Launch-bound: the GPU waits between kernels",
+        "Idle gaps and kernels of a few microseconds make a large share of the step: the GPU "
+        "spends that time waiting for the CPU to launch the next kernel, or running kernels too "
+        "short to hide their own launch, and no kernel-level tuning recovers it.",
+        "Capture the step in a CUDA graph (torch.cuda.graphs, torch.compile mode "
+        "'reduce-overhead', CUDA Graph APIs) so one launch replays every kernel; fuse the small "
+        "kernels (torch.compile, a fused epilogue, a custom kernel); use a persistent kernel that "
+        "loops over the work; or give each step more work (a larger batch, several requests "
+        "per step).",
+        "launch bound",
+    ),
+    FindingKind(
+        "graph-launched",
+        "info",
+        "Kernels launched by CUDA graphs",
+        "These kernels were replayed from CUDA graphs (one graph launch, one correlation id, "
+        "many kernels): their CPU launch overhead is already amortised, so gaps between them "
+        "are dependencies or GPU-side latency, not launch latency.",
+        "Look elsewhere for launch overhead: the kernels launched outside the graphs, and the "
+        "gaps between graph launches (CPU work between steps).",
+        "CUDA graphs",
+        # Good news, not a problem: nothing to gate on.
+        gateable=False,
+    ),
+    FindingKind(
+        "unprofiled-hot",
+        "warning",
+        "Hot kernels ncu did not profile",
+        "Kernels that ncu did not profile take a large share of the timeline's kernel time: the "
+        "roofline says nothing about them, so its ranking misses that time.",
+        "Profile them with the ncu options the finding names (--kernel-name regex:NAME "
+        "--launch-skip N --launch-count M) and analyse the exports together.",
+        "unprofiled",
+    ),
 )
 
 #: Every finding kind by its id, in catalogue order.
@@ -538,6 +576,15 @@ RULES: Mapping[str, tuple[str, ...]] = {
     "mixed_definition_findings": ("mixed-definitions",),
     "tensor_uncounted_findings": ("tensor-uncounted",),
     "packed_fp32_findings": ("fp32-packed-uncounted",),
+}
+
+#: Rules over other evidence than an analysis, and the kinds each may
+#: report: the budget of an nsys timeline
+#: (:func:`~ncu_roofline.analysis.budget.findings.budget_findings`, which the
+#: report calls with a budget record; it is no
+#: :data:`~ncu_roofline.analysis.findings.finding.Rule`).
+TIMELINE_RULES: Mapping[str, tuple[str, ...]] = {
+    "budget_findings": ("launch-bound", "graph-launched", "unprofiled-hot"),
 }
 
 #: Kinds a ``--fail-on`` gate may name.
