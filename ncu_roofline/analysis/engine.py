@@ -15,6 +15,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.analysis.advice import group_advice_ids
+from ncu_roofline.analysis.budget.records import BudgetRecord
 from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
 from ncu_roofline.analysis.failed_profile import failed_profiles
 from ncu_roofline.analysis.findings.collect import collect_findings
@@ -39,6 +40,7 @@ from ncu_roofline.core.frame import floats
 from ncu_roofline.core.gpu_spec import CLOCK_MODES
 from ncu_roofline.core.hardware import MEMORY_KEYS, GpuLookup, GpuSpec, chosen_roofs, match_device
 from ncu_roofline.core.model import Profile
+from ncu_roofline.core.timeline import Timeline
 from ncu_roofline.errors import UsageError
 from ncu_roofline.theory.assign import apply_theory
 from ncu_roofline.theory.config import TheoryConfig
@@ -84,6 +86,10 @@ class Analysis:
     #: Theory inputs, and kernels that none of them matched.
     theory: TheoryConfig | None = None
     unmatched: list[str] = field(default_factory=list)
+    #: An nsys timeline joined to the groups, and its time budget
+    #: (:func:`ncu_roofline.analysis.budget.attach_timeline`); ``None`` without one.
+    timeline: Timeline | None = None
+    budget: BudgetRecord | None = None
 
     def __repr__(self) -> str:
         # The generated repr would print every frame: a debugger or a failing

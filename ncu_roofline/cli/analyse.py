@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ncu_roofline.cli.messages import (
+    note,
     note_gpu_alias,
     print_warnings,
     warn,
@@ -41,12 +42,15 @@ def analyse(
     progress: bool | None,
     merge: bool = False,
     gates: Sequence[Gate] = (),
+    nsys: Sequence[str] = (),
 ) -> Analysis:
     """The analysis of ``inputs`` with the roof and theory options.
 
     Each input is read once (a repeated one is warned about); passes of one
     run are joined per launch with ``merge``.  Gates that need theory when
     none was given are warned about before the (possibly long) read.
+    ``nsys`` inputs (one capture's timeline) are joined to the groups: the
+    step budget, the groups weighted by real time, the overhead findings.
     """
     # The readers and the engine load pandas and pyarrow: imported here, so
     # that the commands sharing this module show their --help without them.
@@ -74,6 +78,17 @@ def analyse(
     )
     if roofs.roofs_file:
         analysis.options["roofs_file"] = roofs.roofs_file
+    if nsys:
+        from ncu_roofline.analysis.budget import attach_timeline
+        from ncu_roofline.readers.nsys import load_timeline
+
+        timeline = load_timeline(list(dict.fromkeys(nsys)))
+        for source in timeline.sources:
+            for w in source.warnings:
+                warn(f"{source.path}: {w}")
+        analysis = attach_timeline(analysis, timeline)
+        for w in analysis.budget["warnings"] if analysis.budget else []:
+            warn(w)
     return analysis
 
 
@@ -84,6 +99,7 @@ def analyse_and_gate(
     gates: list[Gate],
     progress: bool | None,
     merge: bool = False,
+    nsys: Sequence[str] = (),
 ) -> tuple[ReportContext, list[GateRecord]]:
     """The report context of ``inputs`` and the gates that tripped on it.
 
@@ -93,9 +109,15 @@ def analyse_and_gate(
     """
     from ncu_roofline.report.context import build_context
 
-    context = build_context(analyse(inputs, roofs, theory, progress, merge, gates))
+    context = build_context(analyse(inputs, roofs, theory, progress, merge, gates, nsys))
     tripped = evaluate_report(gates, context)
     if gates:
         context["gates"] = gates_record(gates, tripped)
     print_warnings(context)
+    if "budget" in context:
+        from ncu_roofline.render.budget_view import budget_line
+
+        line = budget_line(context["budget"])
+        if line:
+            note(line)
     return context, tripped

@@ -105,6 +105,38 @@ def ncu_arguments(
     return [*args, *_RAW_CSV, "--log-file", log_file]
 
 
+#: What nsys records for the step budget: CUDA API and GPU activity, NVTX ranges,
+#: each kernel of a CUDA graph on its own; no CPU sampling (it only adds overhead).
+NSYS_PROFILE = (
+    "profile",
+    "--trace=cuda,nvtx",
+    "--sample=none",
+    "--cpuctxsw=none",
+    "--cuda-graph-trace=node",
+    "--force-overwrite=true",
+)
+
+
+def nsys_arguments(nsys: str, base: str) -> list[str]:
+    """The nsys command line (without the program): a timeline capture to ``base.nsys-rep``."""
+    return [nsys, *NSYS_PROFILE, "--output", base]
+
+
+def nsys_export_arguments(nsys: str, rep: str, sqlite: str) -> list[str]:
+    """The nsys command line that turns the capture into the SQLite export the budget reads."""
+    return [
+        nsys,
+        "export",
+        "--type",
+        "sqlite",
+        "--force-overwrite",
+        "true",
+        "--output",
+        sqlite,
+        rep,
+    ]
+
+
 def import_arguments(ncu: str, report: str, log_file: str) -> list[str]:
     """The ncu command line that turns a kept ``.ncu-rep`` into the raw-page CSV."""
     return [ncu, "--import", report, *_RAW_CSV, "--log-file", log_file]
@@ -193,6 +225,15 @@ def _check(returncode: int, console: str, log_file: Path) -> None:
 )
 @click.option("--clock-control", type=click.Choice(["base", "none"]), help="Passed to ncu.")
 @click.option("--keep-rep", is_flag=True, help="Keep ncu's .ncu-rep beside the report too.")
+@click.option(
+    "--nsys",
+    "with_nsys",
+    is_flag=True,
+    help="Also capture the program's timeline with Nsight Systems first (report.nsys-rep, "
+    "report.nsys.sqlite): the report then says where the step's time goes between kernels "
+    "and weights each kernel by how often it really runs.",
+)
+@click.option("--nsys-path", metavar="PATH", help="The nsys executable (default: nsys on PATH).")
 @click.option("--dry-run", is_flag=True, help="Print the ncu command line(s) and exit.")
 @click.option(
     "-o",
@@ -217,6 +258,8 @@ def profile(
     replay_mode: str | None,
     clock_control: str | None,
     keep_rep: bool,
+    with_nsys: bool,
+    nsys_path: str | None,
     dry_run: bool,
     output: str,
     theory: TheoryOptions,
@@ -232,6 +275,11 @@ def profile(
     \b
         ncu-roofline profile -o matmul.html -- ./matmul 4096
         (writes matmul.ncu.csv and matmul.html)
+
+    With --nsys the program first runs under Nsight Systems (a timeline
+    capture, exported to SQLite beside the report), so the report also says
+    where each step's time goes: kernels, copies, idle gaps, kernels ncu did
+    not profile.  --dry-run prints every command.
     """
     cmd = list(command)
     if cmd and cmd[0] == "--":
@@ -254,21 +302,45 @@ def profile(
     passthrough = _passthrough(
         kernel_name, kernel_id, launch_skip, launch_count, nvtx_include, replay_mode, clock_control
     )
+    timeline: list[list[str]] = []
+    nsys_rep, nsys_db = f"{base}.nsys-rep", f"{base}.nsys.sqlite"
+    if with_nsys:
+        nsys = nsys_path or shutil.which("nsys") or ("nsys" if dry_run else None)
+        if nsys is None:
+            raise MissingDependencyError(
+                "nsys (Nsight Systems) is not on PATH: install it, give --nsys-path PATH, or "
+                "leave out --nsys"
+            )
+        timeline = [
+            [*nsys_arguments(nsys, str(base)), *cmd],
+            nsys_export_arguments(nsys, nsys_rep, nsys_db),
+        ]
     steps = [[*ncu_arguments(ncu, depth, cc, str(log_file), passthrough, rep), *cmd]]
     if rep is not None:
         steps.append(import_arguments(ncu, rep, str(log_file)))
     if dry_run:
-        click.echo("\n".join(shlex.join(step) for step in steps))
+        click.echo("\n".join(shlex.join(step) for step in [*timeline, *steps]))
         return
-    for path in (output, str(log_file), rep):
+    extra = (nsys_rep, nsys_db) if with_nsys else ()
+    for path in (output, str(log_file), rep, *extra):
         refuse_existing(path, force)
     if force and log_file.is_file():
         log_file.unlink()  # ncu appends to an existing log file
+    nsys_inputs: list[str] = []
+    if timeline:
+        # The timeline first: ncu serialises and replays kernels, so it cannot run beside it.
+        code, _ = _run(timeline[0])
+        if Path(nsys_rep).is_file():
+            _run(timeline[1])
+        if Path(nsys_db).is_file():
+            nsys_inputs.append(nsys_db)
+        else:
+            warn(f"nsys wrote no timeline (exit status {code}); the report has no step budget")
     returncode, console = _run(steps[0])
     if rep is not None and Path(rep).is_file():
         _run(steps[1])
     _check(returncode, console, log_file)
-    context, _ = analyse_and_gate([str(log_file)], roofs, theory, [], None)
+    context, _ = analyse_and_gate([str(log_file)], roofs, theory, [], None, nsys=nsys_inputs)
     fmt = format_from_name(output) or "html"
     text = stream_document("report", fmt, context, RenderOptions())
     summary = context["summary"]

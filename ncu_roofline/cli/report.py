@@ -34,6 +34,16 @@ from ncu_roofline.render.output import refuse_existing
 @gate_options
 @progress_option
 @merge_option
+@click.option(
+    "--nsys",
+    "nsys",
+    multiple=True,
+    metavar="FILE",
+    help="An Nsight Systems timeline of the same program (repeatable: the reports of one "
+    "capture): nsys stats CSV reports, the SQLite export, or .nsys-rep (with nsys on PATH). "
+    "Adds where each step's time goes (kernels, copies, idle gaps, kernels ncu did not "
+    "profile) and weights each group by how often it really ran.",
+)
 def report(
     inputs: tuple[str, ...],
     out: OutputOptions,
@@ -42,6 +52,7 @@ def report(
     gating: GateOptions,
     progress: bool | None,
     merge: bool,
+    nsys: tuple[str, ...],
 ) -> None:
     """Analyse exports and write a roofline report.
 
@@ -50,6 +61,10 @@ def report(
     peak metrics, the built-in GPU table, --gpu or --roofs), the bound class,
     efficiency and recoverable time.  Kernels are grouped by name and launch
     configuration and ranked by recoverable time.
+
+    With --nsys FILE (an Nsight Systems timeline of the same program) the
+    report also says where each step's time goes between kernels: kernel
+    time by bound class, copies, idle gaps, kernels ncu did not profile.
 
     With --theory FILE or --model NAME each kernel is also compared with the
     minimum its math needs (theoretical FLOPs and bytes), and kernels moving
@@ -72,7 +87,7 @@ def report(
         warn(f"{out.output}: writing {out.fmt} into a file named like {implied}")
     output = out.target(inputs[0], out_format)
     refuse_existing(output, out.force)
-    context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress, merge)
+    context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress, merge, nsys)
     document = stream_document("report", out_format, context, out.render_options())
     summary = context["summary"]
     emit(

@@ -45,9 +45,15 @@ Origin = Literal["profile", "model", "analysis", "group", "compare"]
 Computed = Literal["analysis", "group", "compare"]
 Dtype = Literal["int", "str", "float"]
 Aggregation = Literal["key", "first", "summed", "recomputed", "none"]
-Output = Literal["launch", "kernel", "theory", "compare"]
+Output = Literal["launch", "kernel", "theory", "compare", "timeline"]
 
-_OUTPUT_LETTERS: dict[str, Output] = {"L": "launch", "K": "kernel", "T": "theory", "C": "compare"}
+_OUTPUT_LETTERS: dict[str, Output] = {
+    "L": "launch",
+    "K": "kernel",
+    "T": "theory",
+    "C": "compare",
+    "N": "timeline",
+}
 
 
 @dataclass(frozen=True)
@@ -69,7 +75,8 @@ def _letters(outputs: str) -> frozenset[Output]:
 
 
 def _col(name: str, origin: Computed, aggregation: Aggregation, outputs: str = "") -> Column:
-    """A computed column; ``outputs`` in letters: L launch, K kernel, T theory, C compare side."""
+    """A computed column; ``outputs`` in letters: L launch, K kernel, T theory, C compare side,
+    N timeline (kernel-group fields present when an nsys timeline was joined)."""
     return Column(name, origin, aggregation, _letters(outputs))
 
 
@@ -216,6 +223,14 @@ COLUMNS: tuple[Column, ...] = (
     _col("roof_source_compute", "analysis", "first", "LK"),
     _col("roof_source_dram", "analysis", "first", "LK"),
     _col("sm_clock_hz", "analysis", "none", "L"),
+    # An nsys timeline joined to the groups (analysis/budget/attach.py): real
+    # instances and time; time_share and recoverable_s then follow real time.
+    _col("nsys_instances", "analysis", "recomputed", "N"),
+    _col("nsys_total_s", "analysis", "recomputed", "N"),
+    _col("nsys_join", "analysis", "recomputed", "N"),
+    _col("time_basis", "analysis", "recomputed", "N"),
+    _col("sample_time_share", "analysis", "recomputed", "N"),
+    _col("sample_recoverable_s", "analysis", "recomputed", "N"),
     _col("theory_flops", "analysis", "summed", "T"),
     _col("theory_bytes", "analysis", "summed", "T"),
     _col("theory_ai", "analysis", "recomputed", "T"),
@@ -257,6 +272,8 @@ SUMMED_COLUMNS: tuple[str, ...] = _names([c for c in COLUMNS if c.aggregation ==
 LAUNCH_FIELDS: tuple[str, ...] = _names([c for c in COLUMNS if "launch" in c.outputs])
 #: Fields of every kernel-group record, in order.
 KERNEL_FIELDS: tuple[str, ...] = _names([c for c in COLUMNS if "kernel" in c.outputs])
+#: Timeline fields, added to kernel records when an nsys timeline was joined.
+TIMELINE_FIELDS: tuple[str, ...] = _names([c for c in COLUMNS if "timeline" in c.outputs])
 #: Theory fields, added to launch and kernel records when theory was given.
 THEORY_FIELDS: tuple[str, ...] = _names([c for c in COLUMNS if "theory" in c.outputs])
 #: Per-side fields of a comparison's aggregated groups.

@@ -30,6 +30,7 @@ from urllib.parse import quote
 from ncu_roofline.analysis.catalogue import SEVERITIES, advice, advice_label
 from ncu_roofline.core.names import middle_cut
 from ncu_roofline.render.advice_refs import groups_by_advice
+from ncu_roofline.render.budget_view import budget_line
 from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
@@ -470,6 +471,12 @@ _SHRINK: tuple[tuple[str, int], ...] = (
 )
 
 
+def _budget_line(context: ReportContext) -> str | None:
+    """The timeline's budget in one line (``report --nsys``), escaped; ``None`` without one."""
+    line = budget_line(context.get("budget"))
+    return escape_text(line, limit=600) if line else None
+
+
 def render_markdown(
     context: ReportContext,
     *,
@@ -497,6 +504,7 @@ def render_markdown(
         "title": _title(context),
         "devices": _devices(context),
         "verdict": _verdict(ranked, names, gates),
+        "budget_line": _budget_line(context),
         "summary": _summary(context),
         "with_shape": with_shape,
         "shape_missing": LAUNCH_SHAPE_MISSING,

@@ -14,6 +14,7 @@ from typing import Any
 from ncu_roofline.analysis.catalogue import advice, advice_label
 from ncu_roofline.analysis.limiter.units import UNIT_LABELS
 from ncu_roofline.render.advice_refs import groups_by_advice
+from ncu_roofline.render.budget_view import budget_view
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
 from ncu_roofline.render.charts.types import RooflineChart
@@ -567,6 +568,7 @@ def build_page(
         "options": context["options"],
         "options_line": _options_line(context["options"]),
         "summary": _summary(context),
+        "budget": budget_view(context.get("budget")),
         "charts": [
             {"id": c["id"], "title": c["title"], "not_plotted": c["not_plotted"]} for c in charts
         ],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from ncu_roofline.render.budget_view import BudgetView
 from ncu_roofline.render.charts.types import NotPlotted, PlotlyFigure
 from ncu_roofline.render.ncu_estimates import NcuEstimateRow
 from ncu_roofline.report.schema import (
@@ -255,6 +256,8 @@ class PageView(TypedDict):
     options: ReportOptions
     options_line: str
     summary: SummaryView
+    #: Where the step's time goes (an nsys timeline was joined); ``None`` without one.
+    budget: BudgetView | None
     charts: list[ChartTab]
     chart_data: dict[str, PlotlyFigure]
     collect: CollectBox | None

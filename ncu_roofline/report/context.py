@@ -14,7 +14,12 @@ import pandas as pd
 
 from ncu_roofline.analysis import BOUND_CLASSES, Analysis
 from ncu_roofline.analysis.catalogue import SEVERITIES, advice
-from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELDS
+from ncu_roofline.core.columns import (
+    KERNEL_FIELDS,
+    LAUNCH_FIELDS,
+    THEORY_FIELDS,
+    TIMELINE_FIELDS,
+)
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.metrics import ncu_options_for, requirement_status
 from ncu_roofline.report.records import LaunchRecords, records
@@ -102,6 +107,8 @@ def _fields(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[str, ...]:
     fields = _with_tensor_types(frame, fields)
     if "theory_flops" in frame:
         fields = (*fields, *THEORY_FIELDS)
+    if "time_basis" in frame:
+        fields = (*fields, *TIMELINE_FIELDS)
     return fields
 
 
@@ -156,8 +163,8 @@ def collect_records(analysis: Analysis) -> list[CollectRecord]:
 
 
 def build_context(analysis: Analysis) -> ReportContext:
-    """The plain-data report of an analysis."""
-    return {
+    """The plain-data report of an analysis (with its ``budget`` when a timeline was joined)."""
+    context: ReportContext = {
         "schema_version": SCHEMA_VERSION,
         "generator": generator(),
         "options": report_options(analysis),
@@ -176,6 +183,9 @@ def build_context(analysis: Analysis) -> ReportContext:
         ),
         "collect": collect_records(analysis),
     }
+    if analysis.budget is not None:
+        context["budget"] = analysis.budget
+    return context
 
 
 def _group_advice(analysis: Analysis) -> list[str]:

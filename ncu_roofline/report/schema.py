@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
+from ncu_roofline.analysis.budget.records import BudgetRecord
 from ncu_roofline.analysis.compare.records import (
     BottleneckMoveRecord,
     ComparisonFacts,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BottleneckMoveRecord",
     "BoundTotals",
+    "BudgetRecord",
     "CeilingRecord",
     "ChangeRuleRecord",
     "ChartContext",
@@ -100,6 +102,7 @@ __all__ = [
     "TheorySummary",
     "TheoryTable",
     "TheoryTotals",
+    "TimelineFields",
     "WhyRecord",
     "WorkChangeRecord",
     "tensor_flops",
@@ -298,7 +301,23 @@ class _KernelFields(TypedDict):
     advice: str | None
 
 
-class KernelRecord(_KernelFields, TheoryFields):
+class TimelineFields(TypedDict, total=False):
+    """The kernel-group fields an nsys timeline adds (``report --nsys``).
+
+    Their names and order are the column registry's ``TIMELINE_FIELDS``.
+    With them, ``time_share`` and ``recoverable_s`` follow the timeline's
+    real time (``time_basis`` ``"nsys"``), the sampled ones kept beside.
+    """
+
+    nsys_instances: int | None
+    nsys_total_s: float | None
+    nsys_join: str | None
+    time_basis: str | None
+    sample_time_share: float | None
+    sample_recoverable_s: float | None
+
+
+class KernelRecord(_KernelFields, TheoryFields, TimelineFields):
     """One kernel group (kernel, launch configuration, GPU) as plain data.
 
     Like :class:`LaunchRecord`, it also holds a ``flops_tensor_<dtype>`` per
@@ -503,9 +522,13 @@ class ChartContext(TypedDict):
 
 
 class ReportContext(_ReportFields, total=False):
-    """The report of one analysis: ``report --format json``; ``gates`` when gates were asked."""
+    """The report of one analysis: ``report --format json``; ``gates`` when gates were asked.
+
+    ``budget`` is there when an nsys timeline was joined (``report --nsys``).
+    """
 
     gates: GatesRecord
+    budget: BudgetRecord
     #: Per input, the roofline inputs it lacks and how to collect them.
     collect: list[CollectRecord]
 

@@ -26,15 +26,24 @@ from typing import TYPE_CHECKING
 from ncu_roofline._lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from ncu_roofline.analysis.budget.attach import attach_timeline
     from ncu_roofline.analysis.budget.budget import budget
     from ncu_roofline.analysis.budget.findings import budget_findings
     from ncu_roofline.analysis.budget.join import join_key
     from ncu_roofline.analysis.budget.records import BudgetRecord
     from ncu_roofline.analysis.budget.weight import weight_by_timeline
 
-__all__ = ["BudgetRecord", "budget", "budget_findings", "join_key", "weight_by_timeline"]
+__all__ = [
+    "BudgetRecord",
+    "attach_timeline",
+    "budget",
+    "budget_findings",
+    "join_key",
+    "weight_by_timeline",
+]
 
 _LAZY = {
+    "attach_timeline": "ncu_roofline.analysis.budget.attach",
     "budget": "ncu_roofline.analysis.budget.budget",
     "budget_findings": "ncu_roofline.analysis.budget.findings",
     "join_key": "ncu_roofline.analysis.budget.join",
