@@ -229,6 +229,7 @@ COLUMNS: tuple[Column, ...] = (
     _col("nsys_total_s", "analysis", "recomputed", "N"),
     _col("nsys_join", "analysis", "recomputed", "N"),
     _col("time_basis", "analysis", "recomputed", "N"),
+    _col("sample_total_duration_s", "analysis", "recomputed", "N"),
     _col("sample_time_share", "analysis", "recomputed", "N"),
     _col("sample_recoverable_s", "analysis", "recomputed", "N"),
     _col("theory_flops", "analysis", "summed", "T"),

@@ -59,16 +59,21 @@ def report_options(analysis: Analysis) -> ReportOptions:
 
 
 def summary_context(analysis: Analysis) -> Summary:
-    """The whole analysis's totals: launches, groups, time, recoverable time, by bound class."""
+    """The whole analysis's totals: launches, groups, time, recoverable time, by bound class.
+
+    With an nsys timeline joined, time, recoverable and latency-bound time
+    are the groups' (the timeline's real time, :mod:`ncu_roofline.analysis.budget.attach`),
+    not the sampled launches'.
+    """
     k = analysis.kernels
     launches = analysis.launches
-    durations = floats(launches["total_duration_s"])
+    # The groups carry the timeline's real time; the launches only ncu's sample.
+    timing = k if analysis.budget is not None else launches
+    durations = floats(timing["total_duration_s"])
     timed = bool((~np.isnan(durations)).any())
     total = float(np.nansum(durations)) if timed else None
-    rec = floats(launches["recoverable_s"])
-    lat = (
-        floats(launches["latency_s"]) if "latency_s" in launches else np.full(len(launches), np.nan)
-    )
+    rec = floats(timing["recoverable_s"])
+    lat = floats(timing["latency_s"]) if "latency_s" in timing else np.full(len(timing), np.nan)
     by_bound: dict[str, BoundTotals] = {}
     for b in BOUND_CLASSES:
         rows = k[k["bound"] == b]

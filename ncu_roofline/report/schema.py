@@ -305,14 +305,16 @@ class TimelineFields(TypedDict, total=False):
     """The kernel-group fields an nsys timeline adds (``report --nsys``).
 
     Their names and order are the column registry's ``TIMELINE_FIELDS``.
-    With them, ``time_share`` and ``recoverable_s`` follow the timeline's
-    real time (``time_basis`` ``"nsys"``), the sampled ones kept beside.
+    With them, ``total_duration_s``, ``time_share``, ``recoverable_s`` and
+    ``latency_s`` follow the timeline's real time (``time_basis``
+    ``"nsys"``), the sampled ones kept beside.
     """
 
     nsys_instances: int | None
     nsys_total_s: float | None
     nsys_join: str | None
     time_basis: str | None
+    sample_total_duration_s: float | None
     sample_time_share: float | None
     sample_recoverable_s: float | None
 
