@@ -67,3 +67,40 @@ def test_sample_html_report_names_its_findings() -> None:
     assert "excess-traffic" in html
     assert "flash_fwd_splitkv_kernel" in html
     assert "https://cdn.plot.ly/plotly-" in html
+
+
+def _timeline_module():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(
+        "make_timeline", REPO / "sample_reports" / "make_timeline.py"
+    )
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["make_timeline"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_simulated_timeline_is_current_and_joins() -> None:
+    mod = _timeline_module()
+    texts = mod.render()
+    for name, text in texts.items():
+        committed = (REPO / "sample_reports" / name).read_text(encoding="utf-8")
+        assert committed == text, f"{name} is stale: run python sample_reports/make_timeline.py"
+    from ncu_roofline import analyze
+    from ncu_roofline.analysis.budget import attach_timeline
+    from ncu_roofline.readers.nsys import load_timeline
+
+    timeline = load_timeline([REPO / "sample_reports" / n for n in texts])
+    analysis = attach_timeline(analyze(load(REPO / mod.SAMPLE)), timeline)
+    assert analysis.budget is not None
+    cap = analysis.budget["capture"]
+    per_step = 44 + 2 * 44 + 1  # profiled launches, two elementwise kernels after each, argmax
+    assert cap["kernels"] == mod.STEPS * per_step
+    assert len(analysis.budget["steps"]) == mod.STEPS
+    # Every profiled launch of every step joins its group; the rest are not profiled.
+    joins = analysis.budget["joins"]
+    assert joins is not None
+    assert joins["joined_exact"] == mod.STEPS * 44
+    assert joins["not_joined"] == mod.STEPS * (2 * 44 + 1)
+    parts = cap["kernel_s"] + (cap["memcpy_s"] or 0) + (cap["gaps_s"] or 0)
+    assert cap["span_s"] is not None and abs(parts - cap["span_s"]) < 1e-12

@@ -96,7 +96,12 @@ def budget_line(budget: BudgetRecord | None) -> str | None:
     whole = _whole(budget)
     if whole is None:
         return None
-    parts = ", ".join(f"{label} {TEXT.pct(s / whole, digits=0)}" for label, s in _parts(budget))
+    # Parts under half a per cent would read "0%": the page's table lists them.
+    parts = ", ".join(
+        f"{label} {TEXT.pct(s / whole, digits=0)}"
+        for label, s in _parts(budget)
+        if s / whole >= 0.005
+    )
     small = cap.get("small_kernels") or 0
     tail = f"; {plural(int(small), 'kernel')} under {TEXT.duration(budget['small_kernel_threshold_s'])}"
     if budget["basis"] == "trace":

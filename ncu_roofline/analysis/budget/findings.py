@@ -23,6 +23,7 @@ from __future__ import annotations
 from ncu_roofline.analysis.budget.records import BudgetRecord, RangeBudgetRecord, WindowBudgetRecord
 from ncu_roofline.analysis.catalogue import severity_of
 from ncu_roofline.analysis.findings.finding import Finding, pct
+from ncu_roofline.core.names import short_name
 from ncu_roofline.core.si import format_si
 
 __all__ = ["LAUNCH_BOUND_SHARE", "UNPROFILED_SHARE", "budget_findings"]
@@ -126,8 +127,8 @@ def budget_findings(
         if share >= unprofiled_share:
             top = record["unprofiled"][:_NAMED]
             named = "; ".join(
-                f"{u['name'][:120]} ({format_si(u['total_s'], 's')}, {u['instances']} launches: "
-                f"ncu {u['ncu_options']})"
+                f"{short_name(u['name'])} ({format_si(u['total_s'], 's')}, "
+                f"{u['instances']:,} launches; profile with ncu {u['ncu_options']})"
                 for u in top
             )
             more = len(record["unprofiled"]) - len(top)
