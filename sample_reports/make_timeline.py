@@ -78,14 +78,15 @@ ARGMAX = (
     (512, 1, 1),
     9_800,
 )
+#: The header lines exactly as nsys prints them.
 TRACE_HEADER = (
     "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),"
     "DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name"
-).split(",")
+)
 NVTX_HEADER = (
     "Name,Projected Start (ns),Projected Duration (ns),Orig Start (ns),Orig Duration (ns),"
     "Style,PID,TID,NumGPUOps,Lvl,NumChild,RangeId,ParentId,RangeStack"
-).split(",")
+)
 
 
 def _dims(text: str) -> tuple[int, int, int]:
@@ -133,9 +134,9 @@ def render() -> dict[str, str]:
             start = max(host, gpu_free)
             length = round(duration * _jitter(n))
             n += 1
-            trace.append(
-                [start, length, corr, *grid, *block, 32, 0, 0, "", "", "", "", DEVICE, 1, "", 7, name]
-            )
+            # Registers, shared memory; no bytes (a kernel); device, context, green context, stream.
+            identity = [32, 0, 0, "", "", "", "", DEVICE, 1, "", 7]
+            trace.append([start, length, corr, *grid, *block, *identity, name])
             corr += 1
             first = start if first is None else first
             gpu_free = start + length
@@ -156,11 +157,10 @@ def render() -> dict[str, str]:
     return {TRACE: _csv(TRACE_HEADER, trace), NVTX: _csv(NVTX_HEADER, ranges)}
 
 
-def _csv(header: list[str], rows: list[list[object]]) -> str:
+def _csv(header: str, rows: list[list[object]]) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
+    out.write(header + "\n")
+    csv.writer(out, lineterminator="\n").writerows(rows)
     return out.getvalue()
 
 
