@@ -167,7 +167,11 @@ def budget_view(budget: BudgetRecord | None) -> BudgetView | None:
             "measured; give a GPU trace (nsys stats -r cuda_gpu_trace, or the SQLite export)."
         )
     if budget.get("range_basis"):
-        details.append(f"Steps are NVTX ranges, timed by their {budget['range_basis']}.")
+        details.append(
+            f"Steps are NVTX ranges, timed by their {budget['range_basis']}; a range's "
+            "overhead is its idle gaps plus its kernels under "
+            f"{TEXT.duration(budget['small_kernel_threshold_s'])}, of its span."
+        )
     steps = [
         {
             "name": r["name"],
