@@ -350,6 +350,14 @@ def test_real_ncu_and_nsys_summary() -> None:
     assert b["capture"]["kernel_s"] == pytest.approx(total_ns / 1e9)
     assert b["capture"]["kernels"] == instances
     assert b["capture"]["span_s"] is None and b["capture"]["gaps_s"] is None
+    # That ncu kernel (a CUTLASS GEMM) ran in the prefill stage, not in decode: nothing joins.
+    assert b["joins"]["joined_by_name"] + b["joins"]["joined_exact"] == 0
+    assert "no summary kernel joined an ncu kernel group" in proc.stderr
+    prefill = Path(str(CODEGANDEE_NSYS).replace("_decode_", "_prefill_"))
+    proc = run("report", str(CODEGANDEE_NCU), "--nsys", str(prefill), "--format", "json", "-o", "-")
+    assert proc.returncode == 0, proc.stderr
+    joins = _strict_json(proc.stdout)["budget"]["joins"]
+    assert joins["joined_by_name"] + joins["joined_normalised"] >= 1
 
 
 # -- timeline ---------------------------------------------------------------------------------

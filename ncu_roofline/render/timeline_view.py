@@ -245,9 +245,9 @@ def render_timeline_markdown(doc: TimelineDocument, *, top: int = 10) -> str:
     """GitHub Markdown: every value from the data escaped (:func:`escape_text`)."""
     view = timeline_view(doc, top)
     lines = [
-        f"## ncu-roofline timeline: {escape_text(view['title'])}",
+        f"## ncu-roofline timeline: {escape_text(view['title'], limit=300)}",
         "",
-        escape_text(view["headline"]),
+        escape_text(view["headline"], limit=1000),
     ]
     if view["kernels"]:
         lines += [
