@@ -51,6 +51,14 @@ BERT = (
 )
 # One CUTLASS Kernel2<...> with a long tile suffix.
 CUTLASS = "CodeGandee__llm-perf-opt__reports_20251107-dsocr_ncu-v2_kernel_0005_ncu.details.csv"
+# The nsys summaries of that run's decode stage (report --nsys), and kiln's four summaries.
+NSYS = "{samples}/../nsys-samples"
+DECODE = "CodeGandee__llm-perf-opt__reports_20251107-dsocr_nsys_per-stage_decode_nsys_summary_cuda_gpu_kern_sum.csv"
+KILN = tuple(
+    f"{NSYS}/ericflo__kiln__docs_phase-c52_{name}.csv"
+    for name in ("cuda_api_sum_cuda_api_sum", "cuda_gpu_kern_sum_cuda_gpu_kern_sum",
+                 "nvtx_gpu_proj_sum_nvtx_gpu_proj_sum", "nvtx_kern_sum_nvtx_kern_sum")
+)  # fmt: skip
 MODEL = ("--model", "llama-3-8b", "--phase", "decode", "--batch", "1", "--seq", "2048")
 HTML_URL = "https://ci.example/run/1/report.html"
 
@@ -90,6 +98,10 @@ CASES = [
           "--fail-on", "efficiency<0.5"), exit_code=3),
     Case("markdown/bert_a100.md",
          ("report", f"{{samples}}/{BERT}", "--gpu", "a100_40gb_sxm", "--format", "md", "-o", "-")),
+    Case("markdown/cutlass_nsys_decode.md",
+         ("report", f"{{samples}}/{CUTLASS}", "--nsys", f"{NSYS}/{DECODE}", "--format", "md",
+          "-o", "-")),
+    Case("summary/timeline_kiln.txt", ("timeline", *KILN, "--width", "100")),
     Case("summary/sample.txt", ("summary", "{sample}", "--width", "100")),
     Case("summary/wangzy_v100.txt",
          ("summary", f"{{samples}}/{WANGZY_V100}", "--width", "100")),

@@ -176,8 +176,9 @@ def test_group_help_matches_clicks_own_listing() -> None:
     for name in COMMANDS:
         cli.get_command(None, name)  # type: ignore[arg-type]
     assert len(cli.commands) == len(COMMANDS)
+    longest = max(len(name) for name in COMMANDS)
     rows = [
-        f"  {name:<8} {cmd.get_short_help_str(80 - 6 - 7)}"
+        f"  {name:<{longest + 1}} {cmd.get_short_help_str(80 - 6 - longest)}"
         for name, cmd in sorted(cli.commands.items())
     ]
     assert lazy.split("Commands:\n")[1].splitlines() == rows

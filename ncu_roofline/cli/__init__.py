@@ -4,7 +4,7 @@ Design: this module holds the click group, its commands (one module each:
 :mod:`~ncu_roofline.cli.inspect`, :mod:`~ncu_roofline.cli.report`,
 :mod:`~ncu_roofline.cli.compare`, :mod:`~ncu_roofline.cli.summary`,
 :mod:`~ncu_roofline.cli.theory`, :mod:`~ncu_roofline.cli.gpus`,
-:mod:`~ncu_roofline.cli.profile`) and
+:mod:`~ncu_roofline.cli.profile`, :mod:`~ncu_roofline.cli.timeline`) and
 :func:`main`, which maps errors to exit codes.  The options the commands
 share are defined once, in :mod:`~ncu_roofline.cli.options`.
 
@@ -85,6 +85,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "theory": (
         "ncu_roofline.cli.theory",
         "Theoretical FLOPs, minimal bytes and time floors, without a profile.",
+    ),
+    "timeline": (
+        "ncu_roofline.cli.timeline",
+        "Where a program's GPU time goes, from an Nsight Systems timeline alone.",
     ),
 }
 

@@ -11,7 +11,9 @@ Design: every document the command line writes is one entry of
   html, json, text;
 - ``inspect`` (:func:`~ncu_roofline.report.inspect.inspect_profile`): json, text;
 - ``gpus`` (:class:`~ncu_roofline.report.schema.GpusDocument`): json, text;
-- ``history`` (:func:`~ncu_roofline.fleet.history.build_history`): html, json, md.
+- ``history`` (:func:`~ncu_roofline.fleet.history.build_history`): html, json, md;
+- ``timeline`` (:func:`~ncu_roofline.report.timeline.timeline_document`):
+  html, json, md, text.
 
 Each entry takes the context and :class:`RenderOptions` and returns the whole
 document (``str``, or ``bytes`` for JUnit XML).  :func:`stream_document` gives
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
         ReportContext,
         TheoryTable,
     )
+    from ncu_roofline.report.timeline import TimelineDocument
 
 # The report's JSON encoder (orjson) and the schema's types are imported where
 # used: the command line imports this module for FORMATS and RenderOptions.
@@ -182,6 +185,27 @@ def _gpus_text(context: GpusDocument, options: RenderOptions) -> str:
     return gpus_text(context["gpus"])
 
 
+def _timeline_html(doc: TimelineDocument, options: RenderOptions) -> str:
+    from ncu_roofline.render.html_report import generated_at_text
+    from ncu_roofline.render.timeline_view import render_timeline_html
+
+    return render_timeline_html(
+        doc, generated_at=generated_at_text(), version=__version__, top=options.top
+    )
+
+
+def _timeline_md(doc: TimelineDocument, options: RenderOptions) -> str:
+    from ncu_roofline.render.timeline_view import render_timeline_markdown
+
+    return render_timeline_markdown(doc, top=options.top)
+
+
+def _timeline_text(doc: TimelineDocument, options: RenderOptions) -> str:
+    from ncu_roofline.render.timeline_view import render_timeline_text
+
+    return render_timeline_text(doc, width=options.width, top=options.top)
+
+
 RENDERERS: dict[tuple[str, str], Renderer] = {
     ("report", "html"): _report_html,
     ("report", "json"): _json,
@@ -202,6 +226,10 @@ RENDERERS: dict[tuple[str, str], Renderer] = {
     ("history", "html"): _history_html,
     ("history", "json"): _json,
     ("history", "md"): _history_md,
+    ("timeline", "html"): _timeline_html,
+    ("timeline", "json"): _json,
+    ("timeline", "md"): _timeline_md,
+    ("timeline", "text"): _timeline_text,
 }
 
 

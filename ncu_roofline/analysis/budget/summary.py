@@ -132,7 +132,14 @@ def summary_budget(
     """The budget from ``timeline.kernel_sums`` alone (see the module)."""
     warnings: list[str] = ["kernel summaries only: no span, idle gaps or copies can be measured"]
     sums = timeline.kernel_sums
-    whole = sums[sums["range"].isna().to_numpy(dtype=bool)]
+    unranged = sums["range"].isna().to_numpy(dtype=bool)
+    whole = sums[unranged]
+    # nvtx_kern_sum's kernels outside every range have no range either: where a
+    # whole-capture summary (cuda_gpu_kern_sum) was read too, they are already in it.
+    per_range = set(sums.loc[~unranged, "source"])
+    plain = whole[~whole["source"].isin(per_range).to_numpy(dtype=bool)]
+    if not plain.empty:
+        whole = plain
     if whole.empty and not sums.empty:
         whole = sums
         warnings.append(
