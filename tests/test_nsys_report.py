@@ -245,7 +245,9 @@ def test_report_kernels_weighted_by_real_time(joined: tuple[Any, Any]) -> None:
         assert k["nsys_total_s"] == pytest.approx(us * US)
         assert k["time_share"] == pytest.approx(us / 130)
         assert k["sample_time_share"] is not None
-        scale = k["nsys_total_s"] / k["total_duration_s"]
+        # total_duration_s is the real time now; the sampled one is kept beside it.
+        assert k["total_duration_s"] == pytest.approx(k["nsys_total_s"])
+        scale = k["nsys_total_s"] / k["sample_total_duration_s"]
         assert k["recoverable_s"] == pytest.approx(k["sample_recoverable_s"] * scale)
     for k in kernels:
         if k["time_basis"] != "nsys":
