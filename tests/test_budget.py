@@ -62,7 +62,7 @@ ONE_STREAM = acts(
 def test_one_stream_by_hand() -> None:
     """5 kernels, a memcpy and four gaps on one stream: every figure by hand."""
     r = budget(Timeline.of(activities=ONE_STREAM))
-    cap = r["capture"]
+    cap = r
     assert r["basis"] == "trace" and r["device"] == "0"
     assert cap["start_ns"] == 0 and cap["end_ns"] == 100_500
     assert cap["span_s"] == pytest.approx(100.5 * US)
@@ -84,8 +84,8 @@ def test_one_stream_by_hand() -> None:
     assert cap["by_bound"] is None and cap["not_profiled_s"] is None and r["joins"] is None
     assert r["steps"] == [] and r["range_basis"] is None
     assert_parts_add_up(cap)
-    assert [k["name"] for k in r["kernels"]] == ["c", "b", "a"]
-    assert r["kernels"][2]["instances"] == 3
+    assert [k["name"] for k in r["trace_kernels"]] == ["c", "b", "a"]
+    assert r["trace_kernels"][2]["instances"] == 3
     assert r["warnings"] == []
 
 
@@ -101,7 +101,7 @@ def test_overlapping_streams_share_each_instant_equally() -> None:
         )
     )
     r = budget(timeline)
-    cap = r["capture"]
+    cap = r
     # [0,5) a; [5,10) a+b; [10,15) b (the copy under it is kernel time); [15,20) copy;
     # [20,25) idle; [25,26) memset.
     assert cap["span_s"] == pytest.approx(26 * US)
@@ -112,7 +112,7 @@ def test_overlapping_streams_share_each_instant_equally() -> None:
     assert cap["gaps_s"] == pytest.approx(5 * US)
     assert_parts_add_up(cap)
     # Kernel totals stay each kernel's own duration, overlap or not.
-    assert {k["name"]: k["total_s"] for k in r["kernels"]} == pytest.approx(
+    assert {k["name"]: k["total_s"] for k in r["trace_kernels"]} == pytest.approx(
         {"a": 10 * US, "b": 10 * US}
     )
 
@@ -254,7 +254,7 @@ def test_odd_activities_are_counted_not_dropped() -> None:
         "other_devices": 0,
     }
     assert len(r["warnings"]) == 5
-    cap = r["capture"]
+    cap = r
     assert cap["span_s"] == pytest.approx(3 * US) and cap["kernels"] == 2
     assert_parts_add_up(cap)
 
@@ -272,7 +272,7 @@ def test_several_devices_budget_the_busiest() -> None:
     r = budget(timeline)
     assert r["device"] == "1"
     assert [(d["device"], d["headline"]) for d in r["devices"]] == [("0", False), ("1", True)]
-    assert r["capture"]["kernel_s"] == pytest.approx(8 * US)
+    assert r["kernel_s"] == pytest.approx(8 * US)
     assert r["excluded"]["other_devices"] == 1
     assert any("2 devices" in w for w in r["warnings"])
 
@@ -290,7 +290,7 @@ def test_launch_bound_finding_follows_the_threshold() -> None:
 
 def test_an_empty_timeline_says_so() -> None:
     r = budget(Timeline.empty())
-    assert r["basis"] == "empty" and r["capture"]["span_s"] is None
+    assert r["basis"] == "empty" and r["span_s"] is None
     assert any("neither" in w for w in r["warnings"])
 
 
@@ -329,7 +329,7 @@ def test_parts_add_up_to_the_span(rows: list[tuple[str, int, int, int]]) -> None
         stream=[st_ for *_, st_ in rows],
     )
     record: BudgetRecord = budget(Timeline.of(activities=frame))
-    cap = record["capture"]
+    cap = record
     kernel, copy, idle, span = _brute(rows)
     assert cap["span_s"] == pytest.approx(span * 1e-9, abs=1e-18)
     assert cap["kernel_s"] == pytest.approx(kernel * 1e-9, abs=1e-18)

@@ -94,11 +94,11 @@ def test_each_join_pass_against_the_real_analysis(analysis: Analysis) -> None:
         "joined_share": pytest.approx(226 / 229),
         "ncu_groups_unseen": 0,
     }
-    cap = r["capture"]
+    cap = r
     assert cap["by_bound"] == pytest.approx({"compute": 226 * US, "not profiled": 3 * US})
     assert cap["by_limiter"] == pytest.approx({"tensor-pipe": 226 * US, "not profiled": 3 * US})
     assert cap["not_profiled_s"] == pytest.approx(3 * US)
-    joins = {(k["name"], k["grid"]): (k["join"], k["ncu_kernel"]) for k in r["kernels"]}
+    joins = {(k["name"], k["grid"]): (k["join"], k["ncu_kernel"]) for k in r["trace_kernels"]}
     assert joins[(NSYS_NAME, "(332, 1, 1)")] == ("normalised", NAME)
     assert joins[("void other_kernel<float>(float *)", "(1, 1, 1)")] == ("not joined", None)
     (unprofiled,) = r["unprofiled"]
@@ -116,7 +116,7 @@ def test_overlap_split_feeds_the_classes(analysis: Analysis) -> None:
         ("unprofiled", 5_000, 15_000, None),
         ("unprofiled", 5_000, 7_000, None),
     )
-    cap = budget(timeline, analysis)["capture"]
+    cap = budget(timeline, analysis)
     # [0,5) profiled alone; [5,7) three kernels, 2/3 us each; [7,10) two, 1.5 each; [10,15) unprofiled.
     assert cap["by_bound"] == pytest.approx(
         {"compute": (5 + 2 / 3 + 1.5) * US, "not profiled": (4 / 3 + 1.5 + 5) * US}
@@ -134,7 +134,7 @@ def test_a_trace_of_another_program_joins_nothing(analysis: Analysis) -> None:
         and r["joins"]["joined_share"] == 0
         and r["joins"]["ncu_groups_unseen"] == 1
     )
-    assert r["capture"]["not_profiled_s"] == pytest.approx(r["capture"]["kernel_s"])
+    assert r["not_profiled_s"] == pytest.approx(r["kernel_s"])
     assert any("another program" in w for w in r["warnings"])
     (hot,) = [f for f in budget_findings(r) if f.kind == "unprofiled-hot"]
     assert "100%" in hot.message and "Nothing joined" in hot.message and "bar" in hot.message
@@ -214,7 +214,7 @@ def test_summary_only_decode_against_the_real_analysis(
     raw = pd.read_csv(DECODE_SUM)
     total_s = float(raw["Total Time (ns)"].sum()) / 1e9
     r = budget(decode_summary, analysis)
-    cap = r["capture"]
+    cap = r
     assert r["basis"] == "summary" and r["devices"] == [] and r["steps"] == []
     assert (
         cap["span_s"] is None
@@ -222,7 +222,7 @@ def test_summary_only_decode_against_the_real_analysis(
         and cap["gaps"] is None
         and cap["memcpy_s"] is None
     )
-    assert len(raw) == 46 and len(r["kernels"]) == 46
+    assert len(raw) == 46 and len(r["trace_kernels"]) == 46
     assert cap["kernels"] == 78_016 == int(raw["Instances"].sum())
     assert cap["kernel_s"] == pytest.approx(total_s)
     assert cap["not_profiled_s"] == pytest.approx(total_s)
@@ -256,7 +256,7 @@ def test_summary_joins_by_name_when_the_kernel_is_there(analysis: Analysis) -> N
     r = budget(Timeline.of(kernel_sums=sums), analysis)
     assert r["joins"] is not None
     assert (r["joins"]["joined_normalised"], r["joins"]["not_joined"]) == (10, 5)
-    assert r["capture"]["by_bound"] == pytest.approx({"compute": 1e-3, "not profiled": 2.5e-4})
+    assert r["by_bound"] == pytest.approx({"compute": 1e-3, "not profiled": 2.5e-4})
     w = weight_by_timeline(analysis, Timeline.of(kernel_sums=sums))
     assert w.iloc[0]["nsys_instances"] == 10 and w.iloc[0]["nsys_total_s"] == pytest.approx(1e-3)
     assert w.iloc[0]["nsys_time_share"] == pytest.approx(0.8)

@@ -180,7 +180,7 @@ def joined(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any]:
 def test_report_budget_by_hand(joined: tuple[Any, Any]) -> None:
     doc, proc = joined
     b = doc["budget"]
-    cap = b["capture"]
+    cap = b
     assert b["basis"] == "trace" and b["range_basis"] == "gpu projection"
     # Span: the H2D copy's start 1_000_000 to the D2H copy's end 1_310_000.
     assert cap["span_s"] == pytest.approx(310 * US)
@@ -216,8 +216,8 @@ def test_report_budget_by_hand(joined: tuple[Any, Any]) -> None:
     assert decode["instances"] == 2 and decode["median_span_s"] == pytest.approx(97 * US)
     # The join: every kernel but the evil one, by name, grid and block.
     assert b["joins"]["joined_exact"] == 8 and b["joins"]["not_joined"] == 2
-    assert {k["name"] for k in b["kernels"] if k["join"] == "not joined"} == {EVIL}
-    assert all(k["join"] == "exact" for k in b["kernels"] if k["name"] != EVIL)
+    assert {k["name"] for k in b["trace_kernels"] if k["join"] == "not joined"} == {EVIL}
+    assert all(k["join"] == "exact" for k in b["trace_kernels"] if k["name"] != EVIL)
     (unprofiled,) = b["unprofiled"]
     assert unprofiled["instances"] == 2 and unprofiled["total_s"] == pytest.approx(60 * US)
     # Graphs: the cudaGraphLaunch's CorrId is shared by step 2's rms_norm and gemvx.
@@ -349,9 +349,9 @@ def test_real_ncu_and_nsys_summary() -> None:
     assert proc.returncode == 0, proc.stderr
     b = _strict_json(proc.stdout)["budget"]
     assert b["basis"] == "summary"
-    assert b["capture"]["kernel_s"] == pytest.approx(total_ns / 1e9)
-    assert b["capture"]["kernels"] == instances
-    assert b["capture"]["span_s"] is None and b["capture"]["gaps_s"] is None
+    assert b["kernel_s"] == pytest.approx(total_ns / 1e9)
+    assert b["kernels"] == instances
+    assert b["span_s"] is None and b["gaps_s"] is None
     # That ncu kernel (a CUTLASS GEMM) ran in the prefill stage, not in decode: nothing joins.
     assert b["joins"]["joined_by_name"] + b["joins"]["joined_exact"] == 0
     assert "no summary kernel joined an ncu kernel group" in proc.stderr
@@ -410,9 +410,9 @@ def test_timeline_json(tmp_path: Path) -> None:
     assert doc["document"] == "timeline" and doc["schema_version"]
     assert doc["generator"]["name"] == "ncu-roofline"
     b = doc["budget"]
-    assert b["joins"] is None and b["capture"]["by_bound"] is None
-    assert b["capture"]["not_profiled_s"] is None
-    assert b["capture"]["span_s"] == pytest.approx(310 * US)
+    assert b["joins"] is None and b["by_bound"] is None
+    assert b["not_profiled_s"] is None
+    assert b["span_s"] == pytest.approx(310 * US)
     assert {f["kind"] for f in doc["findings"]} == {"launch-bound", "graph-launched"}
     assert [i["path"] for i in doc["inputs"]] == [str(p) for p in paths.values()]
     # Never over an existing file without --force (exit 5); with it, written again.
@@ -462,8 +462,8 @@ def test_timeline_on_real_summaries() -> None:
     assert b["basis"] == "summary"
     # The whole-capture summary alone: nvtx_kern_sum's kernels outside every range
     # (empty range) are in it already and must not count twice.
-    assert b["capture"]["kernel_s"] == pytest.approx(total_ns / 1e9)
-    assert b["capture"]["kernels"] == 302_144
+    assert b["kernel_s"] == pytest.approx(total_ns / 1e9)
+    assert b["kernels"] == 302_144
     assert len(b["ranges"]) == 37
     text = run("timeline", *(str(p) for p in KILN))
     assert text.returncode == 0
@@ -576,10 +576,10 @@ def test_profile_nsys_report_gets_a_budget(fakes: Path, tmp_path: Path) -> None:
     b = _strict_json((tmp_path / "r.json").read_text(encoding="utf-8"))["budget"]
     # 1_000 .. 40_000 ns: 33 us of kernels, 2 + 4 us gaps; the unprofiled kernel 10 us.
     assert b["basis"] == "trace"
-    assert b["capture"]["span_s"] == pytest.approx(39 * US)
-    assert b["capture"]["kernel_s"] == pytest.approx(33 * US)
-    assert b["capture"]["gaps_s"] == pytest.approx(6 * US)
-    assert b["capture"]["not_profiled_s"] == pytest.approx(10 * US)
+    assert b["span_s"] == pytest.approx(39 * US)
+    assert b["kernel_s"] == pytest.approx(33 * US)
+    assert b["gaps_s"] == pytest.approx(6 * US)
+    assert b["not_profiled_s"] == pytest.approx(10 * US)
     assert b["joins"]["joined_exact"] == 2 and b["joins"]["not_joined"] == 1
     assert (tmp_path / "r.nsys.sqlite").is_file() and (tmp_path / "r.nsys-rep").is_file()
 

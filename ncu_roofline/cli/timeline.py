@@ -83,6 +83,6 @@ def timeline(
         document,
         target,
         force,
-        f"({out_format}): {record['capture']['kernels']:,} kernel launches, "
-        f"{len(record['kernels']):,} distinct kernels, {len(doc['findings'])} findings",
+        f"({out_format}): {record['kernels']:,} kernel launches, "
+        f"{len(record['trace_kernels']):,} distinct kernels, {len(doc['findings'])} findings",
     )

@@ -62,7 +62,7 @@ class BudgetView(TypedDict):
 
 def _parts(budget: BudgetRecord) -> list[tuple[str, float]]:
     """The capture's span in parts, seconds each: kernel classes, copies, idle gaps."""
-    cap = budget["capture"]
+    cap = budget
     parts: list[tuple[str, float]] = []
     by_bound = cap.get("by_bound") or {}
     if by_bound:
@@ -83,7 +83,7 @@ def _parts(budget: BudgetRecord) -> list[tuple[str, float]]:
 
 def _whole(budget: BudgetRecord) -> float | None:
     """What the parts are shares of: the span, or the kernel time of a summary."""
-    cap = budget["capture"]
+    cap = budget
     whole = cap.get("span_s") if budget["basis"] == "trace" else cap.get("kernel_s")
     return float(whole) if whole else None
 
@@ -92,7 +92,7 @@ def budget_line(budget: BudgetRecord | None) -> str | None:
     """The budget in one line (Markdown, terminal); ``None`` without a budget or any time."""
     if budget is None or budget["basis"] == "empty":
         return None
-    cap = budget["capture"]
+    cap = budget
     whole = _whole(budget)
     if whole is None:
         return None
@@ -138,7 +138,7 @@ def budget_view(budget: BudgetRecord | None) -> BudgetView | None:
                 else f"kernels the roofline calls {label}-bound",
             }
         )
-    cap = budget["capture"]
+    cap = budget
     details = []
     joins = budget.get("joins")
     if joins is not None:

@@ -84,7 +84,7 @@ class TimelineView(TypedDict):
 
 
 def _kernel_rows(record: BudgetRecord, top: int) -> list[KernelRow]:
-    kernels = record["kernels"]
+    kernels = record["trace_kernels"]
     total = sum(k["total_s"] for k in kernels)
     rows: list[KernelRow] = []
     for i, k in enumerate(kernels[:top], start=1):
@@ -159,7 +159,7 @@ def timeline_view(doc: TimelineDocument, top: int = 10) -> TimelineView:
         "inputs": inputs,
         "budget": budget_view(record),
         "kernels": _kernel_rows(record, top),
-        "kernels_total": len(record["kernels"]),
+        "kernels_total": len(record["trace_kernels"]),
         "ranges": _range_rows(record),
         "range_stat": "median" if record["basis"] == "trace" else "mean",
         "findings": doc["findings"],

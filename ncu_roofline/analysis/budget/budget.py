@@ -272,17 +272,18 @@ def _trace_budget(
         )
     headline = next((dev for dev in devices if dev["headline"]), None)
     k_dur = (kept.end - kept.start)[kept.kernels]
+    capture = headline["budget"] if headline is not None else empty_window()
     return {
+        **capture,
         "basis": "trace",
         "range_basis": range_basis,
         "device": headline["device"] if headline is not None else None,
         "devices": devices,
-        "capture": headline["budget"] if headline is not None else empty_window(),
         "steps": steps,
         "ranges": _range_totals(steps),
         "small_kernel_threshold_s": small_kernel_s,
         "joins": joins,
-        "kernels": joined.records,
+        "trace_kernels": joined.records,
         "unprofiled": unprofiled,
         "graphs": graph_launches(timeline, acts["corr_id"].iloc[kept.kernels], k_dur),
         "excluded": excluded,

@@ -111,7 +111,7 @@ def budget_findings(
     joined).
     """
     found: list[Finding] = []
-    capture = _launch_bound("The capture", record["capture"], record, launch_bound_share)
+    capture = _launch_bound("The capture", record, record, launch_bound_share)
     if capture is not None:
         found.append(capture)
     for r in record["ranges"]:
@@ -120,7 +120,7 @@ def budget_findings(
         if f is not None:
             found.append(f)
 
-    cap = record["capture"]
+    cap = record
     not_profiled = cap["not_profiled_s"]
     if record["joins"] is not None and not_profiled and cap["kernel_s"] > 0:
         share = not_profiled / cap["kernel_s"]

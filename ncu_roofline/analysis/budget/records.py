@@ -195,8 +195,13 @@ class ExcludedRecord(TypedDict):
     other_devices: int
 
 
-class BudgetRecord(TypedDict):
-    """A timeline's time budget: the capture, each step and range, the join with ncu."""
+class BudgetRecord(WindowBudgetRecord):
+    """A timeline's time budget: the capture, each step and range, the join with ncu.
+
+    Its window fields (``span_s``, ``kernel_s``, ``memcpy_s``, ``gaps_s``,
+    ``not_profiled_s``, ``by_bound``...) are the whole capture's, on the
+    headline device.
+    """
 
     #: ``trace`` (GPU activities with times), ``summary`` (kernel summaries only), ``empty``.
     basis: str
@@ -206,13 +211,13 @@ class BudgetRecord(TypedDict):
     #: The headline device (most kernel time).
     device: str | None
     devices: list[DeviceBudgetRecord]
-    capture: WindowBudgetRecord
     steps: list[StepRecord]
     ranges: list[RangeBudgetRecord]
     small_kernel_threshold_s: float
     #: ``None`` without an ncu analysis.
     joins: JoinRecord | None
-    kernels: list[KernelJoinRecord]
+    #: Every distinct trace kernel (name, grid, block) and the ncu group it joined.
+    trace_kernels: list[KernelJoinRecord]
     unprofiled: list[UnprofiledKernelRecord]
     graphs: GraphRecord
     excluded: ExcludedRecord

@@ -185,16 +185,16 @@ def summary_budget(
         "other_devices": 0,
     }
     return {
+        **_window(totals, small_rows(whole), classes),
         "basis": "summary",
         "range_basis": "summary" if ranges else None,
         "device": None,
         "devices": [],
-        "capture": _window(totals, small_rows(whole), classes),
         "steps": [],
         "ranges": ranges,
         "small_kernel_threshold_s": small_kernel_s,
         "joins": joins,
-        "kernels": kernels,
+        "trace_kernels": kernels,
         "unprofiled": unprofiled,
         "graphs": graph_launches(
             timeline, pd.Series([], dtype="Int64"), np.zeros(0, dtype=np.int64)

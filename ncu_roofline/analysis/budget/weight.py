@@ -73,7 +73,7 @@ def weight_by_timeline(
     seen = np.zeros(n, dtype=bool)
     joins: list[list[str]] = [[] for _ in range(n)]
     all_s = 0.0
-    for k in record["kernels"]:
+    for k in record["trace_kernels"]:
         all_s += k["total_s"]
         if k["ncu_kernel"] is None:
             continue
