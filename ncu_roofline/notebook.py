@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, TypeAlias
 
+from ncu_roofline.analysis.budget.attach import attach_timeline
 from ncu_roofline.analysis.compare import Comparison
 from ncu_roofline.analysis.compare import compare as compare_analyses
 from ncu_roofline.analysis.compare.basis import DEFAULT_NOISE
@@ -42,8 +43,10 @@ from ncu_roofline.analysis.engine import analyze as analyze_profile
 from ncu_roofline.core.files import unique_inputs
 from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.core.model import Profile
+from ncu_roofline.core.timeline import Timeline
 from ncu_roofline.errors import UsageError
 from ncu_roofline.readers import load as read_exports
+from ncu_roofline.readers.nsys import load_timeline
 from ncu_roofline.theory.config import TheoryConfig
 
 if TYPE_CHECKING:
@@ -209,17 +212,26 @@ def analyze(
     clocks: str = "measured",
     thresholds: Thresholds | None = None,
     theory: TheoryConfig | None = None,
+    nsys: Paths | Timeline | None = None,
 ) -> NotebookAnalysis:
     """Place every launch of ``profile`` on the roofline.
 
     The engine's :func:`ncu_roofline.analysis.analyze` (which documents the
-    arguments); the result also shows itself in a notebook.
+    arguments); the result also shows itself in a notebook.  ``nsys`` (an
+    Nsight Systems timeline of the same program: paths as ``report --nsys``
+    reads them, or a :class:`~ncu_roofline.core.timeline.Timeline`) joins it:
+    the result's ``budget`` says where each step's time goes, and its groups
+    are weighted by real time (:func:`ncu_roofline.analysis.budget.attach_timeline`).
     """
-    return NotebookAnalysis.of(
-        analyze_profile(
-            profile, gpu=gpu, roofs=roofs, clocks=clocks, thresholds=thresholds, theory=theory
-        )
+    analysis = analyze_profile(
+        profile, gpu=gpu, roofs=roofs, clocks=clocks, thresholds=thresholds, theory=theory
     )
+    if nsys is not None:
+        if not isinstance(nsys, Timeline):
+            items = [nsys] if isinstance(nsys, (str, os.PathLike)) else list(nsys)
+            nsys = load_timeline([str(p) for p in items])
+        analysis = attach_timeline(analysis, nsys)
+    return NotebookAnalysis.of(analysis)
 
 
 def compare(

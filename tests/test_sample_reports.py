@@ -104,3 +104,15 @@ def test_simulated_timeline_is_current_and_joins() -> None:
     assert joins["not_joined"] == mod.STEPS * (2 * 44 + 1)
     parts = cap["kernel_s"] + (cap["memcpy_s"] or 0) + (cap["gaps_s"] or 0)
     assert cap["span_s"] is not None and abs(parts - cap["span_s"]) < 1e-12
+
+
+def test_notebook_analyze_takes_a_timeline() -> None:
+    import ncu_roofline
+
+    mod = _timeline_module()
+    paths = [REPO / "sample_reports" / n for n in mod.render()]
+    analysis = ncu_roofline.analyze(ncu_roofline.load(REPO / mod.SAMPLE), nsys=paths)
+    assert analysis.budget is not None and len(analysis.budget["steps"]) == mod.STEPS
+    # Every group of the sample ran in every step: real time for all of them.
+    assert set(analysis.kernels["time_basis"]) == {"nsys"}
+    assert (analysis.kernels["nsys_instances"] % mod.STEPS == 0).all()
