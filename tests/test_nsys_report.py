@@ -600,3 +600,16 @@ def test_fixture_numbers_are_consistent() -> None:
     assert gaps == [4_000, 2_000, 16_000, 10_000] and ends[-1] == 97_000
     assert math.isclose((173 + 10) / 310, 0.5903, abs_tol=1e-4)
     assert sqlite3.sqlite_version
+
+
+def test_nsys_report_given_as_the_profile_says_what_it_is(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.csv"
+    trace.write_text(
+        "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n"
+        "100.0,5000,2,2500.0,2500.0,2000,3000,707.1,my_kernel\n",
+        encoding="utf-8",
+    )
+    proc = run("report", str(trace), "-o", str(tmp_path / "r.md"))
+    assert proc.returncode == 4
+    assert "an Nsight Systems (nsys) report, not an ncu export" in proc.stderr
+    assert "--nsys" in proc.stderr and "Traceback" not in proc.stderr

@@ -67,6 +67,16 @@ def _read_columns(
     try:
         columns, info = _read(raw, progress, bar)
     except InputFormatError as exc:
+        # Only on this error path: the nsys readers load pandas.
+        from ncu_roofline.readers.nsys import is_nsys_input
+
+        if path != "-" and is_nsys_input(path):
+            # An Nsight Systems report given where an ncu export belongs.
+            raise InputFormatError(
+                f"{raw.name}: an Nsight Systems (nsys) report, not an ncu export: give it "
+                "with --nsys beside the ncu profile (report PROFILE --nsys FILE), or read it "
+                "alone with `ncu-roofline timeline FILE`"
+            ) from None
         if str(exc).startswith(f"{raw.name}:"):
             raise
         raise InputFormatError(f"{raw.name}: {exc}") from None
