@@ -1,4 +1,4 @@
-"""Time :func:`ncu_roofline.analysis.budget.budget` on a synthetic 1,000,000-launch trace.
+"""Time :func:`ncu_roofline.analysis.budget.build` on a synthetic 1,000,000-launch trace.
 
 The trace imitates a launch-bound decode loop: steps of 200 kernels (five
 kernel names, 20 launch configurations) on two streams that overlap now and

@@ -2,7 +2,7 @@
 
 The page's "Where the step's time goes" bar and table, the Markdown line and
 the terminal line all come from here, from the report's ``budget`` record
-(:func:`ncu_roofline.analysis.budget.budget`), so they say the same thing.
+(:func:`ncu_roofline.analysis.budget.build`), so they say the same thing.
 The bar's parts are the budget's own, in seconds of the capture's span:
 kernel time per bound class (kernels no ncu group joined as "not profiled"),
 copies (memcpy, memset), idle gaps; they add up to the span.

@@ -4,7 +4,7 @@
 :class:`~ncu_roofline.core.timeline.Timeline` (from
 :func:`~ncu_roofline.readers.nsys.load_timeline`) and returns plain data, as
 every report document is: the budget
-(:func:`~ncu_roofline.analysis.budget.budget`, without an analysis, so no
+(:func:`~ncu_roofline.analysis.budget.build`, without an analysis, so no
 bound classes and no join), its findings, the inputs read, and the
 ``schema_version`` and ``generator`` fields of the other JSON documents.  A
 missing figure is ``None``, never NaN.

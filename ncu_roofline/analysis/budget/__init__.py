@@ -27,7 +27,7 @@ from ncu_roofline._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from ncu_roofline.analysis.budget.attach import attach_timeline
-    from ncu_roofline.analysis.budget.budget import budget
+    from ncu_roofline.analysis.budget.build import budget
     from ncu_roofline.analysis.budget.findings import budget_findings
     from ncu_roofline.analysis.budget.join import join_key
     from ncu_roofline.analysis.budget.records import BudgetRecord
@@ -44,7 +44,7 @@ __all__ = [
 
 _LAZY = {
     "attach_timeline": "ncu_roofline.analysis.budget.attach",
-    "budget": "ncu_roofline.analysis.budget.budget",
+    "budget": "ncu_roofline.analysis.budget.build",
     "budget_findings": "ncu_roofline.analysis.budget.findings",
     "join_key": "ncu_roofline.analysis.budget.join",
     "BudgetRecord": "ncu_roofline.analysis.budget.records",

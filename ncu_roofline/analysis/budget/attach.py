@@ -23,7 +23,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ncu_roofline.analysis.budget.budget import budget
+from ncu_roofline.analysis.budget.build import budget
 from ncu_roofline.analysis.budget.findings import budget_findings
 from ncu_roofline.analysis.budget.weight import weight_by_timeline
 from ncu_roofline.analysis.catalogue import SEVERITIES

@@ -1,6 +1,6 @@
 """The time budget's plain-data pieces, as types.
 
-Built in the analysis stage (:func:`~ncu_roofline.analysis.budget.budget`)
+Built in the analysis stage (:func:`~ncu_roofline.analysis.budget.build`)
 and carried unchanged into reports.  Times are seconds (``float``); a figure
 the input cannot give (a gap in a summary-only timeline, the bound classes
 without an ncu analysis) is ``None``, never 0.

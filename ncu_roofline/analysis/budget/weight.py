@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ncu_roofline.analysis.budget.budget import budget
+from ncu_roofline.analysis.budget.build import budget
 from ncu_roofline.analysis.budget.records import BudgetRecord
 from ncu_roofline.core.timeline import Timeline
 
