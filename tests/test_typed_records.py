@@ -17,7 +17,12 @@ import pytest
 
 import ncu_roofline
 from ncu_roofline.analysis.compare import COMPARISON_FIELDS, compare
-from ncu_roofline.core.columns import KERNEL_FIELDS, LAUNCH_FIELDS, THEORY_FIELDS
+from ncu_roofline.core.columns import (
+    KERNEL_FIELDS,
+    LAUNCH_FIELDS,
+    THEORY_FIELDS,
+    TIMELINE_FIELDS,
+)
 from ncu_roofline.report import schema
 from ncu_roofline.report.compare import comparison_context
 from ncu_roofline.report.context import build_context
@@ -32,6 +37,7 @@ from ncu_roofline.report.schema import (
     LaunchRecord,
     SideFacts,
     TheoryFields,
+    TimelineFields,
     tensor_flops,
     tripped_gates,
 )
@@ -43,13 +49,21 @@ REPO = Path(ncu_roofline.__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
-    ("record", "fields"), [(LaunchRecord, LAUNCH_FIELDS), (KernelRecord, KERNEL_FIELDS)]
+    ("record", "fields", "optional"),
+    [
+        (LaunchRecord, LAUNCH_FIELDS, THEORY_FIELDS),
+        # A kernel group also has the fields an nsys timeline adds.
+        (KernelRecord, KERNEL_FIELDS, (*THEORY_FIELDS, *TIMELINE_FIELDS)),
+    ],
 )
-def test_record_keys_are_the_registry_fields_in_order(record: Any, fields: tuple[str, ...]) -> None:
-    assert list(record.__annotations__) == [*fields, *THEORY_FIELDS]
+def test_record_keys_are_the_registry_fields_in_order(
+    record: Any, fields: tuple[str, ...], optional: tuple[str, ...]
+) -> None:
+    assert list(record.__annotations__) == [*fields, *optional]
     assert record.__required_keys__ == frozenset(fields)
-    assert record.__optional_keys__ == frozenset(THEORY_FIELDS)
+    assert record.__optional_keys__ == frozenset(optional)
     assert list(TheoryFields.__annotations__) == list(THEORY_FIELDS)
+    assert list(TimelineFields.__annotations__) == list(TIMELINE_FIELDS)
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +81,8 @@ def test_built_records_have_exactly_the_typed_keys(sample: Any) -> None:
         keys = set(records[0])
         tensor = {k for k in keys if k.startswith("flops_tensor_") and k != "flops_tensor_basis"}
         assert tensor, "the sample counts tensor FLOPs of some datatype"
-        assert keys - tensor == _declared(typed)
+        # No nsys timeline was joined: the timeline's fields are absent.
+        assert keys - tensor == _declared(typed) - set(TIMELINE_FIELDS)
     k = sample["kernels"][0]
     dtype = sorted(x for x in k if x.startswith("flops_tensor_") and x != "flops_tensor_basis")[0]
     assert tensor_flops(k, dtype.removeprefix("flops_tensor_")) == k[dtype]
@@ -82,7 +97,8 @@ def test_every_record_of_a_built_report_has_its_typed_keys(sample: Any) -> None:
         assert set(typed.__required_keys__) <= set(record)
 
     keys(sample, schema.ReportContext)
-    assert set(sample) | {"gates"} == set(schema.ReportContext.__annotations__)
+    # gates when gates were asked for, budget when an nsys timeline was joined.
+    assert set(sample) | {"gates", "budget"} == set(schema.ReportContext.__annotations__)
     keys(sample["inputs"][0], schema.InputRecord)
     keys(sample["summary"], schema.Summary)
     for totals in sample["summary"]["by_bound"].values():
@@ -240,3 +256,18 @@ def test_a_renamed_field_fails_mypy_in_a_renderer(
     assert '"LaunchRecord" has no key "nvtx_range"' in out
     assert '"GateRecord" has no key "gate"' in out
     assert 'incompatible types in assignment (expression has type "object"' in out.lower()
+
+
+def test_a_report_with_a_timeline_has_the_timeline_keys() -> None:
+    trace = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.nsys_cuda_gpu_trace.csv"
+    nvtx = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.nsys_nvtx_gpu_proj_trace.csv"
+    analysis = ncu_roofline.analyze(ncu_roofline.load([str(SAMPLE)]), nsys=[trace, nvtx])
+    context = build_context(analysis)
+    k = context["kernels"][0]
+    tensor = {x for x in k if x.startswith("flops_tensor_") and x != "flops_tensor_basis"}
+    assert set(k) - tensor == _declared(KernelRecord) - set(THEORY_FIELDS)
+    budget = context["budget"]
+    assert list(budget) == list(schema.BudgetRecord.__annotations__)
+    assert list(budget["steps"][0]) == list(schema.StepRecord.__annotations__)
+    assert list(budget["ranges"][0]) == list(schema.RangeBudgetRecord.__annotations__)
+    assert list(budget["graphs"]) == list(schema.GraphRecord.__annotations__)

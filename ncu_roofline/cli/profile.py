@@ -193,6 +193,37 @@ def _check(returncode: int, console: str, log_file: Path) -> None:
         warn(f"ncu or the program exited with status {returncode}; reporting what {log_file} holds")
 
 
+def _timeline_steps(
+    with_nsys: bool, nsys_path: str | None, dry_run: bool, base: str, cmd: list[str]
+) -> list[list[str]]:
+    """The nsys capture and export command lines (none without ``--nsys``)."""
+    if not with_nsys:
+        return []
+    nsys = nsys_path or shutil.which("nsys") or ("nsys" if dry_run else None)
+    if nsys is None:
+        raise MissingDependencyError(
+            "nsys (Nsight Systems) is not on PATH: install it, give --nsys-path PATH, or "
+            "leave out --nsys"
+        )
+    return [
+        [*nsys_arguments(nsys, base), *cmd],
+        nsys_export_arguments(nsys, f"{base}.nsys-rep", f"{base}.nsys.sqlite"),
+    ]
+
+
+def _capture_timeline(steps: list[list[str]], rep: str, sqlite: str) -> list[str]:
+    """Run the nsys steps; the SQLite export to report with, or nothing (with a warning)."""
+    if not steps:
+        return []
+    code, _ = _run(steps[0])
+    if Path(rep).is_file():
+        _run(steps[1])
+    if Path(sqlite).is_file():
+        return [sqlite]
+    warn(f"nsys wrote no timeline (exit status {code}); the report has no step budget")
+    return []
+
+
 @click.command(context_settings={"allow_interspersed_args": False})
 @click.argument(
     "command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- CMD [ARGS]..."
@@ -302,19 +333,8 @@ def profile(
     passthrough = _passthrough(
         kernel_name, kernel_id, launch_skip, launch_count, nvtx_include, replay_mode, clock_control
     )
-    timeline: list[list[str]] = []
     nsys_rep, nsys_db = f"{base}.nsys-rep", f"{base}.nsys.sqlite"
-    if with_nsys:
-        nsys = nsys_path or shutil.which("nsys") or ("nsys" if dry_run else None)
-        if nsys is None:
-            raise MissingDependencyError(
-                "nsys (Nsight Systems) is not on PATH: install it, give --nsys-path PATH, or "
-                "leave out --nsys"
-            )
-        timeline = [
-            [*nsys_arguments(nsys, str(base)), *cmd],
-            nsys_export_arguments(nsys, nsys_rep, nsys_db),
-        ]
+    timeline = _timeline_steps(with_nsys, nsys_path, dry_run, str(base), cmd)
     steps = [[*ncu_arguments(ncu, depth, cc, str(log_file), passthrough, rep), *cmd]]
     if rep is not None:
         steps.append(import_arguments(ncu, rep, str(log_file)))
@@ -326,16 +346,8 @@ def profile(
         refuse_existing(path, force)
     if force and log_file.is_file():
         log_file.unlink()  # ncu appends to an existing log file
-    nsys_inputs: list[str] = []
-    if timeline:
-        # The timeline first: ncu serialises and replays kernels, so it cannot run beside it.
-        code, _ = _run(timeline[0])
-        if Path(nsys_rep).is_file():
-            _run(timeline[1])
-        if Path(nsys_db).is_file():
-            nsys_inputs.append(nsys_db)
-        else:
-            warn(f"nsys wrote no timeline (exit status {code}); the report has no step budget")
+    # The timeline first: ncu serialises and replays kernels, so it cannot run beside it.
+    nsys_inputs = _capture_timeline(timeline, nsys_rep, nsys_db)
     returncode, console = _run(steps[0])
     if rep is not None and Path(rep).is_file():
         _run(steps[1])
