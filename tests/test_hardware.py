@@ -208,7 +208,9 @@ def test_builtin_table_loads_with_unique_keys() -> None:
     for spec in gpus:
         assert spec.origin == "built-in"
         assert spec.name
-        assert spec.match, spec.key
+        # A theory-only device (TPU, AMD) is never matched to an ncu device name.
+        assert bool(spec.match) != spec.theory_only, spec.key
+        assert (spec.cc is None) == spec.theory_only, spec.key
         assert spec.compute or spec.memory, spec.key
         assert spec.source, spec.key
         assert set(spec.compute) <= set(COMPUTE_KEYS)
@@ -350,7 +352,8 @@ def test_a100_40gb_pcie_differs_from_sxm_only_in_memory_and_name() -> None:
 def test_arch_rates_cover_every_builtin_cc() -> None:
     known = {cc for rates in arch_rates() for cc in rates.cc}
     for spec in builtin_gpus():
-        assert spec.cc in known, spec.key
+        # A theory-only device (TPU, AMD) has no CUDA compute capability.
+        assert spec.cc in known or (spec.theory_only and spec.cc is None), spec.key
     for rates in arch_rates():
         assert set(rates.per_sm_per_clock) <= set(COMPUTE_KEYS)
         assert set(rates.unsure) <= set(rates.per_sm_per_clock)

@@ -49,7 +49,12 @@ def peak_for(spec: GpuSpec, precision: str) -> tuple[float | None, str | None]:
 
     The rule of :func:`~ncu_roofline.analysis.floor.compute_ceiling`: the
     precision's own ceiling, else a same-rate one the GPU's datatypes allow.
+    A theory-only device (a TPU, an AMD GPU) gets its own ceiling only: the
+    same-rate pairs are NVIDIA's, and would lend a TPU FP8 from its INT8.
     """
+    if spec.theory_only:
+        own = spec.compute.get(precision)
+        return (own, precision) if own else (None, None)
     ceilings = {k: np.array([v], dtype=np.float64) for k, v in spec.compute.items()}
     peak, key = compute_ceiling(
         ceilings, np.array([precision], dtype=object), cc_number(np.array([spec.cc], dtype=object))

@@ -39,7 +39,7 @@ from ncu_roofline.cli.options import (
     progress_option,
     theory_options,
 )
-from ncu_roofline.core.hardware import resolve_gpu
+from ncu_roofline.core.hardware import refuse_theory_only, resolve_gpu
 from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.render import render_document
 from ncu_roofline.render.compare_text import basis_text, story_text, summary_line, why_text
@@ -230,9 +230,10 @@ def compare(
     out_format = out.format()
     output = out.target(candidate_files[0], out_format, infix=".diff")
     refuse_existing(output, out.force)
-    # Each --gpu is resolved here, once, and the lookups handed to the engine.
+    # Each --gpu is resolved here, once, and the lookups handed to the engine;
+    # a theory-only device is refused before the (possibly long) read.
     gpu, base_gpu, candidate_gpu = (
-        resolve_gpu(name) if name else None
+        refuse_theory_only(resolve_gpu(name)) if name else None
         for name in (judge.gpu, judge.base_gpu, judge.candidate_gpu)
     )
     note_gpu_alias(gpu, base_gpu, candidate_gpu)

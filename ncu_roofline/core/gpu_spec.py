@@ -55,6 +55,8 @@ class GpuRecord(TypedDict):
     derived: list[str]
     disputed: list[str]
     origin: str
+    vendor: str
+    theory_only: bool
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,12 @@ class GpuSpec:
     present only where the figure is known.  ``unsure``, ``derived`` and
     ``disputed`` use the same keys, plus the field names ``sms``,
     ``boost_hz``, ``base_hz``, ``tensor_hz`` and ``dram_bytes``.
+
+    ``theory_only`` marks a device Nsight Compute cannot profile (a Google
+    TPU, an AMD Instinct GPU): it has no compute capability and no ``match``
+    patterns, serves ``theory`` only, and is refused where a profile is
+    judged (:func:`~ncu_roofline.core.hardware.refuse_theory_only`).
+    ``vendor`` is who makes it, lower case (``nvidia``, ``google``, ``amd``).
     """
 
     key: str
@@ -87,6 +95,8 @@ class GpuSpec:
     origin: str
     # DRAM capacity as marketed (GB x 1e9): a label for reports, not a roof.
     dram_bytes: float | None = None
+    vendor: str = "nvidia"
+    theory_only: bool = False
 
     def clock_for(self, key: str) -> float | None:
         """The clock (Hz) that the figure under ``key`` assumes, if known.
@@ -131,6 +141,8 @@ class GpuSpec:
             "derived": list(self.derived),
             "disputed": list(self.disputed),
             "origin": self.origin,
+            "vendor": self.vendor,
+            "theory_only": self.theory_only,
         }
 
 

@@ -44,6 +44,7 @@ __all__ = [
     "load_roofs_file",
     "match_device",
     "rates_for_cc",
+    "refuse_theory_only",
     "resolve_gpu",
     "with_l1_roof",
 ]
@@ -114,12 +115,15 @@ def match_device(device_name: str | None, gpus: Sequence[GpuSpec] | None = None)
     """The GPU whose ``match`` regexes hit ``device_name`` as ncu prints it.
 
     Searches ``gpus`` (default: the built-in table) in order and returns the
-    first hit, or None when no entry matches.
+    first hit, or None when no entry matches.  A theory-only device (a TPU,
+    an AMD GPU) is never a hit: ncu cannot have profiled it.
     """
     if device_name is None or not device_name.strip():
         return None
     name = device_name.strip()
     for spec in builtin_gpus() if gpus is None else gpus:
+        if spec.theory_only:
+            continue
         if any(_compiled(p).search(name) for p in spec.match):
             return spec
     return None
@@ -253,6 +257,21 @@ def find_gpu(name: str, gpus: Sequence[GpuSpec] | None = None) -> GpuSpec:
     return resolve_gpu(name, gpus).spec
 
 
+def refuse_theory_only(lookup: GpuLookup) -> GpuLookup:
+    """``lookup`` unchanged, unless it names a theory-only device: then UsageError.
+
+    A command that judges a profile against ``--gpu``'s roofs cannot use a
+    device ncu cannot profile (a TPU, an AMD GPU); ``theory`` can.
+    """
+    spec = lookup.spec
+    if spec.theory_only:
+        raise UsageError(
+            f"{spec.key} ({spec.name}) is a theory-only device: ncu cannot profile it; "
+            "use it with `ncu-roofline theory`"
+        )
+    return lookup
+
+
 #: The one refusal of a GPU and a roofs file together.
 GPU_OR_ROOFS = "give either --gpu or --roofs, not both"
 
@@ -266,7 +285,10 @@ def chosen_roofs(
     Returns the GPU's lookup (``None`` without a GPU) and the chosen specs
     (``None``: the export's own roofs).  A name is looked up here, a roofs
     file read here; a lookup or spec list passes through, so a caller that
-    resolved them already pays nothing.  Both a GPU and roofs: UsageError.
+    resolved them already pays nothing.  Both a GPU and roofs: UsageError;
+    so is a GPU that is a theory-only device (:func:`refuse_theory_only`),
+    since the roofs chosen here judge a profile.  A roofs file may hold any
+    device: its entries are not refused.
     """
     if gpu is not None and roofs is not None:
         raise UsageError(GPU_OR_ROOFS)
@@ -275,7 +297,7 @@ def chosen_roofs(
     elif isinstance(gpu, GpuSpec):
         gpu = GpuLookup(gpu, "spec", asked=gpu.key)
     if gpu is not None:
-        return gpu, [gpu.spec]
+        return refuse_theory_only(gpu), [gpu.spec]
     if roofs is None:
         return None, None
     if isinstance(roofs, (str, os.PathLike)):

@@ -14,7 +14,11 @@ and at least one roof is required)::
     fp64_tflops, fp32_tflops, fp16_tflops, fp64_tc_tflops, tf32_tc_tflops,
     fp16_tc_tflops, bf16_tc_tflops, fp8_tc_tflops, int8_tc_tops,
     fp4_tc_tflops, dram_gbps, l2_gbps, l1_gbps, dram_gb,
-    source, notes, unsure, derived, disputed
+    source, notes, unsure, derived, disputed, vendor, theory_only
+
+``theory_only = true`` marks a device ncu cannot profile (a TPU, an AMD
+GPU): usable with ``theory`` only, so it may give neither ``cc`` nor
+``match``.  ``vendor`` (default ``"nvidia"``) names its maker.
 """
 
 from __future__ import annotations
@@ -80,6 +84,8 @@ _GPU_FILE_KEYS: tuple[str, ...] = (
     "source",
     "notes",
     *_MARK_KEYS,
+    "vendor",
+    "theory_only",
 )
 
 # Markings name the numeric keys of the file; GpuSpec reports them in the
@@ -264,6 +270,18 @@ def _parse_gpu(key: str, table: _Table, origin: str) -> GpuSpec:
                 )
         marks[mark_key] = tuple(dict.fromkeys(mapped))
 
+    vendor = (table.text("vendor") or "nvidia").strip().lower()
+    if not vendor:
+        table.fail("vendor", "must not be empty")
+    theory_only = table.data.get("theory_only", False)
+    if not isinstance(theory_only, bool):
+        table.fail("theory_only", f"expected true or false, got {show_value(theory_only)}")
+    if theory_only and patterns:
+        # ncu never profiles the device: a pattern could only catch another's name.
+        table.fail("match", "a theory-only device is never matched to a device ncu names")
+    if theory_only and table.data.get("cc") is not None:
+        table.fail("cc", "a theory-only device has no CUDA compute capability")
+
     return GpuSpec(
         key=key,
         name=name.strip(),
@@ -283,6 +301,8 @@ def _parse_gpu(key: str, table: _Table, origin: str) -> GpuSpec:
         disputed=marks["disputed"],
         origin=origin,
         dram_bytes=None if dram_gb is None else dram_gb * _GIGA,
+        vendor=vendor,
+        theory_only=theory_only,
     )
 
 

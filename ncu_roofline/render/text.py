@@ -61,12 +61,16 @@ _GPU_COLUMNS: tuple[tuple[str, str, bool, int | None], ...] = (
 )
 
 
+#: The ``gpus`` table's mark of a device ncu cannot profile (a TPU, an AMD GPU).
+THEORY_ONLY_MARK = "[theory only]"
+
+
 def _gpu_cells(g: GpuRecord) -> dict[str, str]:
     compute, memory = g["compute"], g["memory"]
     return {
         "key": g["key"],
         "name": g["name"],
-        "cc": g["cc"] or "?",
+        "cc": g["cc"] or ("-" if g["theory_only"] else "?"),
         "fp64": TEXT.si(compute.get("fp64"), "FLOP/s"),
         "fp32": TEXT.si(compute.get("fp32"), "FLOP/s"),
         "tensor": TEXT.si(compute.get("tensor_bf16") or compute.get("tensor_fp16"), "FLOP/s"),
@@ -90,7 +94,12 @@ def gpus_text(gpus: list[GpuRecord]) -> str:
         )
         for cells in [titles, *rows]
     ]
-    return _one_newline(render("gpus.txt.j2", lines=lines))
+    # A device ncu cannot profile is marked at the end of its row, and a note says why.
+    for at, g in enumerate(gpus, start=1):
+        if g["theory_only"]:
+            lines[at] += f"  {THEORY_ONLY_MARK}"
+    theory_only = any(g["theory_only"] for g in gpus)
+    return _one_newline(render("gpus.txt.j2", lines=lines, theory_only=theory_only))
 
 
 def theory_text(table: TheoryTable) -> str:

@@ -363,12 +363,13 @@ def _fitting_gpus(implied: float, cc: str | None, sms: int | None = None) -> lis
     """Table GPUs whose DRAM bandwidth is within :data:`MISMATCH` of ``implied``, closest first.
 
     A GPU of another compute capability, or of another SM count than the
-    export's ``sms``, is no fit whatever its bandwidth.
+    export's ``sms``, or a theory-only device, is no fit whatever its bandwidth.
     """
     fits = []
     for spec in builtin_gpus():
         bandwidth = spec.memory.get("dram")
-        if not bandwidth or (cc and spec.cc and spec.cc != cc):
+        # A theory-only device (a TPU, an AMD GPU) is no fit for an ncu export.
+        if spec.theory_only or not bandwidth or (cc and spec.cc and spec.cc != cc):
             continue
         if sms and spec.sms and spec.sms != sms:
             continue

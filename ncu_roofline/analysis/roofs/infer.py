@@ -232,7 +232,7 @@ def infer_gpu(
             None, (), f"{who} and gives no compute capability, so no GPU of the table is inferred"
         )
     table = builtin_gpus() if gpus is None else list(gpus)
-    judged = [_judge(s, ev) for s in table if s.cc == ev.cc]
+    judged = [_judge(s, ev) for s in table if s.cc == ev.cc and not s.theory_only]
     fits = [f for f in judged if isinstance(f, _Fit)]
     ruled_out = [r for r in judged if isinstance(r, str)]
     facts = ", ".join(ev.facts())
