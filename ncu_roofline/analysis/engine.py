@@ -26,6 +26,7 @@ from ncu_roofline.analysis.measures import measure
 from ncu_roofline.analysis.ncu_rules import combine
 from ncu_roofline.analysis.options import ReportOptions, TheorySummary, no_options
 from ncu_roofline.analysis.placement import placement
+from ncu_roofline.analysis.projection_records import ProjectionRecord
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.analysis.roofs.assign import (
     ALL_COMPUTE_KEYS,
@@ -90,6 +91,9 @@ class Analysis:
     #: (:func:`ncu_roofline.analysis.budget.attach_timeline`); ``None`` without one.
     timeline: Timeline | None = None
     budget: BudgetRecord | None = None
+    #: One summary per ``--project-to`` target (:func:`ncu_roofline.analysis.projection.project_analysis`);
+    #: empty without one.
+    projections: list[ProjectionRecord] = field(default_factory=list)
 
     def __repr__(self) -> str:
         # The generated repr would print every frame: a debugger or a failing

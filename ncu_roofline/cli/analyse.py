@@ -22,7 +22,8 @@ from ncu_roofline.cli.messages import (
 )
 from ncu_roofline.cli.options import RoofOptions, TheoryOptions
 from ncu_roofline.core.files import unique_inputs
-from ncu_roofline.core.hardware import chosen_roofs
+from ncu_roofline.core.hardware import GpuLookup, chosen_roofs, resolve_gpu
+from ncu_roofline.errors import UsageError
 from ncu_roofline.report.gates import Gate, evaluate_report
 from ncu_roofline.report.schema import GateRecord, GatesRecord, ReportContext
 
@@ -43,6 +44,7 @@ def analyse(
     merge: bool = False,
     gates: Sequence[Gate] = (),
     nsys: Sequence[str] = (),
+    project_to: Sequence[str] = (),
 ) -> Analysis:
     """The analysis of ``inputs`` with the roof and theory options.
 
@@ -51,6 +53,8 @@ def analyse(
     none was given are warned about before the (possibly long) read.
     ``nsys`` inputs (one capture's timeline) are joined to the groups: the
     step budget, the groups weighted by real time, the overhead findings.
+    ``project_to`` names GPUs to project the measured launches onto
+    (:mod:`ncu_roofline.analysis.projection`), resolved before the read.
     """
     # The readers and the engine load pandas and pyarrow: imported here, so
     # that the commands sharing this module show their --help without them.
@@ -61,6 +65,7 @@ def analyse(
     # long) read; the engine takes them as they are.
     gpu, specs = chosen_roofs(roofs.gpu or None, roofs.roofs_file or None)
     note_gpu_alias(gpu)
+    targets = project_targets(project_to)
     unique, repeats = unique_inputs(inputs)
     for again, first in repeats:
         if again == first:
@@ -89,7 +94,29 @@ def analyse(
         analysis = attach_timeline(analysis, timeline)
         for w in analysis.budget["warnings"] if analysis.budget else []:
             warn(w)
+    if targets:
+        from ncu_roofline.analysis.projection import project_analysis
+
+        project_analysis(analysis, targets)
     return analysis
+
+
+def project_targets(names: Sequence[str]) -> list[GpuLookup]:
+    """The ``--project-to`` GPUs, each looked up once (a name given twice counts once).
+
+    An unknown name is a usage error with the close matches, as for --gpu.
+    """
+    out: dict[str, GpuLookup] = {}
+    for name in names:
+        try:
+            lookup = resolve_gpu(name)
+        except UsageError as e:
+            raise UsageError(f"--project-to: {e}") from e
+        said = lookup.describe()
+        if said:
+            note(said.replace("--gpu", "--project-to", 1))
+        out.setdefault(lookup.spec.key, lookup)
+    return list(out.values())
 
 
 def analyse_and_gate(
@@ -100,6 +127,7 @@ def analyse_and_gate(
     progress: bool | None,
     merge: bool = False,
     nsys: Sequence[str] = (),
+    project_to: Sequence[str] = (),
 ) -> tuple[ReportContext, list[GateRecord]]:
     """The report context of ``inputs`` and the gates that tripped on it.
 
@@ -109,7 +137,9 @@ def analyse_and_gate(
     """
     from ncu_roofline.report.context import build_context
 
-    context = build_context(analyse(inputs, roofs, theory, progress, merge, gates, nsys))
+    context = build_context(
+        analyse(inputs, roofs, theory, progress, merge, gates, nsys, project_to)
+    )
     tripped = evaluate_report(gates, context)
     if gates:
         context["gates"] = gates_record(gates, tripped)
@@ -120,4 +150,7 @@ def analyse_and_gate(
         line = budget_line(context["budget"])
         if line:
             note(line)
+    for projection in context.get("projection", []):
+        if projection["headline"]:
+            note(projection["headline"])
     return context, tripped

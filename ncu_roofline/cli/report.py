@@ -44,6 +44,17 @@ from ncu_roofline.render.output import refuse_existing
     "Adds where each step's time goes (kernels, copies, idle gaps, kernels ncu did not "
     "profile) and weights each group by how often it really ran.",
 )
+@click.option(
+    "--project-to",
+    "project_to",
+    multiple=True,
+    metavar="GPU",
+    help="Project the measured launches onto this GPU (repeatable; see `ncu-roofline gpus`): "
+    "each launch keeps its measured efficiency against its roofline, so its time scales "
+    "with the ratio of its roofline floors on the two GPUs; latency-bound and under-filled "
+    "launches keep their measured time.  Adds projected_s per launch and group and a "
+    "headline per GPU.",
+)
 def report(
     inputs: tuple[str, ...],
     out: OutputOptions,
@@ -53,6 +64,7 @@ def report(
     progress: bool | None,
     merge: bool,
     nsys: tuple[str, ...],
+    project_to: tuple[str, ...],
 ) -> None:
     """Analyse exports and write a roofline report.
 
@@ -65,6 +77,12 @@ def report(
     With --nsys FILE (an Nsight Systems timeline of the same program) the
     report also says where each step's time goes between kernels: kernel
     time by bound class, copies, idle gaps, kernels ncu did not profile.
+
+    With --project-to GPU (repeatable) the measured launches are projected
+    onto another GPU: each keeps its efficiency against its roofline, so a
+    memory-bound kernel scales with the DRAM bandwidth, a compute-bound one
+    with its precision's peak; latency-bound and under-filled ones keep
+    their measured time.
 
     With --theory FILE or --model NAME each kernel is also compared with the
     minimum its math needs (theoretical FLOPs and bytes), and kernels moving
@@ -87,7 +105,9 @@ def report(
         warn(f"{out.output}: writing {out.fmt} into a file named like {implied}")
     output = out.target(inputs[0], out_format)
     refuse_existing(output, out.force)
-    context, tripped = analyse_and_gate(inputs, roofs, theory, gates, progress, merge, nsys)
+    context, tripped = analyse_and_gate(
+        inputs, roofs, theory, gates, progress, merge, nsys, project_to
+    )
     document = stream_document("report", out_format, context, out.render_options())
     summary = context["summary"]
     emit(

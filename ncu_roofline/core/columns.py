@@ -32,7 +32,9 @@ Aggregation (launch to kernel group)
 Outputs
     ``launch`` / ``kernel``: a field of every launch / kernel-group record;
     ``theory``: a field of both when theory was given; ``compare``: a
-    per-side field of a comparison (prefixed ``base_`` / ``candidate_``).
+    per-side field of a comparison (prefixed ``base_`` / ``candidate_``);
+    ``timeline``: a kernel-group field when an nsys timeline was joined;
+    ``projection``: a field of both with ``report --project-to``.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ Origin = Literal["profile", "model", "analysis", "group", "compare"]
 Computed = Literal["analysis", "group", "compare"]
 Dtype = Literal["int", "str", "float"]
 Aggregation = Literal["key", "first", "summed", "recomputed", "none"]
-Output = Literal["launch", "kernel", "theory", "compare", "timeline"]
+Output = Literal["launch", "kernel", "theory", "compare", "timeline", "projection"]
 
 _OUTPUT_LETTERS: dict[str, Output] = {
     "L": "launch",
@@ -53,6 +55,7 @@ _OUTPUT_LETTERS: dict[str, Output] = {
     "T": "theory",
     "C": "compare",
     "N": "timeline",
+    "P": "projection",
 }
 
 
@@ -76,7 +79,8 @@ def _letters(outputs: str) -> frozenset[Output]:
 
 def _col(name: str, origin: Computed, aggregation: Aggregation, outputs: str = "") -> Column:
     """A computed column; ``outputs`` in letters: L launch, K kernel, T theory, C compare side,
-    N timeline (kernel-group fields present when an nsys timeline was joined)."""
+    N timeline (kernel-group fields present when an nsys timeline was joined), P projection
+    (launch and kernel-group fields present with ``report --project-to``)."""
     return Column(name, origin, aggregation, _letters(outputs))
 
 
@@ -232,6 +236,11 @@ COLUMNS: tuple[Column, ...] = (
     _col("sample_total_duration_s", "analysis", "recomputed", "N"),
     _col("sample_time_share", "analysis", "recomputed", "N"),
     _col("sample_recoverable_s", "analysis", "recomputed", "N"),
+    # A projection onto other GPUs (analysis/projection.py, report --project-to):
+    # the first target's seconds and basis, and every target's seconds by key.
+    _col("projected_s", "analysis", "none", "P"),
+    _col("projection_basis", "analysis", "none", "P"),
+    _col("projected", "analysis", "none", "P"),
     _col("theory_flops", "analysis", "summed", "T"),
     _col("theory_bytes", "analysis", "summed", "T"),
     _col("theory_ai", "analysis", "recomputed", "T"),
@@ -275,6 +284,8 @@ LAUNCH_FIELDS: tuple[str, ...] = _names([c for c in COLUMNS if "launch" in c.out
 KERNEL_FIELDS: tuple[str, ...] = _names([c for c in COLUMNS if "kernel" in c.outputs])
 #: Timeline fields, added to kernel records when an nsys timeline was joined.
 TIMELINE_FIELDS: tuple[str, ...] = _names([c for c in COLUMNS if "timeline" in c.outputs])
+#: Projection fields, added to launch and kernel records with ``--project-to``.
+PROJECTION_FIELDS: tuple[str, ...] = _names([c for c in COLUMNS if "projection" in c.outputs])
 #: Theory fields, added to launch and kernel records when theory was given.
 THEORY_FIELDS: tuple[str, ...] = _names([c for c in COLUMNS if "theory" in c.outputs])
 #: Per-side fields of a comparison's aggregated groups.

@@ -262,7 +262,24 @@ def _by_recoverable(kernels: list[KernelRecord]) -> list[KernelRecord]:
     )
 
 
-def _top_rows(ranked: list[KernelRecord], names: _Names, with_theory: bool) -> list[list[str]]:
+def _projected_cells(k: KernelRecord, targets: list[str]) -> list[str]:
+    """The group's projected time on each ``--project-to`` target."""
+    projected = k.get("projected") or {}
+    return [TEXT.duration(projected.get(key)) for key in targets]
+
+
+def _projection_lines(context: ReportContext) -> list[str]:
+    """Each ``--project-to`` target's headline, escaped, and the model once."""
+    projections = context.get("projection") or []
+    lines = [escape_text(p["headline"], limit=600) for p in projections if p["headline"]]
+    if projections:
+        lines.append(escape_text("Projection model: " + projections[0]["model"] + ".", limit=800))
+    return lines
+
+
+def _top_rows(
+    ranked: list[KernelRecord], names: _Names, with_theory: bool, targets: list[str] | None = None
+) -> list[list[str]]:
     rows = []
     for k in ranked:
         row = [
@@ -275,6 +292,7 @@ def _top_rows(ranked: list[KernelRecord], names: _Names, with_theory: bool) -> l
         ]
         if with_theory:
             row.append(TEXT.ratio(k.get("byte_excess")))
+        row += _projected_cells(k, targets or [])
         advice_id = k.get("advice")
         row.append(escape_text(advice_label(advice_id), limit=80) if advice_id else TEXT.missing)
         rows.append(row)
@@ -306,7 +324,12 @@ def _advice_lines(
     return lines
 
 
-def _full_rows(kernels: list[KernelRecord], with_shape: bool, with_theory: bool) -> list[list[str]]:
+def _full_rows(
+    kernels: list[KernelRecord],
+    with_shape: bool,
+    with_theory: bool,
+    targets: list[str] | None = None,
+) -> list[list[str]]:
     """The collapsed table: full kernel names, the launch shape where exported."""
     rows = []
     for k in kernels:
@@ -333,6 +356,7 @@ def _full_rows(kernels: list[KernelRecord], with_shape: bool, with_theory: bool)
         ]
         if with_theory:
             row.append(TEXT.ratio(k.get("byte_excess")))
+        row += _projected_cells(k, targets or [])
         rows.append(row)
     return rows
 
@@ -494,9 +518,10 @@ def render_markdown(
     with_theory = context.get("theory") is not None
     names = _Names(kernels)
     ranked = _by_recoverable(kernels)
-    top_rows = _top_rows(ranked, names, with_theory)
+    targets = [p["target"] for p in context.get("projection") or []]
+    top_rows = _top_rows(ranked, names, with_theory, targets)
     with_shape = any(k.get("grid") or k.get("block") for k in kernels)
-    full_rows = _full_rows(kernels, with_shape, with_theory)
+    full_rows = _full_rows(kernels, with_shape, with_theory, targets)
     findings = _finding_lines(list(context.get("findings") or []), context.get("advice") or {})
     gate_lines = _gate_lines(list(gates or []), names)
     fixed = {
@@ -505,6 +530,8 @@ def render_markdown(
         "devices": _devices(context),
         "verdict": _verdict(ranked, names, gates),
         "budget_line": _budget_line(context),
+        "projection_lines": _projection_lines(context),
+        "projection_targets": [escape_text(t) for t in targets],
         "summary": _summary(context),
         "with_shape": with_shape,
         "shape_missing": LAUNCH_SHAPE_MISSING,

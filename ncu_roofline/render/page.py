@@ -34,6 +34,7 @@ from ncu_roofline.render.page_views import (
     KernelRow,
     MethodologyRow,
     PageView,
+    ProjectionView,
     SummaryView,
     TheoryRow,
     TopRow,
@@ -95,7 +96,9 @@ def _sort_key(value: Any) -> str:
     return str(value)
 
 
-def _kernel_rows(kernels: list[KernelRecord], with_theory: bool) -> list[KernelRow]:
+def _kernel_rows(
+    kernels: list[KernelRecord], with_theory: bool, targets: tuple[str, ...] = ()
+) -> list[KernelRow]:
     rows: list[KernelRow] = []
     repeats = Counter(k["kernel_short"] or k["kernel"] for k in kernels)
     for k in kernels:
@@ -118,6 +121,10 @@ def _kernel_rows(kernels: list[KernelRecord], with_theory: bool) -> list[KernelR
                     k.get("byte_excess"),
                 )
             )
+        projected = k.get("projected") or {}
+        for i, key in enumerate(targets):
+            value = projected.get(key)
+            cells.append((f"projected_{i}", TABLE.duration(value), value))
         short = k["kernel_short"] or k["kernel"]
         # Several launch configurations of one kernel: say which, on a line
         # of its own so a clipped long name cannot hide it.
@@ -140,7 +147,12 @@ def _kernel_rows(kernels: list[KernelRecord], with_theory: bool) -> list[KernelR
                 "confidence": k.get("confidence") or "",
                 "try": try_line(k),
                 "cells": [
-                    {"key": key, "text": text, "sort": _sort_key(raw), "wide": key not in COMPACT}
+                    {
+                        "key": key,
+                        "text": text,
+                        "sort": _sort_key(raw),
+                        "wide": key not in COMPACT and not key.startswith("projected"),
+                    }
                     for key, text, raw in cells
                 ],
             }
@@ -550,6 +562,19 @@ def _title(inputs: list[InputRecord]) -> str:
     return title
 
 
+def _projections(context: ReportContext) -> list[ProjectionView]:
+    """Each ``--project-to`` target: its key (the kernel table's column), name, headline, model."""
+    return [
+        {
+            "key": p["target"],
+            "name": p["target_name"],
+            "headline": p["headline"] or f"{p['target_name']}: no launch could be projected.",
+            "model": p["model"],
+        }
+        for p in context.get("projection", [])
+    ]
+
+
 def build_page(
     context: ReportContext, plotly_js: str = "inline", generated_at: str | None = None
 ) -> PageView:
@@ -559,6 +584,7 @@ def build_page(
     charts, collect = page_charts(context)
     findings = _findings(context)
     points = sum(c["groups_plotted"] for c in charts)
+    projections = _projections(context)
     return {
         "title": _title(context["inputs"]),
         "generated_at": generated_at_text(generated_at),
@@ -576,7 +602,8 @@ def build_page(
         "collect": collect,
         "marker_hint": _marker_hint(charts),
         "bound_colours": BOUND_COLOURS,
-        "kernels": _kernel_rows(kernels, with_theory),
+        "kernels": _kernel_rows(kernels, with_theory, tuple(p["key"] for p in projections)),
+        "projections": projections,
         "with_theory": with_theory,
         "theory": context.get("theory"),
         "theory_rows": _theory_rows(kernels) if with_theory else [],

@@ -245,6 +245,15 @@ class PageCounts(TypedDict):
     launch_points: int
 
 
+class ProjectionView(TypedDict):
+    """One ``--project-to`` target on the page: its headline and the kernel table's column."""
+
+    key: str
+    name: str
+    headline: str
+    model: str
+
+
 class PageView(TypedDict):
     """The template's context for the HTML report (:func:`~ncu_roofline.render.page.build_page`)."""
 
@@ -264,6 +273,8 @@ class PageView(TypedDict):
     marker_hint: str
     bound_colours: dict[str, str]
     kernels: list[KernelRow]
+    #: The ``--project-to`` targets, in order; empty without one.
+    projections: list[ProjectionView]
     with_theory: bool
     theory: TheorySummary | None
     theory_rows: list[TheoryRow]

@@ -17,6 +17,7 @@ from ncu_roofline.analysis.catalogue import SEVERITIES, advice
 from ncu_roofline.core.columns import (
     KERNEL_FIELDS,
     LAUNCH_FIELDS,
+    PROJECTION_FIELDS,
     THEORY_FIELDS,
     TIMELINE_FIELDS,
 )
@@ -114,6 +115,8 @@ def _fields(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[str, ...]:
         fields = (*fields, *THEORY_FIELDS)
     if "time_basis" in frame:
         fields = (*fields, *TIMELINE_FIELDS)
+    if "projected" in frame:
+        fields = (*fields, *(f for f in PROJECTION_FIELDS if f in frame))
     return fields
 
 
@@ -190,6 +193,8 @@ def build_context(analysis: Analysis) -> ReportContext:
     }
     if analysis.budget is not None:
         context["budget"] = analysis.budget
+    if analysis.projections:
+        context["projection"] = list(analysis.projections)
     return context
 
 

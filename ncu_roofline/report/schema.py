@@ -52,6 +52,7 @@ from ncu_roofline.analysis.compare.records import (
 )
 from ncu_roofline.analysis.findings.records import FindingRecord
 from ncu_roofline.analysis.options import ModelRecord, ReportOptions, TheorySummary
+from ncu_roofline.analysis.projection_records import ByBoundProjection, ProjectionRecord
 from ncu_roofline.analysis.roofs.records import CeilingRecord, DeviceRoofsRecord, RoofGpuRecord
 from ncu_roofline.core.gpu_spec import GpuRecord
 
@@ -62,6 +63,7 @@ __all__ = [
     "BottleneckMoveRecord",
     "BoundTotals",
     "BudgetRecord",
+    "ByBoundProjection",
     "CeilingRecord",
     "ChangeRuleRecord",
     "ChartContext",
@@ -103,6 +105,8 @@ __all__ = [
     "ModelRecord",
     "NcuRuleRecord",
     "PassRecord",
+    "ProjectionFields",
+    "ProjectionRecord",
     "RangeBudgetRecord",
     "ReportContext",
     "ReportOptions",
@@ -153,6 +157,21 @@ class TheoryFields(TypedDict, total=False):
     confidence: str | None
     family: str | None
     theory_flops_per_s: float | None
+
+
+class ProjectionFields(TypedDict, total=False):
+    """The fields ``report --project-to`` adds to launch and kernel-group records.
+
+    Their names and order are the column registry's ``PROJECTION_FIELDS``.
+    ``projected_s`` is the first target's: for a launch the seconds of one
+    invocation (like ``duration_s``), for a group its total (like
+    ``total_duration_s``); ``projection_basis`` (launches) says how it was
+    projected; ``projected`` maps every target's key to its seconds.
+    """
+
+    projected_s: float | None
+    projection_basis: str | None
+    projected: dict[str, float | None] | None
 
 
 class _LaunchFields(TypedDict):
@@ -243,7 +262,7 @@ class _LaunchFields(TypedDict):
     sm_clock_hz: float | None
 
 
-class LaunchRecord(_LaunchFields, TheoryFields):
+class LaunchRecord(_LaunchFields, TheoryFields, ProjectionFields):
     """One launch (a row of ncu's export) as plain data.
 
     Besides these fields a record holds ``flops_tensor_<dtype>`` (after
@@ -341,7 +360,7 @@ class TimelineFields(TypedDict, total=False):
     sample_recoverable_s: float | None
 
 
-class KernelRecord(_KernelFields, TheoryFields, TimelineFields):
+class KernelRecord(_KernelFields, TheoryFields, TimelineFields, ProjectionFields):
     """One kernel group (kernel, launch configuration, GPU) as plain data.
 
     Like :class:`LaunchRecord`, it also holds a ``flops_tensor_<dtype>`` per
@@ -548,11 +567,14 @@ class ChartContext(TypedDict):
 class ReportContext(_ReportFields, total=False):
     """The report of one analysis: ``report --format json``; ``gates`` when gates were asked.
 
-    ``budget`` is there when an nsys timeline was joined (``report --nsys``).
+    ``budget`` is there when an nsys timeline was joined (``report --nsys``),
+    ``projection`` with ``report --project-to``.
     """
 
     gates: GatesRecord
     budget: BudgetRecord
+    #: One summary per ``--project-to`` target, in the order given.
+    projection: list[ProjectionRecord]
     #: Per input, the roofline inputs it lacks and how to collect them.
     collect: list[CollectRecord]
 
