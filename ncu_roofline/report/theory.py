@@ -13,7 +13,6 @@ so the renderers only format and draw.
 from __future__ import annotations
 
 import math
-
 from dataclasses import asdict
 
 from ncu_roofline.analysis.theory_ridge import ridge_crossing
@@ -28,8 +27,8 @@ from ncu_roofline.report.schema import (
     TheoryChartPoint,
     TheoryGpuRecord,
     TheoryModelConfig,
-    TheoryPeakUsed,
     TheoryOpRecord,
+    TheoryPeakUsed,
     TheoryPlacement,
     TheoryTable,
     TheoryTotals,
