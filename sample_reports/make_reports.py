@@ -89,6 +89,7 @@ def theory_page(plotly_js: str) -> str:
         rows_from_model(config.model_ops()),
         [find_gpu(g) for g in THEORY_GPUS],
         model=config.describe()["model"],
+        config=config.model,
     )
     return render_theory_html(theory_html_context(table), GENERATED_AT, __version__, plotly_js)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-__all__ = ["ModelRecord", "ReportOptions", "TheorySummary", "no_options"]
+__all__ = ["ModelRecord", "ReportOptions", "RidgeCrossing", "TheorySummary", "no_options"]
 
 
 class ModelRecord(TypedDict):
@@ -25,6 +25,23 @@ class ModelRecord(TypedDict):
     dtype: str
     kv_dtype: str | None
     tp: int
+
+
+class RidgeCrossing(TypedDict):
+    """The least batch (decode) or seq (prefill) at which the pass reaches the ridge."""
+
+    #: ``batch`` (decode) or ``seq`` (prefill): the shape that varies.
+    over: str
+    #: The least value at which the pass's intensity reaches the ridge;
+    #: ``None`` where it does not up to ``searched_to`` or the GPU has no roof.
+    value: int | None
+    #: The ridge point (FLOP/B): the peak of ``precision`` over DRAM bandwidth.
+    ridge: float | None
+    #: The compute ceiling's key (the model's matrix precision or a same-rate one).
+    precision: str | None
+    #: The pass's intensity at the table's own shapes (FLOP/B).
+    intensity: float | None
+    searched_to: int
 
 
 class TheorySummary(TypedDict, total=False):

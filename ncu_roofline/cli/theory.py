@@ -108,7 +108,9 @@ def theory(
     rows = [TheoryRow(name=spec, estimate=parse_op_spec(spec)) for spec in op_specs]
     config = theory.config()
     model_info = None
+    model_config = None
     if config is not None and config.model is not None:
+        model_config = config.model
         rows.extend(rows_from_model(config.model_ops()))
         model_info = config.describe()["model"]
     if not rows:
@@ -121,7 +123,7 @@ def theory(
         warn(f"no --gpu given; using {_DEFAULT_GPU}")
     out_format = out.fmt or format_from_name(out.output, _FORMATS) or "text"
     refuse_existing(out.output, out.force)
-    table = build_theory_table(rows, gpus, model=model_info)
+    table = build_theory_table(rows, gpus, model=model_info, config=model_config)
     text = render_document("theory", out_format, table, RenderOptions(plotly_js=out.plotly_js))
     emit(
         text,

@@ -102,14 +102,17 @@ def render_theory_html(
     assets = page_assets(plotly_js)
     template = environment().get_template("theory.html.j2")
     charts = page["charts"]
+    calculator = page["calculator"]
     return template.render(
-        **{k: v for k, v in page.items() if k != "charts"},
+        **{k: v for k, v in page.items() if k not in ("charts", "calculator")},
+        with_calculator=calculator is not None,
+        theory_js=Code(_asset("theory.js")) if calculator is not None else "",
         generated_at=generated_at,
         version=version,
         charts=[
             {"id": c["id"], "title": c["title"], "not_plotted": c.get("not_plotted", [])}
             for c in charts
         ],
-        data={"charts": {c["id"]: c["figure"] for c in charts}},
+        data={"charts": {c["id"]: c["figure"] for c in charts}, "calculator": calculator},
         **assets,
     )

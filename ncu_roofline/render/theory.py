@@ -69,6 +69,35 @@ def _speedup(t: TheoryTotals, fmt: Formatter, mark: str) -> str | None:
     return fmt.ratio(s, mark)
 
 
+def peaks_words(g: TheoryGpuRecord, fmt: Formatter) -> str:
+    """Which peaks a GPU's floors use: dense datasheet figures, each at its clock."""
+    by_clock: dict[str, list[str]] = {}
+    for p in g["peaks_used"]:
+        clock = (
+            f"the {fmt.si(p['clock_hz'], 'Hz')} {p['clock']} clock"
+            if p["clock_hz"] is not None and p["clock"]
+            else "the vendor's clock"
+        )
+        by_clock.setdefault(clock, []).append(f"{p['key']} {fmt.si(p['flops_per_s'], 'FLOP/s')}")
+    used = "; ".join(f"{', '.join(v)} at {k}" for k, v in by_clock.items())
+    sparsity = "dense (2:4 sparsity not counted)" if g["sparsity"] == "dense" else g["sparsity"]
+    return f"{sparsity} datasheet peaks" + (f": {used}" if used else "")
+
+
+def ridge_words(t: TheoryTotals, fmt: Formatter) -> str | None:
+    """Where the phase turns compute-bound on a GPU, as a sentence; None without a crossing."""
+    rc = t["ridge_crossing"]
+    if rc is None or rc["ridge"] is None:
+        return None
+    ridge = f"ridge {fmt.number(rc['ridge'])} FLOP/B of {rc['precision']}"
+    now = f"{fmt.number(rc['intensity'])} FLOP/B now" if rc["intensity"] is not None else None
+    if rc["value"] is None:
+        head = f"memory-bound at every {rc['over']} up to {fmt.count(rc['searched_to'])}"
+    else:
+        head = f"compute-bound from {rc['over']} {fmt.count(rc['value'])}"
+    return f"{head} ({', '.join(x for x in (now, ridge) if x)})"
+
+
 def _text_totals(table: TheoryTable) -> list[TextTotals]:
     totals: list[TextTotals] = []
     model_totals = table["totals"]
@@ -92,6 +121,7 @@ def _text_totals(table: TheoryTable) -> list[TextTotals]:
                 "speedup": f"{speedup} the speed of {first['key']}" if speedup else None,
                 "complete": t["complete"],
                 "collectives": t["collectives_not_included"],
+                "ridge": ridge_words(t, TEXT),
             }
         )
     return totals
@@ -136,6 +166,7 @@ def theory_text_context(table: TheoryTable) -> TheoryTextView:
         "totals": _text_totals(table),
         "pass_words": _pass_words(table),
         "share_of": "the pass's sum" if table["model"] else "the table's sum",
+        "peaks": [f"{g['key']}: {peaks_words(g, TEXT)}" for g in gpus],
     }
 
 
@@ -215,6 +246,8 @@ def _headline(table: TheoryTable, top: dict[str, int]) -> list[GpuCard]:
             "speedup": None,
             "caveat": None,
             "largest": None,
+            "ridge": None,
+            "peaks": peaks_words(g, TABLE),
         }
         if totals is not None and first is not None:
             t = totals[g["key"]]
@@ -229,6 +262,7 @@ def _headline(table: TheoryTable, top: dict[str, int]) -> list[GpuCard]:
                 )
             elif not t["complete"]:
                 card["caveat"] = "some ops lack a roof: the floor is lower than the true one"
+            card["ridge"] = ridge_words(t, TABLE)
         number = top.get(g["key"])
         if number is not None:
             op = ops[number]
@@ -247,6 +281,7 @@ def theory_html_context(table: TheoryTable) -> TheoryHtmlView:
     # output, which shares this module, must not wait for them.
     from ncu_roofline.render.charts.theory_page import theory_figure
     from ncu_roofline.render.page import untitled
+    from ncu_roofline.report.theory_calc import calculator_data
 
     text = theory_text_context(table)
     top = _largest(table)
@@ -263,4 +298,6 @@ def theory_html_context(table: TheoryTable) -> TheoryHtmlView:
         "rows": [_op_row(op, table["gpus"], top) for op in table["ops"]],
         "totals": text["totals"],
         "charts": charts,
+        "peaks": text["peaks"],
+        "calculator": calculator_data(table),
     }

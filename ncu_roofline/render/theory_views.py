@@ -6,7 +6,7 @@ sort key; the HTML page's chart is the report's roofline chart.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:
     from ncu_roofline.render.charts.types import RooflineChart
@@ -35,6 +35,8 @@ class TextTotals(TypedDict):
     speedup: str | None
     complete: bool
     collectives: int
+    #: Where the phase turns compute-bound (:func:`~ncu_roofline.render.theory.ridge_words`).
+    ridge: str | None
 
 
 class TheoryTextView(TypedDict):
@@ -45,6 +47,8 @@ class TheoryTextView(TypedDict):
     totals: list[TextTotals]
     pass_words: str
     share_of: str
+    #: Per GPU, the peaks its floors use (dense, at which clock).
+    peaks: list[str]
 
 
 class Cell(TypedDict):
@@ -95,6 +99,10 @@ class _CardFields(TypedDict):
     speedup: str | None
     caveat: str | None
     largest: LargestOp | None
+    #: Where the phase turns compute-bound on this GPU, as a sentence.
+    ridge: str | None
+    #: The peaks the floors use: dense datasheet figures, at which clock.
+    peaks: str
 
 
 class GpuCard(_CardFields, total=False):
@@ -126,3 +134,8 @@ class TheoryHtmlView(TypedDict):
     rows: list[OpRow]
     totals: list[TextTotals]
     charts: list[RooflineChart]
+    #: Per GPU, the peaks its floors use (dense, at which clock).
+    peaks: list[str]
+    #: The calculator's data (:func:`~ncu_roofline.report.theory_calc.calculator_data`);
+    #: None for ``--op`` rows without a model.
+    calculator: dict[str, Any] | None

@@ -51,7 +51,7 @@ from ncu_roofline.analysis.compare.records import (
     WorkChangeRecord,
 )
 from ncu_roofline.analysis.findings.records import FindingRecord
-from ncu_roofline.analysis.options import ModelRecord, ReportOptions, TheorySummary
+from ncu_roofline.analysis.options import ModelRecord, ReportOptions, RidgeCrossing, TheorySummary
 from ncu_roofline.analysis.projection_records import ByBoundProjection, ProjectionRecord
 from ncu_roofline.analysis.roofs.records import CeilingRecord, DeviceRoofsRecord, RoofGpuRecord
 from ncu_roofline.core.gpu_spec import GpuRecord
@@ -121,8 +121,11 @@ __all__ = [
     "TheoryChartPoint",
     "TheoryFields",
     "TheoryGpuRecord",
+    "TheoryModelConfig",
     "TheoryOpRecord",
+    "TheoryPeakUsed",
     "TheoryPlacement",
+    "TheoryRidgeCrossing",
     "TheorySummary",
     "TheoryTable",
     "TheoryTotals",
@@ -706,6 +709,9 @@ class TheoryPlacement(TypedDict):
 
     precision: str | None
     peak_flops_per_s: float | None
+    #: The clock (Hz) the peak assumes: the GPU's tensor clock for most tensor
+    #: figures where the vendor quotes a lower one, else its boost clock.
+    peak_clock_hz: float | None
     peak_dram_bytes_per_s: float | None
     ridge: float | None
     attainable_flops_per_s: float | None
@@ -739,8 +745,18 @@ class TheoryOpRecord(TypedDict):
     gpus: dict[str, TheoryPlacement]
 
 
+class TheoryPeakUsed(TypedDict):
+    """A compute peak the table's ops are judged against on one GPU, and its clock."""
+
+    key: str
+    flops_per_s: float
+    clock_hz: float | None
+    #: ``tensor`` (the lower clock the vendor's tensor figures assume) or ``boost``.
+    clock: str | None
+
+
 class TheoryGpuRecord(TypedDict):
-    """One GPU of the ``theory`` table: its datasheet ceilings."""
+    """One GPU of the ``theory`` table: its datasheet ceilings and the peaks used."""
 
     key: str
     name: str
@@ -748,6 +764,37 @@ class TheoryGpuRecord(TypedDict):
     compute: dict[str, float]
     memory: dict[str, float]
     boost_hz: float | None
+    base_hz: float | None
+    tensor_hz: float | None
+    #: ``dense``: every figure of the GPU table leaves 2:4 structured sparsity out.
+    sparsity: str
+    #: The compute peaks the ops use, in first-use order, with their clocks.
+    peaks_used: list[TheoryPeakUsed]
+
+
+#: The least batch (decode) or seq (prefill) at which a pass reaches a GPU's ridge.
+TheoryRidgeCrossing = RidgeCrossing
+
+
+class TheoryModelConfig(TypedDict):
+    """A model's shapes (:class:`~ncu_roofline.theory.models.ModelConfig` as data)."""
+
+    key: str
+    name: str
+    hidden_size: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    head_dim: int
+    intermediate_size: int
+    num_hidden_layers: int
+    vocab_size: int
+    num_local_experts: int | None
+    num_experts_per_tok: int | None
+    moe_intermediate_size: int | None
+    tie_word_embeddings: bool
+    hidden_act: str
+    source: str
+    sliding_window: int | None
 
 
 class TheoryTotals(TypedDict):
@@ -767,6 +814,10 @@ class TheoryTotals(TypedDict):
     tokens_per_s: float | None
     #: The first GPU's floor over this GPU's: how many times faster this GPU's pass can be.
     speedup_vs_first: float | None
+    #: ``flops / bytes``: the pass's arithmetic intensity (FLOP/B).
+    ai: float | None
+    #: Where the phase turns compute-bound on this GPU (``None`` without the model's shapes).
+    ridge_crossing: TheoryRidgeCrossing | None
 
 
 class TheoryTable(TypedDict):
@@ -778,6 +829,8 @@ class TheoryTable(TypedDict):
     """
 
     model: ModelRecord | None
+    #: The model's shapes, where the table was built from a model config.
+    model_config: TheoryModelConfig | None
     gpus: list[TheoryGpuRecord]
     ops: list[TheoryOpRecord]
     totals: dict[str, TheoryTotals] | None

@@ -13,7 +13,9 @@ so the renderers only format and draw.
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 
+from ncu_roofline.analysis.theory_ridge import ridge_crossing
 from ncu_roofline.analysis.theory_table import Placement, TheoryRow, intensity, place
 from ncu_roofline.core.hardware import GpuSpec
 from ncu_roofline.report.schema import (
@@ -24,20 +26,32 @@ from ncu_roofline.report.schema import (
     TheoryChartGpu,
     TheoryChartPoint,
     TheoryGpuRecord,
+    TheoryModelConfig,
     TheoryOpRecord,
+    TheoryPeakUsed,
     TheoryPlacement,
     TheoryTable,
     TheoryTotals,
 )
+from ncu_roofline.theory.models import ModelConfig
 from ncu_roofline.theory.phases import tokens_per_pass
 
-__all__ = ["build_theory_table", "theory_chart_context"]
+__all__ = ["build_theory_table", "clock_name", "theory_chart_context"]
 
 
-def _placement(p: Placement, count: int) -> TheoryPlacement:
+def clock_name(spec: GpuSpec, key: str) -> str | None:
+    """Which clock a compute figure assumes: ``tensor`` (a lower tensor clock) or ``boost``."""
+    hz = spec.clock_for(key)
+    if hz is None:
+        return None
+    return "tensor" if hz == spec.tensor_hz and spec.tensor_hz != spec.boost_hz else "boost"
+
+
+def _placement(p: Placement, count: int, spec: GpuSpec) -> TheoryPlacement:
     return {
         "precision": p.precision,
         "peak_flops_per_s": p.peak_flops_per_s,
+        "peak_clock_hz": None if p.precision is None else spec.clock_for(p.precision),
         "peak_dram_bytes_per_s": p.peak_dram_bytes_per_s,
         "ridge": p.ridge,
         "attainable_flops_per_s": p.attainable_flops_per_s,
@@ -64,11 +78,23 @@ def _op_record(number: int, row: TheoryRow, gpus: list[GpuSpec]) -> TheoryOpReco
         "params": dict(est.params),
         "notes": list(est.notes),
         "in_model": row.in_model,
-        "gpus": {g.key: _placement(place(est, g, ai), row.count) for g in gpus},
+        "gpus": {g.key: _placement(place(est, g, ai), row.count, g) for g in gpus},
     }
 
 
-def _gpu_record(g: GpuSpec) -> TheoryGpuRecord:
+def _gpu_record(g: GpuSpec, ops: list[TheoryOpRecord]) -> TheoryGpuRecord:
+    used: dict[str, TheoryPeakUsed] = {}
+    for op in ops:
+        placed = op["gpus"][g.key]
+        key, peak = placed["precision"], placed["peak_flops_per_s"]
+        if key is None or peak is None or key in used:
+            continue
+        used[key] = {
+            "key": key,
+            "flops_per_s": peak,
+            "clock_hz": g.clock_for(key),
+            "clock": clock_name(g, key),
+        }
     return {
         "key": g.key,
         "name": g.name,
@@ -76,6 +102,11 @@ def _gpu_record(g: GpuSpec) -> TheoryGpuRecord:
         "compute": dict(g.compute),
         "memory": dict(g.memory),
         "boost_hz": g.boost_hz,
+        "base_hz": g.base_hz,
+        "tensor_hz": g.tensor_hz,
+        # The table holds dense figures only (2:4 structured sparsity never counted).
+        "sparsity": "dense",
+        "peaks_used": list(used.values()),
     }
 
 
@@ -90,6 +121,8 @@ def _totals(ops: list[TheoryOpRecord], key: str, tokens: int | None) -> TheoryTo
         "tokens": tokens,
         "tokens_per_s": None,
         "speedup_vs_first": None,
+        "ai": None,
+        "ridge_crossing": None,
     }
     for op in ops:
         if not op["in_model"]:
@@ -106,6 +139,8 @@ def _totals(ops: list[TheoryOpRecord], key: str, tokens: int | None) -> TheoryTo
             t["time_floor_s"] += pass_time
     if tokens is not None and t["time_floor_s"] > 0:
         t["tokens_per_s"] = tokens / t["time_floor_s"]
+    if t["bytes"] > 0:
+        t["ai"] = t["flops"] / t["bytes"]
     return t
 
 
@@ -122,13 +157,20 @@ def _set_shares(ops: list[TheoryOpRecord], key: str, with_model: bool) -> None:
 
 
 def build_theory_table(
-    rows: list[TheoryRow], gpus: list[GpuSpec], model: ModelRecord | None = None
+    rows: list[TheoryRow],
+    gpus: list[GpuSpec],
+    model: ModelRecord | None = None,
+    config: ModelConfig | None = None,
 ) -> TheoryTable:
     """Plain data for the ``theory`` command (JSON as is, text and HTML via the renderers).
 
     ``model`` describes the model the rows were expanded from (``None`` for
     ``--op`` rows alone); only with a model are the per-pass totals summed.
     Shares are of the model's pass, or of the whole table without a model.
+    ``config`` is that model's shapes: with it (and the model's phase and
+    shapes) each GPU's totals carry the ridge crossing
+    (:func:`~ncu_roofline.analysis.theory_ridge.ridge_crossing`), and the
+    table the shapes as ``model_config``.
     """
     ops = [_op_record(i, row, gpus) for i, row in enumerate(rows, start=1)]
     for g in gpus:
@@ -142,13 +184,29 @@ def build_theory_table(
             else None
         )
         totals = {g.key: _totals(ops, g.key, tokens) for g in gpus}
+        if config is not None and tokens is not None and model is not None:
+            for g in gpus:
+                totals[g.key]["ridge_crossing"] = ridge_crossing(
+                    config,
+                    g,
+                    str(model["phase"]),
+                    int(model["batch"]),
+                    int(model["seq"]),
+                    str(model.get("dtype") or "bf16"),
+                    model.get("kv_dtype"),
+                    int(model.get("tp") or 1),
+                )
         first = totals[gpus[0].key]["time_floor_s"] if gpus else 0.0
         for t in totals.values():
             if first > 0 and t["time_floor_s"] > 0:
                 t["speedup_vs_first"] = first / t["time_floor_s"]
+    model_config: TheoryModelConfig | None = None
+    if config is not None:
+        model_config = asdict(config)  # type: ignore[assignment]
     return {
         "model": model,
-        "gpus": [_gpu_record(g) for g in gpus],
+        "model_config": model_config,
+        "gpus": [_gpu_record(g, ops) for g in gpus],
         "ops": ops,
         "totals": totals,
     }

@@ -38,6 +38,7 @@ __all__ = [
     "ROLES",
     "ModelConfig",
     "ModelOp",
+    "activation_of",
     "builtin_models",
     "expand_model",
     "find_model",
@@ -357,6 +358,11 @@ _ACTS = {
 }
 
 
+def activation_of(hidden_act: str) -> str:
+    """The ``act`` of the ``act_and_mul`` op for a config's ``hidden_act`` (silu when unknown)."""
+    return _ACTS.get(hidden_act.lower(), "silu")
+
+
 def _check_int(name: str, value: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise UsageError(f"model expansion: {name} must be a positive integer, got {value!r}")
@@ -516,7 +522,7 @@ def _pass_shape(
         hq=hq,
         hkv=hkv,
         tokens=tokens_per_pass(mode, batch, seq),
-        act=_ACTS.get(cfg.hidden_act.lower(), "silu"),
+        act=activation_of(cfg.hidden_act),
     )
 
 
