@@ -20,6 +20,7 @@ from ncu_roofline.analysis.compare import COMPARISON_FIELDS, compare
 from ncu_roofline.core.columns import (
     KERNEL_FIELDS,
     LAUNCH_FIELDS,
+    PROJECTION_FIELDS,
     THEORY_FIELDS,
     TIMELINE_FIELDS,
 )
@@ -51,9 +52,9 @@ REPO = Path(ncu_roofline.__file__).resolve().parents[1]
 @pytest.mark.parametrize(
     ("record", "fields", "optional"),
     [
-        (LaunchRecord, LAUNCH_FIELDS, THEORY_FIELDS),
+        (LaunchRecord, LAUNCH_FIELDS, (*THEORY_FIELDS, *PROJECTION_FIELDS)),
         # A kernel group also has the fields an nsys timeline adds.
-        (KernelRecord, KERNEL_FIELDS, (*THEORY_FIELDS, *TIMELINE_FIELDS)),
+        (KernelRecord, KERNEL_FIELDS, (*THEORY_FIELDS, *TIMELINE_FIELDS, *PROJECTION_FIELDS)),
     ],
 )
 def test_record_keys_are_the_registry_fields_in_order(
@@ -81,8 +82,8 @@ def test_built_records_have_exactly_the_typed_keys(sample: Any) -> None:
         keys = set(records[0])
         tensor = {k for k in keys if k.startswith("flops_tensor_") and k != "flops_tensor_basis"}
         assert tensor, "the sample counts tensor FLOPs of some datatype"
-        # No nsys timeline was joined: the timeline's fields are absent.
-        assert keys - tensor == _declared(typed) - set(TIMELINE_FIELDS)
+        # No nsys timeline was joined, no projection asked for: their fields are absent.
+        assert keys - tensor == _declared(typed) - set(TIMELINE_FIELDS) - set(PROJECTION_FIELDS)
     k = sample["kernels"][0]
     dtype = sorted(x for x in k if x.startswith("flops_tensor_") and x != "flops_tensor_basis")[0]
     assert tensor_flops(k, dtype.removeprefix("flops_tensor_")) == k[dtype]
@@ -98,7 +99,9 @@ def test_every_record_of_a_built_report_has_its_typed_keys(sample: Any) -> None:
 
     keys(sample, schema.ReportContext)
     # gates when gates were asked for, budget when an nsys timeline was joined.
-    assert set(sample) | {"gates", "budget"} == set(schema.ReportContext.__annotations__)
+    assert set(sample) | {"gates", "budget", "projection"} == set(
+        schema.ReportContext.__annotations__
+    )
     keys(sample["inputs"][0], schema.InputRecord)
     keys(sample["summary"], schema.Summary)
     for totals in sample["summary"]["by_bound"].values():
@@ -265,7 +268,7 @@ def test_a_report_with_a_timeline_has_the_timeline_keys() -> None:
     context = build_context(analysis)
     k = context["kernels"][0]
     tensor = {x for x in k if x.startswith("flops_tensor_") and x != "flops_tensor_basis"}
-    assert set(k) - tensor == _declared(KernelRecord) - set(THEORY_FIELDS)
+    assert set(k) - tensor == _declared(KernelRecord) - set(THEORY_FIELDS) - set(PROJECTION_FIELDS)
     budget = context["budget"]
     assert list(budget) == list(schema.BudgetRecord.__annotations__)
     assert list(budget["steps"][0]) == list(schema.StepRecord.__annotations__)
