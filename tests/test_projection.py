@@ -9,8 +9,7 @@ longest of work / peak over the roofs a launch uses.
 from __future__ import annotations
 
 import json
-import time
-from dataclasses import dataclass, fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -216,12 +215,8 @@ def test_missing_metrics_give_none_never_zero() -> None:
 
 
 def test_a_theory_only_gpu_is_a_target_like_any_other(v100: Analysis) -> None:
-    @dataclass(frozen=True)
-    class TheorySpec(GpuSpec):
-        theory_only: bool = True
-
-    a100 = resolve_gpu("a100_40gb_pcie").spec
-    paper = TheorySpec(**{f.name: getattr(a100, f.name) for f in fields(GpuSpec)})
+    # A device ncu cannot profile (a TPU, an MI300X) is still a projection target.
+    paper = replace(resolve_gpu("a100_40gb_pcie").spec, theory_only=True)
     project_analysis(v100, [paper])
     assert v100.projections[0]["theory_only"] is True
     assert v100.projections[0]["speedup"] is not None
@@ -230,13 +225,11 @@ def test_a_theory_only_gpu_is_a_target_like_any_other(v100: Analysis) -> None:
 def test_several_targets_and_100k_launches_stay_vectorised(v100: Analysis) -> None:
     big = pd.concat([v100.launches] * 10_000, ignore_index=True)
     kernels = v100.kernels.copy()
-    started = time.perf_counter()
+    # Speed is measured by bench/, not here: this checks 110,000 launches are handled whole.
     out = add_projections(
         big, kernels, [resolve_gpu("a100_40gb_pcie"), resolve_gpu("h200_sxm")], roofs=v100.roofs
     )
-    elapsed = time.perf_counter() - started
-    print(f"add_projections, 110,000 launches, 2 targets: {elapsed:.2f} s")
-    assert len(big) == 110_000 and elapsed < 10, elapsed
+    assert len(big) == 110_000
     assert [o["target"] for o in out] == ["a100_40gb_pcie", "h200_sxm"]
     assert set(big["projected"].iloc[0]) == {"a100_40gb_pcie", "h200_sxm"}
     # projected_s is the first target's; group totals sum 10,000 copies.
