@@ -251,7 +251,7 @@ def test_sample_ceilings_ridges_and_dram_line() -> None:
                 y / x == pytest.approx(dram, rel=1e-12) for x, y in zip(t["x"], t["y"], strict=True)
             )
             assert t["x"][0] < 1 < t["x"][-1]
-            # ... from the left edge up to the highest compute roof.
+            # ... from the left edge up to the highest compute roof (shown here).
             assert t["x"][0] == pytest.approx(10 ** fig["layout"]["xaxis"]["range"][0])
             assert t["y"][-1] == pytest.approx(top, rel=1e-12)
     # From the CSV: the medians over the 44 launches of 16,896 FFMA/cycle x 2 x SM clock
@@ -795,7 +795,7 @@ def test_equal_roofs_are_one_line_with_a_combined_label(samples_dir: Any) -> Non
     # Eight compute ceilings (beside the DRAM, L2 and L1 roofs), six lines:
     # no two within 1% of each other.
     assert len(ceilings) - 3 == 8 and len(lines) == 6
-    heights = sorted(t["y"][0] for t in lines)
+    heights = sorted(t["meta"]["value"] for t in lines)
     assert all(b > 1.01 * a for a, b in itertools.pairwise(heights))
     fp32_line = trace_named(entry["figure"], "FP32, Tensor FP64 ")
     assert fp32_line["name"] == "FP32, Tensor FP64 15.1 TFLOP/s"

@@ -214,7 +214,8 @@ _PROBE = """<script>
     if (body.getAttribute("data-ready") !== "1") { setTimeout(run, 50); return; }
     var div = document.getElementById("roofline-0");
     var labels = Array.prototype.map.call(
-      div.querySelectorAll(".scatterlayer .textpoint text"), function (t) { return t.textContent; });
+      div.querySelectorAll(".scatterlayer .textpoint text, .annotation-text"),
+      function (t) { return t.textContent; });
     body.setAttribute("data-labels", labels.filter(Boolean).join("|"));
     var share = document.querySelector('#kernel-table th[data-key="share-1"]');
     share.click();
@@ -249,7 +250,7 @@ def test_page_in_a_browser_sorts_and_links_rows_to_points(page: Path, tmp_path: 
     assert body.get("data-probe") == "1" and body.get("data-errors") == "", body
     # Both GPUs' op markers are drawn (13 ops with FLOPs each).
     assert body["data-points"] == "26"
-    # The drawn text: roof names at their ends, and the op numbers ("4,8,10").
+    # The drawn text: roof names (annotations), and the op numbers ("4,8,10").
     texts = body["data-labels"].split("|")
     assert "DRAM 2.04 TB/s" in texts and "DRAM 4.8 TB/s" in texts
     labels = {n for t in texts if t.replace(",", "").isdigit() for n in t.split(",")}
@@ -288,9 +289,10 @@ def test_equal_roofs_of_two_gpus_do_not_hide_each_other() -> None:
         if t["y"][0] == t["y"][-1]:
             # Same value as an H100 roof: dashed over it, its name not printed twice.
             assert t["y"][0] in flat_h100
-            assert t["line"]["dash"] == "dash" and "text" not in t
+            assert t["line"]["dash"] == "dash" and "label" not in t["meta"]
         else:
-            assert t["line"]["dash"] == "solid" and "DRAM 4.8 TB/s" in t["text"]
-    names = [text for t in h100 for text in t.get("text", []) if text]
+            assert t["line"]["dash"] == "solid" and t["meta"]["label"] == "DRAM 4.8 TB/s"
+    # The names are the layout's annotations, broken into lines to fit a phone.
+    names = [a["text"].replace("<br>", " ") for a in fig["figure"]["layout"]["annotations"]]
     assert "Tensor BF16, Tensor FP16 989 TFLOP/s (also H200 SXM 141GB)" in names
     assert "DRAM 3.35 TB/s" in names

@@ -1,9 +1,15 @@
 """A device's ceilings on the chart: the roofs, the ridge points and their traces.
 
 Memory roofs are diagonals (FLOP/s = intensity x bandwidth) drawn up to the
-highest compute roof; compute roofs are horizontal lines from their ridge
-point, where they meet the primary memory roof (the roof the x axis,
-intensity at DRAM, belongs to), to the right edge.
+highest compute roof drawn at first, as a roofline is drawn: no diagonal runs
+on past the roofs shown to reach a hidden one.  Compute roofs are horizontal
+lines from their ridge point, where they meet the primary memory roof (the
+roof the x axis, intensity at DRAM, belongs to), to the right edge; a hidden
+compute roof above the shown ones carries the primary memory roof's stretch
+up to it (from the highest shown roof's ridge to its own) in its own trace,
+so that stretch appears and hides with it.  The other memory roofs do not
+grow when a higher hidden compute roof is shown: they stay at the highest
+roof shown at first.
 
 Ceilings of equal value (within :data:`SAME_ROOF`, closer than a line's width
 on the chart) are drawn once with a combined label, so no roof hides under
@@ -168,6 +174,15 @@ class Roofs:
         """The highest compute roof."""
         return max(c.value for c in self.compute)
 
+    def shown_top(self, used: set[str] | None) -> float:
+        """The highest compute roof drawn at first; :attr:`top` when none is.
+
+        The memory roofs end there: a roofline does not run on to a roof
+        that waits hidden in the legend.
+        """
+        shown = [line.value for line in merge_equal(self.compute, used) if self.shown(line, used)]
+        return max(shown) if shown else self.top
+
     @property
     def ridges(self) -> list[tuple[Ceiling, float]]:
         """Each compute roof with the intensity where it meets the primary memory roof."""
@@ -260,12 +275,14 @@ def ceiling_traces(
     ``used`` holds the precisions of the kernel groups on the chart: roofs of
     other precisions, and memory roofs other than the primary one, start
     hidden in the legend.  Each ceiling trace's ``meta`` lists its ceiling
-    keys, so a view can show a level's roof by key.
+    keys, so a view can show a level's roof by key, and its ``value`` (the
+    roof's FLOP/s, or the memory roof's bandwidth).
     """
     data: list[PlotlyJSON] = []
+    top = roofs.shown_top(used)
     for line in merge_equal(roofs.memory):
         m = line.first
-        xs_m = np.logspace(x_lo, math.log10(roofs.top / m.value), _LINE_POINTS)
+        xs_m = np.logspace(x_lo, math.log10(top / m.value), _LINE_POINTS)
         trace = _line(
             xs_m,
             xs_m * m.value,
@@ -277,14 +294,23 @@ def ceiling_traces(
             2.5 if roofs.primary in line.members else 1.5,
         )
         data.append(_visibility(trace, line, roofs.shown(line, used)))
+        trace["meta"]["value"] = m.value
     shown_ridges: list[tuple[Line, float]] = []
     for i, line in enumerate(merge_equal(roofs.compute, used)):
         c = line.first
         ridge = c.value / roofs.primary.value
         xs_c = np.logspace(math.log10(ridge), x_hi, _LINE_POINTS)
+        ys_c = np.full(_LINE_POINTS, c.value)
+        shown = roofs.shown(line, used)
+        if not shown and c.value > top * (1 + SAME_ROOF):
+            # The primary memory roof's stretch from the shown top up to this
+            # hidden roof, drawn with it: shown with it, hidden with it.
+            xs_d = np.logspace(math.log10(top / roofs.primary.value), math.log10(ridge), 4)
+            xs_c = np.concatenate([xs_d[:-1], xs_c])
+            ys_c = np.concatenate([xs_d[:-1] * roofs.primary.value, ys_c])
         trace = _line(
             xs_c,
-            np.full(_LINE_POINTS, c.value),
+            ys_c,
             line.legend,
             KEY_COLOURS.get(c.key, COMPUTE_COLOURS[i % len(COMPUTE_COLOURS)]),
             "compute roofs",
@@ -292,8 +318,8 @@ def ceiling_traces(
             "dash" if line.uncertain else "solid",
             2.0,
         )
-        shown = roofs.shown(line, used)
         data.append(_visibility(trace, line, shown))
+        trace["meta"]["value"] = c.value
         if shown:
             shown_ridges.append((line, ridge))
     data.append(_ridge_trace(roofs, shown_ridges))

@@ -7,12 +7,15 @@ its floor implies (FLOPs over the floor), the marker's area following its
 share of the pass, its number (the op table's ``#``) printed beside the
 points with the most time, coincident points sharing one label.  Only the
 roofs of the precisions the ops use, and DRAM, are drawn at first; the
-others wait in the legend.  Each shown roof is named at its right end.
+others wait in the legend.  Each shown roof is named inside the plot, the
+names kept apart so none covers another at any width.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,9 +37,13 @@ GPU_SYMBOLS: tuple[str, ...] = ("circle", "diamond", "square", "triangle-up", "c
 
 #: Ops whose number is printed beside their point, per GPU, by pass time.
 LABELLED = 8
-#: A roof's name is left out where it would overlap one already printed:
-#: closer than this in decades (about a label's width across, its height up).
-_LABEL_GAP: tuple[float, float] = (0.6, 0.12)
+#: The smallest plot area (width, height in pixels) the roof names are laid
+#: out for: a phone's, with the legend below the chart.  On a larger one
+#: they only stand further apart.
+_PLOT_PX: tuple[float, float] = (240.0, 250.0)
+#: A roof name's line height and (generously) a character's width, in pixels.
+_LABEL_PX = 16.0
+_LABEL_CHAR_PX = 6.6
 
 _OP_HOVER = (
     "<b>#%{customdata[0]} %{customdata[1]}</b> on %{customdata[2]}<br>"
@@ -137,7 +144,7 @@ def _op_trace(
 def _gpu_roofs(
     index: int, gpu: TheoryChartGpu, roofs: Roofs, ranges: Ranges, used: set[str] | None
 ) -> list[PlotlyJSON]:
-    """One GPU's roofs in its own colour and legend group, each shown roof named at its end."""
+    """One GPU's roofs in its own colour and legend group; each shown roof's name in its meta."""
     colour = GPU_COLOURS[index % len(GPU_COLOURS)]
     group = escape_markup(f"{gpu['name']} roofs")
     traces = ceiling_traces(roofs, ranges.x_lo, ranges.x_hi, used)
@@ -148,23 +155,7 @@ def _gpu_roofs(
         if t.get("mode") == "lines":
             t["line"] = {**t["line"], "color": colour}
             if t.get("visible", True) is True:
-                # A flat roof's name at its right end; a diagonal's at one x for
-                # every GPU (the diagonals end where the top roofs, often equal,
-                # begin), where its bandwidth sets it apart from the others.
-                at = len(t["x"]) - 1
-                if t["meta"]["kind"] == "memory roofs":
-                    # A point added on the (straight) diagonal to carry the name.
-                    x = 10.0 ** (ranges.x_lo + 0.45 * (ranges.x_hi - ranges.x_lo))
-                    at = int(np.searchsorted(np.asarray(t["x"], dtype=np.float64), x))
-                    slope = _roof_value(t)
-                    t["x"] = [*t["x"][:at], x, *t["x"][at:]]
-                    t["y"] = [*t["y"][:at], x * slope, *t["y"][at:]]
-                n = len(t["x"])
-                t["mode"] = "lines+text"
-                t["text"] = [""] * n
-                t["text"][at] = t["name"]
-                t["textposition"] = "top left"
-                t["textfont"] = {"size": 11, "color": colour}
+                t["meta"]["label"] = t["name"]
         else:
             t["marker"] = {**t["marker"], "color": colour, "line": {"width": 2, "color": colour}}
     return traces
@@ -172,9 +163,7 @@ def _gpu_roofs(
 
 def _roof_value(t: PlotlyJSON) -> float:
     """A roof line's value: its FLOP/s (flat) or its bandwidth (the diagonal's slope)."""
-    if t["meta"]["kind"] == "memory roofs":
-        return float(t["y"][0]) / float(t["x"][0])
-    return float(t["y"][0])
+    return float(t["meta"]["value"])
 
 
 def _shared_roofs(data: list[PlotlyJSON]) -> None:
@@ -195,31 +184,128 @@ def _shared_roofs(data: list[PlotlyJSON]) -> None:
             )
             if same:
                 t["line"] = {**t["line"], "dash": "dash"}
-                if t.get("text"):
-                    t["mode"] = "lines"
-                    del t["text"], t["textposition"], t["textfont"]
-                if earlier.get("text"):
+                t["meta"].pop("label", None)
+                if "label" in earlier["meta"]:
                     also = escape_markup(t["meta"]["gpu_name"])
-                    at = next(i for i, text in enumerate(earlier["text"]) if text)
-                    earlier["text"][at] += f" (also {also})"
+                    earlier["meta"]["label"] += f" (also {also})"
                 break
         else:
             drawn.append(t)
 
 
-def _declutter(data: list[PlotlyJSON]) -> None:
-    """Drop roof names that would print over an earlier one (the first GPU's win)."""
-    placed: list[tuple[float, float]] = []
-    for t in data:
-        if t.get("mode") != "lines+text":
-            continue
-        at = next(i for i, text in enumerate(t["text"]) if text)
-        x, y = math.log10(t["x"][at]), math.log10(t["y"][at])
-        if any(abs(x - px) < _LABEL_GAP[0] and abs(y - py) < _LABEL_GAP[1] for px, py in placed):
-            t["mode"] = "lines"
-            del t["text"], t["textposition"], t["textfont"]
+@dataclass
+class _Label:
+    """A roof's name: the point it hangs on (log10 units), its side and its lift in pixels."""
+
+    text: str
+    colour: str
+    x: float
+    y: float
+    anchor: str
+    shift: float = 0.0
+
+    @property
+    def height(self) -> float:
+        """Pixels the label takes up, one line height per line."""
+        return _LABEL_PX * (self.text.count("<br>") + 1)
+
+
+def _plain_len(text: str) -> int:
+    """Characters of ``text`` as printed: an entity is one."""
+    return len(re.sub(r"&[#\w]+;", "x", text))
+
+
+def _label_width(text: str) -> float:
+    """A generous guess at a label's width in pixels: its longest line's."""
+    return max(_plain_len(line) for line in text.split("<br>")) * _LABEL_CHAR_PX
+
+
+def _wrapped(text: str) -> str:
+    """``text`` broken into lines that fit the narrowest plot, after a comma or before a ``(``."""
+    width = int(_PLOT_PX[0] / _LABEL_CHAR_PX)
+    words = re.split(r"(?<=, )|(?= \()", text)
+    lines = [""]
+    for word in words:
+        if lines[-1] and _plain_len(lines[-1] + word) > width:
+            lines.append(word.lstrip())
         else:
-            placed.append((x, y))
+            lines[-1] += word
+    return "<br>".join(
+        line.rstrip(", ") if i < len(lines) - 1 else line for i, line in enumerate(lines)
+    )
+
+
+def _stack(labels: list[_Label], y_lo: float, y_hi: float) -> None:
+    """Lift labels (lowest first) so none overlaps the one below it, on the smallest plot.
+
+    Every label is above its roof's line, and any two may overlap across (a
+    name's width against the plot's is not known here), so each sits at
+    least a line's height above the previous one.  On a taller plot the
+    lines are further apart and the labels are too: a lift that separates
+    them at :data:`_PLOT_PX` separates them at any height above it.
+    """
+    per_decade = _PLOT_PX[1] / (y_hi - y_lo)
+    below = -math.inf
+    for label in sorted(labels, key=lambda lb: lb.y):
+        base = (label.y - y_lo) * per_decade
+        label.shift = max(0.0, below - base)
+        below = base + label.shift + label.height
+
+
+def _roof_labels(data: list[PlotlyJSON], ranges: Ranges) -> tuple[list[PlotlyJSON], Ranges]:
+    """The shown roofs' names as annotations inside the plot, none over another.
+
+    A flat roof's name sits right-aligned at the plot's right edge, just
+    above its line; a diagonal's above the point where it ends (the ridge of
+    the highest roof shown), right-aligned there unless the plot is too
+    narrow left of it, then left-aligned.  Names too close to one another
+    are lifted apart, and the y axis grows upward where the top ones need
+    room; the ranges returned are the chart's.
+    """
+    labels: list[_Label] = []
+    span = ranges.x_hi - ranges.x_lo
+    for t in data:
+        name = t.get("meta", {}).get("label") if "lines" in str(t.get("mode")) else None
+        if not name:
+            continue
+        text = _wrapped(name)
+        colour = t["line"]["color"]
+        if t["meta"]["kind"] == "memory roofs":
+            x, y = math.log10(t["x"][-1]), math.log10(t["y"][-1])
+            room = (x - ranges.x_lo) / span * _PLOT_PX[0]
+            anchor = "right" if room >= _label_width(text) else "left"
+        else:
+            x, y, anchor = ranges.x_hi, math.log10(_roof_value(t)), "right"
+        labels.append(_Label(text, colour, x, y, anchor))
+    y_hi = ranges.y_hi
+    for _ in range(8):
+        _stack(labels, ranges.y_lo, y_hi)
+        per_decade = _PLOT_PX[1] / (y_hi - ranges.y_lo)
+        need = max(
+            (lb.y + (lb.shift + lb.height) / per_decade for lb in labels), default=ranges.y_hi
+        )
+        if need <= y_hi:
+            break
+        # The plot's height stays, so a grown range packs the decades closer: again.
+        y_hi = need + 0.05
+    annotations = [
+        {
+            "x": lb.x,
+            "y": lb.y,
+            "xref": "x",
+            "yref": "y",
+            "text": lb.text,
+            "showarrow": False,
+            "xanchor": lb.anchor,
+            "align": lb.anchor,
+            "yanchor": "bottom",
+            "yshift": round(lb.shift, 1),
+            "font": {"size": 11, "color": lb.colour},
+            "captureevents": False,
+        }
+        for lb in labels
+    ]
+    return annotations, replace(ranges, y_hi=y_hi)
 
 
 def theory_figure(context: TheoryChartContext) -> RooflineChart | None:
@@ -250,7 +336,7 @@ def theory_figure(context: TheoryChartContext) -> RooflineChart | None:
         used = {str(p["precision"]) for p in placed[i][1] if p["precision"]}
         data += _gpu_roofs(i, g, r, ranges, used if placed[i][1] else None)
     _shared_roofs(data)
-    _declutter(data)
+    labels, ranges = _roof_labels(data, ranges)
     plotted = 0
     for i, g, _ in drawn:
         points, kept = placed[i]
@@ -259,7 +345,7 @@ def theory_figure(context: TheoryChartContext) -> RooflineChart | None:
             plotted += len(points)
     names = " vs ".join(g["name"] for _, g, _ in drawn)
     meta = {"groups_plotted": plotted, "gpus": [g["key"] for _, g, _ in drawn]}
-    layout = device_layout({"device_name": names}, ranges, [], meta)
+    layout = device_layout({"device_name": names}, ranges, labels, meta)
     return {
         "id": "roofline-0",
         "title": f"Roofline: {names}",
