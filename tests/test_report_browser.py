@@ -616,7 +616,7 @@ def test_legend_entries_carry_the_chart_and_table_numbers(
     # Every placed group, in the table's order, named as in the table.
     assert numbers == sorted(k["rank"] for k in report["kernels"] if plottable(k))
     for n, text in zip(numbers, groups, strict=True):
-        name = text.split(" · ", 1)[1].removesuffix("…")
+        name = text.split(" · ")[1].removesuffix("…")
         assert by_rank[n]["kernel_short"].startswith(name), (n, text)
     # Each chart label's numbers are legend numbers and table numbers.
     labels = {int(x) for label in probed.body["data-labels"].split("|") for x in label.split(",")}
@@ -749,25 +749,28 @@ def test_phone_page_does_not_scroll_sideways(
         assert body["data-modebar-over-buttons"] == "false", body
 
 
-def test_top_table_has_time_and_share(sample_files: tuple[Path, dict[str, Any]]) -> None:
+def test_top_list_has_time_and_share(sample_files: tuple[Path, dict[str, Any]]) -> None:
     page, report = sample_files
     tree = lxml.html.document_fromstring(page.read_text(encoding="utf-8"))
-    table = tree.xpath('//table[contains(@class, "top-kernels")]')[0]
-    assert table.getparent().get("class") == "table-wrap"
-    heads = [th.text_content() for th in table.xpath("./thead/tr/th")]
-    assert heads[:5] == ["#", "kernel", "bound", "time", "share"], heads
-    assert "recoverable" in heads
-    rows = [[td.text_content() for td in tr.xpath("./td")] for tr in table.xpath("./tbody/tr")]
-    first = rows[0]
-    # The first row is the group with the most recoverable time.
+    items = tree.xpath('//ol[contains(@class, "top-kernels")]/li')
+    assert items, "no top list"
+
+    def text(li: Any, cls: str) -> str:
+        found = li.xpath(f'.//*[contains(concat(" ", @class, " "), " {cls} ")]')
+        return " ".join(found[0].text_content().split()) if found else ""
+
+    first = items[0]
+    # The first item is the group with the most recoverable time.
     top = max(report["kernels"], key=lambda k: k["recoverable_s"] or 0)
-    assert first[0] == str(top["rank"])
-    assert first[3] == "225 µs" and top["total_duration_s"] == pytest.approx(225e-6, rel=0.01)
-    assert first[4] == f"{100 * top['time_share']:.1f}%"
+    assert first.get("data-rank") == str(top["rank"])
+    assert text(first, "time") == f"time 225 µs ({100 * top['time_share']:.1f}%)"
+    assert top["total_duration_s"] == pytest.approx(225e-6, rel=0.01)
+    assert text(first, "recoverable").startswith("recoverable ")
     # Two GEMV groups of one kernel name read apart by number and launch shape.
-    gemv = [r for r in rows if r[1].startswith("gemvx::kernel")]
-    assert len(gemv) == 2 and gemv[0][0] != gemv[1][0]
-    assert all("grid (" in r[1] for r in gemv) and gemv[0][1] != gemv[1][1]
+    gemv = [li for li in items if text(li, "kname").startswith("gemvx::kernel")]
+    assert len(gemv) == 2 and gemv[0].get("data-rank") != gemv[1].get("data-rank")
+    shapes = [text(li, "shape") for li in gemv]
+    assert all(s.startswith("grid (") for s in shapes) and shapes[0] != shapes[1]
 
 
 def test_bound_table_hides_empty_classes(sample_files: tuple[Path, dict[str, Any]]) -> None:
@@ -821,7 +824,7 @@ def test_bert_legend_labels_and_table_agree(
     assert len(numbers) == 12, legend
     assert [k["rank"] for k in placed if k["placement"] == "bandwidth"] == [3, 10]
     for n, text in zip(numbers, legend, strict=True):
-        assert by_rank[n]["kernel_short"].startswith(text.split(" · ", 1)[1].removesuffix("…"))
+        assert by_rank[n]["kernel_short"].startswith(text.split(" · ")[1].removesuffix("…"))
     # Only the ten groups with the most time are numbered on the chart.
     labels = {int(x) for label in body["data-labels"].split("|") for x in label.split(",")}
     top = sorted(placed, key=lambda k: -k["total_duration_s"])[:10]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from ncu_roofline.render.charts.history import GROUP_COLOURS, history_figures
+from ncu_roofline.render.charts.history import group_colour, history_figures
 from ncu_roofline.render.format import TABLE, TEXT, Formatter
 from ncu_roofline.render.html_report import generated_at_text, page_assets
 from ncu_roofline.render.markdown_report import escape_code, escape_text
@@ -135,7 +135,7 @@ def _group_rows(context: HistoryContext, fmt: Formatter, md: bool) -> list[Group
                 "recoverable": fmt.duration(latest["recoverable_s"]),
                 "changes": len(g["changes"]),
                 "regressions": sum(1 for c in g["changes"] if c["regression"]),
-                "colour": GROUP_COLOURS[i % len(GROUP_COLOURS)],
+                "colour": group_colour(i),
             }
         )
     return rows

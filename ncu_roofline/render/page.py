@@ -17,6 +17,7 @@ from ncu_roofline.render.advice_refs import groups_by_advice
 from ncu_roofline.render.budget_view import budget_view
 from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
+from ncu_roofline.render.charts.style import NEUTRAL
 from ncu_roofline.render.charts.types import RooflineChart
 from ncu_roofline.render.charts.values import field_values
 from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
@@ -296,6 +297,8 @@ def top_recoverable(kernels: list[KernelRecord], total: float | None) -> list[To
             "short": k["kernel_short"] or k["kernel"],
             "full": k["kernel"],
             "bound": k["bound"],
+            "colour": BOUND_COLOURS.get(k["bound"] or "", NEUTRAL),
+            "limiter": _limiter_text(k) or None,
             "time": TABLE.duration(k["total_duration_s"]),
             "time_share": TABLE.pct(k["time_share"]),
             "efficiency": TABLE.pct(k["efficiency"]),

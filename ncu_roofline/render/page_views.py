@@ -111,7 +111,8 @@ class BoundBar(TypedDict):
     colour: str
 
 
-#: One row of the table of the kernel groups with the most recoverable time.
+#: One item of the list of the kernel groups with the most recoverable time: its
+#: bound class's colour and its limiter (``"limiter: DRAM 91%"``) with the numbers.
 TopRow = TypedDict(
     "TopRow",
     {
@@ -120,6 +121,8 @@ TopRow = TypedDict(
         "short": str,
         "full": str,
         "bound": str | None,
+        "colour": str,
+        "limiter": str | None,
         "time": str,
         "time_share": str,
         "efficiency": str,

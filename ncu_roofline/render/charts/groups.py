@@ -23,6 +23,7 @@ work.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -300,13 +301,31 @@ def point_labels(
     return labels
 
 
-def legend_name(p: GroupPoint) -> str:
-    """A group's legend entry: its number, as on the chart and in the table, and its short name."""
+def _legend_short(p: GroupPoint) -> str:
+    """A group's short name as its legend entry shows it (cut to :data:`LEGEND_NAME`)."""
     short = str(p.record.get("kernel_short") or p.record.get("kernel") or "")
     if len(short) > LEGEND_NAME:
         short = short[: LEGEND_NAME - 1] + "…"
+    return short
+
+
+def legend_name(p: GroupPoint, with_grid: bool = False) -> str:
+    """A group's legend entry: its number, as on the chart and in the table, and its short name.
+
+    ``with_grid`` adds the group's grid ("3 · gemvx::kernel<…> · grid (64, 1, 1)"):
+    for groups whose shown names collide, which the number alone tells apart
+    only by a trip to the table.
+    """
     rank = "?" if p.rank is None else str(p.rank)
-    return escape_markup(f"{rank} · {short}")
+    grid = p.record.get("grid") if with_grid else None
+    tail = f" · grid {grid}" if grid else ""
+    return escape_markup(f"{rank} · {_legend_short(p)}{tail}")
+
+
+def legend_names(points: list[GroupPoint]) -> list[str]:
+    """The legend entries of ``points``: with the grid where two shown names collide."""
+    shown = Counter(_legend_short(p) for p in points)
+    return [legend_name(p, with_grid=shown[_legend_short(p)] > 1) for p in points]
 
 
 def _trace(members: list[GroupPoint], labels: list[str], bound: str, name: str) -> PlotlyJSON:
@@ -378,8 +397,10 @@ def group_traces(points: list[GroupPoint], spans: tuple[float, float]) -> list[P
     # Their legend entries in the table's order, so the numbers read 1, 2, 3.
     own = sorted(order[:n_own], key=lambda i: (points[i].rank is None, points[i].rank or 0))
     rest = set(order[n_own:])
+    names = legend_names([points[i] for i in own])
     traces = [
-        _trace([points[i]], [labels[i]], points[i].bound, legend_name(points[i])) for i in own
+        _trace([points[i]], [labels[i]], points[i].bound, name)
+        for i, name in zip(own, names, strict=True)
     ]
     # Groups placed from theory may be of a class the chart otherwise omits.
     extra = sorted({points[i].bound for i in rest} - set(PLOTTED_BOUNDS))

@@ -9,14 +9,16 @@ Every string from the dataset passes through :func:`escape_markup`.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
+from ncu_roofline.render.charts.groups import LEGEND_NAME
 from ncu_roofline.render.charts.style import escape_markup
 from ncu_roofline.render.charts.types import Chart, PlotlyJSON
 from ncu_roofline.render.format import TEXT
 from ncu_roofline.report.schema import HistoryContext, HistoryGroup, HistoryPoint
 
-#: Line colours of the groups, in rank order (repeated past the last).
+#: Line colours of the first groups, in rank order; :func:`group_colour` makes more.
 GROUP_COLOURS = (
     "#1f77b4",
     "#d62728",
@@ -29,6 +31,40 @@ GROUP_COLOURS = (
     "#7f7f7f",
     "#bcbd22",
 )
+#: Hue step of the colours past :data:`GROUP_COLOURS`, in degrees (the golden
+#: angle: consecutive hues land far apart and none comes back).
+_HUE_STEP = 137.508
+
+
+def group_colour(i: int) -> str:
+    """The line colour of the ``i``-th shown group (from 0): none repeats.
+
+    The first ten are :data:`GROUP_COLOURS`; past them, hues a golden angle
+    apart, alternately darker and lighter, so no two groups on a page share
+    a colour however many ``--top`` shows.
+    """
+    if i < len(GROUP_COLOURS):
+        return GROUP_COLOURS[i]
+    n = i - len(GROUP_COLOURS)
+    hue = (15.0 + n * _HUE_STEP) % 360.0
+    lightness = (38, 55, 46)[n % 3]
+    return f"hsl({hue:.1f}, 70%, {lightness}%)"
+
+
+def _short(name: str) -> str:
+    """A short name as a legend entry shows it (cut to :data:`LEGEND_NAME`; the hover has it)."""
+    return name if len(name) <= LEGEND_NAME else name[: LEGEND_NAME - 1] + "…"
+
+
+def group_names(groups: list[HistoryGroup]) -> list[str]:
+    """Each group's legend name, "#3 name", with its grid where two shown names collide."""
+    shown = Counter(_short(g["kernel_short"]) for g in groups)
+    return [
+        f"#{g['number']} {_short(g['kernel_short'])}"
+        + (f" · grid {g['grid']}" if shown[_short(g["kernel_short"])] > 1 and g["grid"] else "")
+        for g in groups
+    ]
+
 
 #: (chart id, title, point field, y-axis title, how a value reads, log axis)
 _CHARTS: tuple[tuple[str, str, str, str, str, bool], ...] = (
@@ -61,9 +97,9 @@ def _read(value: object, how: str) -> str:
 
 
 def _group_traces(
-    g: HistoryGroup, field: str, how: str, by_time: bool, colour: str
+    g: HistoryGroup, field: str, how: str, by_time: bool, colour: str, label: str
 ) -> list[PlotlyJSON]:
-    name = escape_markup(f"#{g['number']} {g['kernel_short']}")
+    name = escape_markup(label)
     points = g["points"]
     hover = [
         escape_markup(f"#{g['number']} {g['kernel_short']} · {p['label']} · {p['run_time'][:19]}")
@@ -130,9 +166,8 @@ def history_figures(context: HistoryContext) -> list[Chart]:
     out: list[Chart] = []
     for chart_id, title, field, y_title, how, log in _CHARTS:
         data: list[PlotlyJSON] = []
-        for i, g in enumerate(groups):
-            colour = GROUP_COLOURS[i % len(GROUP_COLOURS)]
-            traces = _group_traces(g, field, how, by_time, colour)
+        for i, (g, label) in enumerate(zip(groups, group_names(groups), strict=True)):
+            traces = _group_traces(g, field, how, by_time, group_colour(i), label)
             data += traces if field == metric_field else traces[:1]
         layout = {
             "xaxis": {
