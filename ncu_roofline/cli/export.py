@@ -21,6 +21,7 @@ from ncu_roofline.cli.options import (
     theory_options,
 )
 from ncu_roofline.errors import NcuRooflineError, UsageError
+from ncu_roofline.render.format import plural
 from ncu_roofline.render.safe_text import terminal_safe
 
 if TYPE_CHECKING:
@@ -141,8 +142,9 @@ def export(
     n_launches = len(analysis.launches)
     click.echo(
         f"{PROG}: exported run {run.run_id} to {terminal_safe(dataset)}: "
-        f"{n_launches:,} launches, {len(analysis.kernels):,} kernel groups, "
-        f"{len(analysis.findings)} findings in {len(written)} files",
+        f"{plural(n_launches, 'launch', 'launches')}, "
+        f"{plural(len(analysis.kernels), 'kernel group')}, "
+        f"{plural(len(analysis.findings), 'finding')} in {plural(len(written), 'file')}",
         err=True,
     )
     if auto_compact:

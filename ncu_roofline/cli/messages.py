@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ncu_roofline.errors import GATE_TRIPPED
+from ncu_roofline.render.format import plural
 from ncu_roofline.render.output import Document, write_output
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.version import NAME
@@ -96,5 +97,5 @@ def exit_on_tripped(tripped: list[GateRecord]) -> None:
         warn(f"gate {t['rule']} tripped: {t['message']}")
     if len(tripped) > _MAX_TRIPPED_LINES:
         warn(f"... and {len(tripped) - _MAX_TRIPPED_LINES} more tripped gates (see the output)")
-    click.echo(f"{PROG}: {len(tripped)} gate(s) tripped", err=True)
+    click.echo(f"{PROG}: {plural(len(tripped), 'gate')} tripped", err=True)
     click.get_current_context().exit(GATE_TRIPPED)

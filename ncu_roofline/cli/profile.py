@@ -32,6 +32,7 @@ from ncu_roofline.cli.options import (
 from ncu_roofline.core.collect import PROFILE_SECTIONS, profile_metrics
 from ncu_roofline.errors import MissingDependencyError, ProfilingError, UsageError
 from ncu_roofline.render import RenderOptions, stream_document
+from ncu_roofline.render.format import plural
 from ncu_roofline.render.output import refuse_existing
 from ncu_roofline.render.safe_text import terminal_safe
 
@@ -360,6 +361,7 @@ def profile(
         text,
         output,
         force,
-        f"({fmt}) from {log_file}: {summary['launches']:,} launches, "
-        f"{summary['kernels']:,} kernel groups, {len(context['findings'])} findings",
+        f"({fmt}) from {log_file}: {plural(summary['launches'], 'launch', 'launches')}, "
+        f"{plural(summary['kernels'], 'kernel group')}, "
+        f"{plural(len(context['findings']), 'finding')}",
     )

@@ -20,6 +20,7 @@ from ncu_roofline.cli.options import (
     theory_options,
 )
 from ncu_roofline.render import stream_document
+from ncu_roofline.render.format import plural
 from ncu_roofline.render.output import refuse_existing
 
 
@@ -114,7 +115,8 @@ def report(
         document,
         output,
         out.force,
-        f"({out_format}): {summary['launches']:,} launches, "
-        f"{summary['kernels']:,} kernel groups, {len(context['findings'])} findings",
+        f"({out_format}): {plural(summary['launches'], 'launch', 'launches')}, "
+        f"{plural(summary['kernels'], 'kernel group')}, "
+        f"{plural(len(context['findings']), 'finding')}",
     )
     exit_on_tripped(tripped)

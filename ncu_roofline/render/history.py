@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from ncu_roofline.render.charts.history import group_colour, history_figures
-from ncu_roofline.render.format import TABLE, TEXT, Formatter
+from ncu_roofline.render.format import TABLE, TEXT, Formatter, plural
 from ncu_roofline.render.html_report import generated_at_text, page_assets
 from ncu_roofline.render.markdown_report import escape_code, escape_text
 from ncu_roofline.render.templates import environment, render
@@ -88,9 +88,9 @@ def _headline(context: HistoryContext) -> str:
     changes = context["changes"]
     regressions = sum(1 for c in changes if c["regression"])
     return (
-        f"{TEXT.count(context['runs'])} runs, {TEXT.count(context['series'])} kernel groups, "
-        f"{len(changes)} change points in {METRIC_WORDS[context['query']['metric']]} "
-        f"({regressions} regressions)"
+        f"{plural(context['runs'], 'run')}, {plural(context['series'], 'kernel group')}, "
+        f"{plural(len(changes), 'change point')} in {METRIC_WORDS[context['query']['metric']]} "
+        f"({plural(regressions, 'regression')})"
     )
 
 

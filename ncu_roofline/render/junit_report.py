@@ -23,7 +23,7 @@ from collections import defaultdict
 from typing import Any, TypedDict
 
 from ncu_roofline.render.compare_text import change_text, context_lines
-from ncu_roofline.render.format import TEXT, file_name
+from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.safe_text import safe_text
 from ncu_roofline.report.schema import (
     ComparisonContext,
@@ -113,7 +113,7 @@ def _system_out(k: JunitCase) -> str:
     if k.get("recoverable_s") is not None or k.get("recoverable_basis"):
         lines.append(
             f"recoverable: {TEXT.recoverable(k.get('recoverable_s'))} of "
-            f"{TEXT.duration(k.get('total_duration_s'))} over {k.get('launches') or 0} launch(es)"
+            f"{TEXT.duration(k.get('total_duration_s'))} over {plural(int(k.get('launches') or 0), 'launch', 'launches')}"
             + (f" ({k['recoverable_basis']})" if k.get("recoverable_basis") else "")
         )
     if k.get("byte_excess") is not None:

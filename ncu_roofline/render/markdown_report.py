@@ -36,6 +36,7 @@ from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
 from ncu_roofline.render.safe_text import safe_text
 from ncu_roofline.render.severity import most_severe_first, severity_counts
+from ncu_roofline.render.story import by_recoverable, story
 from ncu_roofline.render.templates import render
 from ncu_roofline.report.schema import (
     AdviceRecord,
@@ -164,7 +165,11 @@ def _title(context: ReportContext) -> str:
 
 
 def _devices(context: ReportContext) -> str | None:
-    """The header line naming each device and the SM clock it ran at (``None`` with no roofs)."""
+    """The header line naming each device and the SM clock it ran at (``None`` with no roofs).
+
+    A device the export does not name reads "device not named in the export",
+    with its compute capability or clock where known.
+    """
     seen: list[str] = []
     for r in context.get("roofs") or []:
         gpu = r.get("gpu")
@@ -173,9 +178,7 @@ def _devices(context: ReportContext) -> str | None:
             or (gpu.get("name") if gpu else None)
             or (f"CC {r['cc']}" if r.get("cc") else None)
         )
-        if not device:
-            continue
-        text = escape_text(device)
+        text = escape_text(device) if device else "device not named in the export"
         if r.get("measured_sm_clock_hz"):
             text += f", SM clock {TEXT.si(r['measured_sm_clock_hz'], 'Hz')}"
         if text not in seen:
@@ -183,19 +186,49 @@ def _devices(context: ReportContext) -> str | None:
     return ("**Device:** " + "; ".join(seen)) if seen else None
 
 
-def _verdict(top: list[KernelRecord], names: _Names, gates: list[GateRecord] | None) -> str:
-    """Whether the gates passed and the kernel to look at first (the most recoverable)."""
+def _verdict(context: ReportContext, names: _Names, gates: list[GateRecord] | None) -> str:
+    """Whether the gates passed and what to do first (:func:`~ncu_roofline.render.story.story`).
+
+    The gate-tripping kernels when gates trip; the GPU to name or the
+    metrics to collect when nothing could be placed; else the kernel group
+    with the most recoverable time.
+    """
     if gates is None:
         state = "no gates set"
     elif gates:
         state = f"**{plural(len(gates), 'gate')} tripped**"
     else:
         state = "gates passed"
-    if top:
-        k = top[0]
+    first = story(context)["first"]
+    by_full = {str(k.get("kernel")): k for k in context.get("kernels") or []}
+    if first["kind"] == "gates":
+        shown = [names.of_full(k) for k in first["kernels"][:5]]
+        more = len(first["kernels"]) - len(shown)
+        look = (
+            "fix the gate-tripping kernels first: "
+            + ", ".join(shown)
+            + (f" and {TEXT.count(more)} more" if more > 0 else "")
+            if shown
+            else "fix what tripped the gates first (the whole profile)"
+        )
+    elif first["kind"] in ("gpu", "collect"):
+        collect = (
+            "collect these metrics: "
+            + escape_code(first["command"], table=False, limit=_MAX_MESSAGE)
+            if first["command"]
+            else "collect the missing metrics"
+        )
+        look = "nothing could be placed: " + (
+            f"name the GPU with `--gpu NAME` (see `ncu-roofline gpus`), or {collect}"
+            if first["kind"] == "gpu"
+            else collect
+        )
+    elif first["kind"] == "kernel":
+        k = by_full[first["kernels"][0]]
         look = (
             f"look first at {names.cell(k, table=False)} "
-            f"({TEXT.recoverable(k.get('recoverable_s'))} recoverable, {escape_text(k.get('bound') or 'n/a')})"
+            f"({TEXT.recoverable(k.get('recoverable_s'))} recoverable, "
+            f"{escape_text(k.get('bound') or 'n/a')})"
         )
     else:
         look = "no kernel has recoverable time to look at"
@@ -216,7 +249,8 @@ def _summary(context: ReportContext) -> str:
     parts.append(
         f"**{TEXT.recoverable_total(recoverable, unknowns)}** recoverable at the roofs{share}"
     )
-    latency = summary.get("latency_s")
+    figures = story(context)
+    latency = figures["latency_s"]
     if latency:
         parts.append(f"{TEXT.duration(latency)} latency-bound (no roof can promise it)")
     failed = int((summary.get("profiling_failed") or {}).get("launches") or 0)
@@ -226,7 +260,10 @@ def _summary(context: ReportContext) -> str:
             "in no total)"
         )
     counts = severity_counts(context.get("findings") or [])
-    detail = ", ".join(f"{TEXT.count(counts[s])} {s}" for s in SEVERITIES if counts[s])
+    # "info" is a mass noun: "2 info", not "2 infos".
+    detail = ", ".join(
+        plural(counts[s], s, s if s == "info" else None) for s in SEVERITIES if counts[s]
+    )
     n = sum(counts.values())
     parts.append(plural(n, "finding") + (f" ({detail})" if detail else ""))
     return "**Summary:** " + "; ".join(parts) + "."
@@ -254,12 +291,8 @@ def _bound_rows(context: ReportContext) -> list[list[str]]:
     return rows
 
 
-def _by_recoverable(kernels: list[KernelRecord]) -> list[KernelRecord]:
-    """The kernels with a recoverable time, most first."""
-    return sorted(
-        (k for k in kernels if k.get("recoverable_s") is not None),
-        key=lambda k: (-(k["recoverable_s"] or 0.0), k.get("rank") or 0),
-    )
+#: The kernels with a recoverable time, most first (the story's order).
+_by_recoverable = by_recoverable
 
 
 def _projected_cells(k: KernelRecord, targets: list[str]) -> list[str]:
@@ -528,7 +561,7 @@ def render_markdown(
         "ncu_lines": _ncu_lines(kernels, names),
         "title": _title(context),
         "devices": _devices(context),
-        "verdict": _verdict(ranked, names, gates),
+        "verdict": _verdict(context, names, gates),
         "budget_line": _budget_line(context),
         "projection_lines": _projection_lines(context),
         "projection_targets": [escape_text(t) for t in targets],

@@ -11,7 +11,7 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "html": (".html", ".htm"),
     "json": (".json",),
     "md": (".md", ".markdown"),
-    "junit": (".xml",),
+    "junit": (".xml", ".junit"),
 }
 
 

@@ -20,7 +20,7 @@ from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
 from ncu_roofline.render.charts.style import NEUTRAL
 from ncu_roofline.render.charts.types import RooflineChart
 from ncu_roofline.render.charts.values import field_values
-from ncu_roofline.render.format import TABLE, collect_command, file_name, unknown
+from ncu_roofline.render.format import TABLE, collect_command, file_name, plural, unknown
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
 from ncu_roofline.render.page_views import (
@@ -42,6 +42,7 @@ from ncu_roofline.render.page_views import (
     TryLine,
 )
 from ncu_roofline.render.severity import most_severe_first
+from ncu_roofline.render.story import first_step_text, story
 from ncu_roofline.report.schema import (
     DeviceRoofsRecord,
     InputRecord,
@@ -206,9 +207,9 @@ def _methodology(context: ReportContext) -> list[MethodologyRow]:
         values = field_values(launches, field)
         counts = Counter(str(v) for v in values if v)
         missing = sum(1 for v in values if not v)
-        items = [f"{name} ({TABLE.count(n)} launches)" for name, n in counts.most_common()]
+        items = [f"{name} ({plural(n, 'launch', 'launches')})" for name, n in counts.most_common()]
         if missing:
-            items.append(f"not available ({TABLE.count(missing)} launches)")
+            items.append(f"not available ({plural(missing, 'launch', 'launches')})")
         out.append({"title": title, "entries": items})
     return out
 
@@ -321,14 +322,24 @@ def _failed_launches(summary: Summary) -> int:
     return int(failed.get("launches") or 0)
 
 
-def headline(summary: Summary) -> Headline:
-    """The summary's totals as text: time, launches, groups, recoverable and latency time."""
+def headline(summary: Summary, latency: float | None = None) -> Headline:
+    """The summary's totals as text: time, launches, groups, recoverable and latency time.
+
+    ``latency`` is the story's latency time (:func:`~ncu_roofline.render.story.story`:
+    placed groups only); the summary's own where not given.
+    """
     total = summary["total_duration_s"]
-    latency = summary.get("latency_s")
+    if latency is None:
+        latency = summary.get("latency_s")
     return {
         "total": TABLE.duration(total),
         "launches": TABLE.count(summary["launches"]),
         "kernels": TABLE.count(summary["kernels"]),
+        "launches_words": (
+            ("launch" if summary["launches"] == 1 else "launches")
+            + " in "
+            + plural(int(summary["kernels"] or 0), "kernel group")
+        ),
         "recoverable": TABLE.recoverable_total(
             summary["recoverable_s"], summary.get("recoverable_unknown")
         ),
@@ -345,14 +356,20 @@ def headline(summary: Summary) -> Headline:
 def _summary(context: ReportContext) -> SummaryView:
     """The summary block: totals, time by bound class, top kernels, finding kinds."""
     summary = context["summary"]
-    kinds = Counter(f["kind"] for f in context["findings"])
+    figures = story(context)
+    first = figures["first"]
+    short = {k["kernel"]: k["kernel_short"] or k["kernel"] for k in context["kernels"]}
     return {
-        **headline(summary),
+        **headline(summary, figures["latency_s"] or 0.0),
+        "findings": figures["findings"],
+        "findings_word": "finding" if figures["findings"] == 1 else "findings",
+        "verdict": first_step_text(first, short),
+        "first_kernel": first["kernels"][0] if first["kernels"] else "",
         "by_bound": _by_bound(summary),
         # Classes without kernels say nothing on the first screen.
         "by_bound_shown": [b for b in _by_bound(summary) if b["kernels"]],
         "top": top_recoverable(context["kernels"], summary["total_duration_s"]),
-        "finding_kinds": sorted(kinds.items(), key=lambda kv: -kv[1]),
+        "finding_kinds": figures["finding_kinds"],
     }
 
 
@@ -384,7 +401,26 @@ def _findings(context: ReportContext) -> list[FindingGroup]:
                 "items": [],
             }
         group["items"].append(f)
-    return list(groups.values())
+    out = list(groups.values())
+    _advice_once(out)
+    return out
+
+
+def _advice_once(cards: list[Any], said: dict[str, str] | None = None) -> dict[str, str]:
+    """Say each "Try" text once per page: a later card with the same text points back.
+
+    ``said`` maps the texts already shown to their card's anchor; returned updated.
+    """
+    said = {} if said is None else said
+    for card in cards:
+        what = card["what"]
+        if not what:
+            continue
+        if what in said:
+            card["what"] = f"the same as the card above ({said[what]})."
+        else:
+            said[what] = advice_label(card["advice"])
+    return said
 
 
 def _advice_users(kernels: list[KernelRecord]) -> dict[str, str]:
@@ -420,6 +456,7 @@ def _advice_cards(context: ReportContext, findings: list[FindingGroup]) -> list[
                 "what": what,
             }
         )
+    _advice_once(cards, _advice_once([dict(g) for g in findings]))
     return cards
 
 
@@ -592,7 +629,10 @@ def build_page(
         "title": _title(context["inputs"]),
         "generated_at": generated_at_text(generated_at),
         "version": __version__,
-        "inputs": [{**i, "launches_text": TABLE.count(i["launches"])} for i in context["inputs"]],
+        "inputs": [
+            {**i, "launches_text": plural(int(i["launches"]), "launch", "launches")}
+            for i in context["inputs"]
+        ],
         "devices": _devices(context["roofs"]),
         "options": context["options"],
         "options_line": _options_line(context["options"]),

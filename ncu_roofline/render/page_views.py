@@ -144,6 +144,8 @@ class Headline(TypedDict):
     latency: str | None
     failed: str | None
     latency_share: str
+    #: "launches in 3 kernel groups", in the number each word takes.
+    launches_words: str
 
 
 class SummaryView(Headline):
@@ -153,6 +155,13 @@ class SummaryView(Headline):
     by_bound_shown: list[BoundBar]
     top: list[TopRow]
     finding_kinds: list[tuple[str, int]]
+    #: Every finding (the kinds' counts add up to it), and "finding"/"findings".
+    findings: int
+    findings_word: str
+    #: What to do first (:func:`~ncu_roofline.render.story.first_step_text`).
+    verdict: str
+    #: The full name of the kernel group the verdict names first ("" for none).
+    first_kernel: str
 
 
 #: The findings that share one piece of advice: one card.

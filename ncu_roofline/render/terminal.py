@@ -19,6 +19,7 @@ from ncu_roofline.render.compare_text import LAUNCH_SHAPE_MISSING
 from ncu_roofline.render.format import TEXT, file_name, plural
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.render.severity import severity_counts
+from ncu_roofline.render.story import first_step_text, story
 from ncu_roofline.report.schema import FindingRecord, KernelRecord, ReportContext
 from ncu_roofline.version import NAME
 
@@ -40,6 +41,21 @@ def _clip(text: str, width: int) -> str:
     if width <= 0:
         return ""
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _clip_words(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters at a word boundary, ``…`` when cut.
+
+    A list of finding words (``tail effect, excess traffic``) loses whole
+    words, never half of one; a first word that does not fit is cut.
+    """
+    if len(text) <= width:
+        return text
+    cut = text[: max(0, width - 1)]
+    if text[len(cut)] not in " ,":
+        cut = cut.rsplit(" ", 1)[0] if " " in cut else cut
+    cut = cut.rstrip(" ,")
+    return (cut + "…") if cut else _clip(text, width)
 
 
 def _grid(k: KernelRecord) -> str:
@@ -83,17 +99,21 @@ def _header(context: ReportContext, groups: int, shape: bool) -> list[str]:
     total = summary.get("total_duration_s")
     recoverable = summary.get("recoverable_s")
     share = f" ({TEXT.pct(recoverable / total)})" if recoverable is not None and total else ""
-    launches = TEXT.count(summary.get("launches") or 0)
-    latency = summary.get("latency_s")
+    figures = story(context)
+    latency = figures["latency_s"]
     return [
         f"{NAME}: " + (", ".join(terminal_safe(n) for n in inputs) or "no input"),
         f"{TEXT.duration(total)} kernel time, "
         f"{TEXT.recoverable_total(recoverable, summary.get('recoverable_unknown'))} "
         f"recoverable{share}, "
         + (f"{TEXT.duration(latency)} latency, " if latency else "")
-        + f"{TEXT.count(groups)} kernel group(s), {launches} launch(es)",
+        + f"{plural(groups, 'kernel group')}, "
+        + plural(int(summary.get("launches") or 0), "launch", "launches"),
         *(
-            [f"{TEXT.count(failed)} launch(es) whose profiling failed (time unknown, in no total)"]
+            [
+                f"{plural(failed, 'launch', 'launches')} whose profiling failed "
+                "(time unknown, in no total)"
+            ]
             if (failed := int((summary.get("profiling_failed") or {}).get("launches") or 0))
             else []
         ),
@@ -151,8 +171,10 @@ def _footer(findings: list[FindingRecord]) -> str:
     """The findings counted by severity."""
     counts = severity_counts(findings)
     # "info" is a mass noun: "3 info", not "3 infos".
-    return "findings: " + ", ".join(
-        plural(n, sev, sev if sev == "info" else None) for sev, n in counts.items()
+    return (
+        plural(sum(counts.values()), "finding")
+        + ": "
+        + ", ".join(plural(n, sev, sev if sev == "info" else None) for sev, n in counts.items())
     )
 
 
@@ -209,10 +231,12 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
         widths, width, [c.title for c in columns], max(_MIN_NAME, min(wanted, _NAME_ROOM_NARROW))
     )
 
+    findings_col = len(columns) - 1
+
     def line(texts: list[str]) -> str:
         parts = []
         for i in keep:
-            cut = middle_cut if i == _NAME else _clip
+            cut = middle_cut if i == _NAME else _clip_words if i == findings_col else _clip
             text = cut(texts[i], widths[i])
             parts.append(text.rjust(widths[i]) if columns[i].right else text.ljust(widths[i]))
         return _GAP.join(parts).rstrip()
@@ -223,11 +247,16 @@ def render_summary(context: ReportContext, *, width: int = 100, top: int = 15) -
     if not shown:
         lines.append("(no kernels)")
     if len(kernels) > len(shown):
-        lines.append(f"… {TEXT.count(len(kernels) - len(shown))} more kernel group(s) not shown")
+        more = len(kernels) - len(shown)
+        lines.append(f"… {plural(more, 'more kernel group')} not shown")
     lines.append("")
     lines.extend(_try_lines(shown))
     roof = next(i for i, c in enumerate(columns) if c.title == "roof%")
     if roof in keep and any(row[roof].endswith(_THEORY_MARK) for row in cells):
         lines.append(f"{_THEORY_MARK}: share of the theory floor, for kernels with no roof")
     lines.append(_footer(findings))
+    short = {str(k.get("kernel")): str(k.get("kernel_short") or k.get("kernel")) for k in kernels}
+    lines.append(
+        "first: " + terminal_safe(first_step_text(story(context)["first"], short, command=False))
+    )
     return "\n".join(_clip(text, width) for text in lines) + "\n"
