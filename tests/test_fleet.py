@@ -226,7 +226,7 @@ def test_printed_sql_is_the_query_history_runs(history_dataset: Path) -> None:
 def test_history_cli_writes_markdown_json_and_html(history_dataset: Path, tmp_path: Path) -> None:
     md = run("history", str(history_dataset))
     assert md.returncode == 0, md.stderr
-    assert "1 change points" in md.stdout and "**regression**" in md.stdout
+    assert "1 change point " in md.stdout and "**regression**" in md.stdout
     assert "| 1 | `Kernel<Gemm>` | c18 |" in md.stdout
     out = tmp_path / "h.json"
     js = run("history", str(history_dataset), "-o", str(out))

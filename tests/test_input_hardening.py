@@ -260,7 +260,7 @@ def test_the_same_file_under_two_names_is_read_once(samples_dir: Path, tmp_path:
     assert [r for r, _ in repeats] == [*names[1:4], "X.csv"]
     proc = run("summary", "X.csv", "./X.csv", "--gpu", "a100_40gb_sxm", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert "3 launch(es)" in proc.stdout, proc.stdout
+    assert "3 launches" in proc.stdout, proc.stdout
     assert "./X.csv is the same file as X.csv" in proc.stderr
 
 

@@ -443,7 +443,7 @@ def test_junit_one_testcase_per_group(context: dict[str, Any]) -> None:
     out = first.findtext("system-out")
     assert "bound: compute (intensity at or above the ridge point)" in out
     assert "efficiency: 71.0% of its roof" in out
-    assert "recoverable: 52.6 µs of 225 µs over 1 launch(es)" in out  # see the Markdown test
+    assert "recoverable: 52.6 µs of 225 µs over 1 launch " in out  # see the Markdown test
     assert f"kernel: {gemm['kernel']}" in out
     assert "e-" not in "".join(c.get("time") for c in cases)  # decimal, no exponent
 
@@ -526,7 +526,9 @@ def test_summary_fits_the_width(context: dict[str, Any], width: int) -> None:
     assert (
         "52.6 µs" in gemm_row
     )  # recoverable, see test_markdown_top_row_is_the_gemm_with_its_recoverable_time
-    assert lines[-1] == "findings: 0 errors, 1 warning, 2 info"
+    # The findings by severity, then the first step: the page's and the Markdown's.
+    assert lines[-2] == "3 findings: 0 errors, 1 warning, 2 info"
+    assert lines[-1].startswith("first: look first at sm90_xm")
 
 
 def test_summary_columns_and_finding_kinds(context: dict[str, Any]) -> None:
@@ -548,7 +550,7 @@ def test_summary_columns_and_finding_kinds(context: dict[str, Any]) -> None:
     assert " 1,32,16 " in flash
     # Finding kinds in words, the findings column cut to what the name leaves.
     assert flash.endswith("excess traffic…")
-    assert "… 8 more kernel group(s) not shown" in lines
+    assert "… 8 more kernel groups not shown" in lines
 
 
 def test_summary_removes_control_characters_and_long_names(context: dict[str, Any]) -> None:
