@@ -312,3 +312,15 @@ def test_a_roof_the_target_lacks_is_left_out_and_said() -> None:
     projected, basis, _ = project(frame, no_l2, clocks="datasheet")
     assert projected[0] == pytest.approx(1e-3 * 900e9 / 1555e9)
     assert basis[0] == "roof; without the l2 roof (no figure on both GPUs)"
+
+
+def test_with_a_timeline_the_headline_says_what_it_projects() -> None:
+    import ncu_roofline
+    from tests.helpers import REPO, SAMPLE
+
+    trace = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.nsys_cuda_gpu_trace.csv"
+    analysis = ncu_roofline.analyze(ncu_roofline.load([str(SAMPLE)]), nsys=[trace])
+    project_analysis(analysis, [resolve_gpu("h200_sxm")])
+    headline = analysis.projections[0]["headline"]
+    assert headline is not None
+    assert headline.endswith("(the launches ncu profiled, not the timeline's real time).")

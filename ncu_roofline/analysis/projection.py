@@ -442,6 +442,15 @@ def project_analysis(analysis: Analysis, targets: Sequence[GpuLookup | GpuSpec])
         roofs=analysis.roofs,
         clocks=analysis.clocks,
     )
+    if analysis.budget is not None:
+        # The projection is of ncu's sampled launches; a joined timeline's real
+        # time is not projected, and the headline must not read as if it were.
+        for record in analysis.projections:
+            if record["headline"]:
+                record["headline"] = (
+                    record["headline"].rstrip(".")
+                    + " (the launches ncu profiled, not the timeline's real time)."
+                )
     return analysis
 
 
