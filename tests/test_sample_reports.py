@@ -9,16 +9,19 @@ from ncu_roofline import load
 from tests.helpers import REPO
 
 
-def _module():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "make_simulated", REPO / "sample_reports" / "make_simulated.py"
-    )
+def _script(name: str):  # type: ignore[no-untyped-def]
+    """The module of ``sample_reports/NAME.py``, loaded from its file."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "sample_reports" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     # dataclasses look their module up in sys.modules while the class is built
-    sys.modules["make_simulated"] = mod
+    sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def _module():  # type: ignore[no-untyped-def]
+    return _script("make_simulated")
 
 
 def test_simulated_sample_is_current() -> None:
@@ -42,14 +45,7 @@ def test_simulated_sample_is_labelled_and_reads() -> None:
 
 
 def _reports_module():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "make_reports", REPO / "sample_reports" / "make_reports.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["make_reports"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return _script("make_reports")
 
 
 def test_sample_reports_are_current() -> None:
@@ -70,14 +66,7 @@ def test_sample_html_report_names_its_findings() -> None:
 
 
 def _timeline_module():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "make_timeline", REPO / "sample_reports" / "make_timeline.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["make_timeline"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return _script("make_timeline")
 
 
 def test_simulated_timeline_is_current_and_joins() -> None:

@@ -6,10 +6,11 @@ sort key; the HTML page's chart is the report's roofline chart.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
     from ncu_roofline.render.charts.types import RooflineChart
+    from ncu_roofline.report.theory_calc import CalculatorData
 
 __all__ = [
     "Cell",
@@ -138,4 +139,4 @@ class TheoryHtmlView(TypedDict):
     peaks: list[str]
     #: The calculator's data (:func:`~ncu_roofline.report.theory_calc.calculator_data`);
     #: None for ``--op`` rows without a model.
-    calculator: dict[str, Any] | None
+    calculator: CalculatorData | None

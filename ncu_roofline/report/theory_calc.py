@@ -15,7 +15,7 @@ two to equality over a grid of models, phases, shapes, dtypes, ranks and GPUs.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypedDict
 
 from ncu_roofline.analysis.floor import FIRST_CC, SAME_RATE
 from ncu_roofline.analysis.theory_ridge import SEARCH_LIMIT
@@ -27,10 +27,66 @@ from ncu_roofline.theory.ops import OPS, canonical_dtype, estimate
 from ncu_roofline.theory.ops.dtypes import DTYPE_BYTES, matmul_precision, vector_precision
 from ncu_roofline.theory.phases import PHASES
 
-__all__ = ["DTYPE_CHOICES", "calculator_data"]
+__all__ = [
+    "DTYPE_CHOICES",
+    "CalculatorData",
+    "CalculatorGpu",
+    "CalculatorInitial",
+    "calculator_data",
+]
 
 #: The data types the page offers for weights/activations and the KV cache.
 DTYPE_CHOICES: tuple[str, ...] = ("bf16", "fp16", "fp32", "fp8", "e4m3", "e5m2", "int8", "fp4")
+
+
+class CalculatorGpu(TypedDict):
+    """A GPU as the calculator computes with it: its peaks, DRAM bandwidth and clocks."""
+
+    key: str
+    name: str
+    #: The compute capability as a number (the same-rate rules compare it); None if unknown.
+    cc: float | None
+    compute: dict[str, float]
+    dram: float | None
+    boost_hz: float | None
+    base_hz: float | None
+    tensor_hz: float | None
+    #: Per compute key: the clock its peak is quoted at, and that clock's name.
+    clocks: dict[str, list[Any]]
+
+
+class CalculatorInitial(TypedDict):
+    """The controls' values when the page opens: the command line's."""
+
+    model: str
+    gpus: list[str]
+    phase: str
+    batch: int
+    seq: int
+    dtype: str
+    #: Named as the page's JavaScript names it.
+    kvDtype: str
+    tp: int
+
+
+class CalculatorData(TypedDict):
+    """Everything the page's calculator reads (embedded as JSON)."""
+
+    #: Model key -> its configuration's fields (as ``theory.models.ModelConfig``) and ``act``.
+    models: dict[str, dict[str, Any]]
+    gpus: list[CalculatorGpu]
+    phases: list[str]
+    dtypes: list[str]
+    dtype_bytes: dict[str, float]
+    aliases: dict[str, str]
+    tensor_key: dict[str, str]
+    vector_key: dict[str, str]
+    same_rate: dict[str, list[str]]
+    first_cc: dict[str, float]
+    act_flops: dict[str, float]
+    defaults: dict[str, Any]
+    search_limit: int
+    initial: CalculatorInitial
 
 
 def _default(kind: str, param: str) -> Any:
@@ -46,7 +102,7 @@ def _cc(spec: GpuSpec) -> float | None:
         return None
 
 
-def _gpu(spec: GpuSpec) -> dict[str, Any]:
+def _gpu(spec: GpuSpec) -> CalculatorGpu:
     return {
         "key": spec.key,
         "name": spec.name,
@@ -64,7 +120,7 @@ def _model(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "act": activation_of(str(data["hidden_act"]))}
 
 
-def _record_gpu(g: TheoryGpuRecord) -> dict[str, Any]:
+def _record_gpu(g: TheoryGpuRecord) -> CalculatorGpu:
     """A table GPU that is not in the built-in table, from its record (no compute capability)."""
     clocks: dict[str, list[Any]] = {}
     for p in g["peaks_used"]:
@@ -82,7 +138,7 @@ def _record_gpu(g: TheoryGpuRecord) -> dict[str, Any]:
     }
 
 
-def calculator_data(table: TheoryTable) -> dict[str, Any] | None:
+def calculator_data(table: TheoryTable) -> CalculatorData | None:
     """Everything the page's calculator needs; None for a table without a model's shapes.
 
     The calculator offers every GPU of the built-in table (whatever it holds
