@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ncu_roofline.readers.locate import Buffer, line_number
+from ncu_roofline.readers.locate import Buffer, blank_lines, line_number
 from ncu_roofline.readers.table import TEXTS_KEPT, SkipCounter, read_table
 
 #: Bytes scanned at a time when blank lines are enumerated.
@@ -40,35 +40,6 @@ def _kth_outside(taken: np.ndarray, k: np.ndarray) -> np.ndarray:
         return k.astype(np.int64)
     free_before = taken - np.arange(taken.size)
     return k + np.searchsorted(free_before, k, side="right")
-
-
-def blank_lines(buf: Buffer, start: int, end: int) -> np.ndarray:
-    """The 1-based line numbers, within ``buf[start:end]``, of its blank lines.
-
-    Empty lines and lines holding a lone carriage return, as Arrow passes
-    them over.  Scanned in slices with numpy: a tenth of a second for 300 MB.
-    """
-    found: list[np.ndarray] = []
-    lines_before = 0
-    line_start = start
-    for at in range(start, end, _SCAN_BYTES):
-        stop = min(at + _SCAN_BYTES, end)
-        # One byte before the slice too: the one before a newline at its start.
-        first = max(at - 1, start)
-        view = np.frombuffer(buf, dtype=np.uint8, count=stop - first, offset=first)
-        ends = np.flatnonzero(view[at - first :] == 10) + at
-        if ends.size == 0:
-            del view
-            continue
-        before = view[np.maximum(ends - 1 - first, 0)]
-        del view  # a memory map cannot close while a view of it is held
-        starts = np.concatenate([[line_start], ends[:-1] + 1])
-        length = ends - starts
-        blank = (length == 0) | ((length == 1) & (before == 13))
-        found.append(np.flatnonzero(blank) + lines_before + 1)
-        lines_before += ends.size
-        line_start = int(ends[-1]) + 1
-    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def _found_lines(buf: Buffer, start: int, end: int, texts: Sequence[str]) -> list[int] | None:
@@ -133,25 +104,36 @@ class RowLines:
         self._end = end
         self._names = list(names)
         self._skip_rows = skip_rows
-        skipped = counter.numbers
-        if skipped is not None or counter.other_rows + len(counter.rules) == 0:
-            self._skipped: np.ndarray | None = np.sort(np.asarray(skipped or [], dtype=np.int64))
-        else:
-            self._skipped = None
+        # Arrow's numbers are read when a line is first asked for: a table
+        # read in stretches is numbered by a scan of the file, made only then.
+        self._counter: SkipCounter | None = counter
+        self._skipped: np.ndarray | None = None
         # Where Arrow numbered nothing: the few skipped rows' texts, to find.
         few = counter.other_rows <= TEXTS_KEPT and not counter.rules
         self._texts = counter.other_texts if few else None
         self._blanks: np.ndarray | None = None
         self._base: int | None = None
 
+    def _numbered(self) -> None:
+        """Arrow's numbers of the skipped rows taken in (once)."""
+        counter, self._counter = self._counter, None
+        if counter is None:
+            return
+        counter.resolve(self._buf, self._start)
+        skipped = counter.numbers
+        if skipped is not None or counter.other_rows + len(counter.rules) == 0:
+            self._skipped = np.sort(np.asarray(skipped or [], dtype=np.int64))
+
     def other_lines(self, counter: SkipCounter) -> np.ndarray:
         """The file's lines of the rows ``counter`` skipped that are not rule rows."""
+        self._numbered()
         if counter.numbers is not None:
             return self.skipped_lines(counter.other_numbers)
         # A threaded parse skips no rule rows: every row numbered again is one.
         return self.skipped_lines(self._skipped_numbers())
 
     def _skipped_numbers(self) -> np.ndarray:
+        self._numbered()
         if self._skipped is None and self._texts is not None:
             starts = _found_lines(self._buf, self._start, self._end, self._texts)
             if starts is not None:

@@ -2,24 +2,99 @@
 
 Rule rows carry the full header's width (metric rows stop after ``Metric
 Value``), so the table parse hands them to its invalid-row handler, which
-keeps their text (:class:`~ncu_roofline.readers.table.SkipCounter`); they
-are a handful per launch, parsed here with the csv module.  ``Section
-Name`` holds the section identifier on rule rows (``SpeedOfLight``).  The
-estimated-speedup columns exist since ncu 2023.x; older exports (three rule
-columns) give no estimate (NaN).
+keeps their text (:class:`~ncu_roofline.readers.table.SkipCounter`).  A
+large export holds a few per launch, hundreds of thousands in all, so they
+are parsed here as one CSV by Arrow and converted column by column: no
+Python work per rule row.  ``Section Name`` holds the section identifier on
+rule rows (``SpeedOfLight``).  The estimated-speedup columns exist since ncu
+2023.x; older exports (three rule columns) give no estimate (NaN).
 """
 
 from __future__ import annotations
 
-import csv
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
 
+from ncu_roofline.core.arrays import flags, indices, numbers, strings
 from ncu_roofline.core.rules import RuleTable, speedup_number
-from ncu_roofline.readers.decode import long_csv_fields
+
+#: A whole number as ncu prints one, once blanks and thousands separators are gone
+#: (an ID of more digits than an int64 holds is a damaged row).
+_WHOLE = r"^[+-]?[0-9]{1,18}$"
+#: A decimal number Arrow's cast reads exactly as Python's ``float`` does.
+_DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+#: Arrow's largest parse block; rule rows are single lines far shorter.
+_BLOCK = 1 << 24
 
 
-def _whole(text: str) -> int | None:
-    cleaned = text.strip().replace(",", "")
-    return int(cleaned) if cleaned.lstrip("+-").isdigit() else None
+def _parse(texts: list[str], header: list[str]) -> pa.Table | None:
+    """The rule rows as a table of strings, one column per header name; rows of another width left out."""
+    data = "\n".join(texts).encode("utf-8")
+    names = [f"c{i}" for i in range(len(header))]
+    try:
+        return pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(
+                column_names=names, block_size=max(_BLOCK, len(data) + 1), use_threads=False
+            ),
+            # A row of another width (a damaged row) is no rule result.
+            parse_options=pacsv.ParseOptions(
+                newlines_in_values=False, invalid_row_handler=lambda _row: "skip"
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.string()),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+
+
+def _cleaned(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Blanks and thousands separators removed."""
+    return pc.replace_substring(pc.utf8_trim_whitespace(column), ",", "")
+
+
+def _filled(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Which texts are not empty (no Python scalar: that would load pandas)."""
+    lengths: np.ndarray = numbers(pc.utf8_length(column), missing=0) > 0
+    return lengths
+
+
+def _wholes(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """Whole numbers (values, which are whole) of a text column."""
+    cleaned = _cleaned(column)
+    ok = flags(pc.match_substring_regex(cleaned, _WHOLE))
+    values = np.full(len(cleaned), -1, dtype=np.int64)
+    if ok.any():
+        # Arrow's cast refuses a leading plus, which Python's int reads.
+        picked = pc.replace_substring_regex(
+            pc.take(cleaned, indices(np.flatnonzero(ok))), r"^\+", ""
+        )
+        values[ok] = numbers(pc.cast(picked, pa.int64()), missing=-1)
+    return values, ok
+
+
+def _speedups(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """ncu's estimates as :func:`~ncu_roofline.core.rules.speedup_number` reads them, column-wise."""
+    cleaned = _cleaned(column)
+    out = np.full(len(cleaned), np.nan)
+    plain = flags(pc.match_substring_regex(cleaned, _DECIMAL))
+    if plain.any():
+        out[plain] = numbers(
+            pc.cast(pc.take(cleaned, indices(np.flatnonzero(plain))), pa.float64())
+        )
+    # What the pattern leaves (``inf``, ``1_0``...) is rare: read one by one.
+    other = ~plain & _filled(cleaned)
+    for i in np.flatnonzero(other):
+        out[i] = speedup_number(cleaned[int(i)].as_py())
+    # A negative or infinite estimate is no estimate.
+    with np.errstate(invalid="ignore"):
+        out[~((out >= 0.0) & (out < np.inf))] = np.nan
+    return out
 
 
 def rule_table(texts: list[str], header: list[str]) -> RuleTable:
@@ -28,38 +103,50 @@ def rule_table(texts: list[str], header: list[str]) -> RuleTable:
     Rows without a rule name or a whole-number ``ID`` (a damaged row) are
     not rule results and are left out.
     """
-    table = RuleTable()
     if not texts or "Rule Name" not in header or "ID" not in header:
-        return table
+        return RuleTable()
+    table = _parse(texts, header)
+    if table is None or table.num_rows == 0:
+        return RuleTable()
+    # The first column of a name, as a row read by name gives it.
     at = {name: i for i, name in reversed(list(enumerate(header)))}
-    width = len(header)
+    n = table.num_rows
 
-    def cell(row: list[str], name: str) -> str | None:
+    def column(name: str) -> pa.Array | pa.ChunkedArray | None:
         i = at.get(name)
-        return row[i] if i is not None and i < len(row) else None
+        return None if i is None else table.column(i)
 
-    # A kernel name can be longer than the csv module's default field limit.
-    with long_csv_fields():
-        rows = list(csv.reader(texts))
-    for row in rows:
-        if len(row) != width:
-            continue
-        name = (cell(row, "Rule Name") or "").strip()
-        launch = _whole(cell(row, "ID") or "")
-        if not name or launch is None:
-            continue
-        pid = _whole(cell(row, "Process ID") or "")
-        table.add(
-            -1 if pid is None else pid,
-            launch,
-            name,
-            (cell(row, "Rule Type") or "").strip(),
-            (cell(row, "Section Name") or "").strip(),
-            (cell(row, "Rule Description") or "").strip(),
-            (cell(row, "Estimated Speedup Type") or "").strip(),
-            speedup_number(cell(row, "Estimated Speedup")),
-        )
-    return table
+    def stripped(name: str) -> pa.Array | pa.ChunkedArray:
+        col = column(name)
+        return strings([""] * n) if col is None else pc.utf8_trim_whitespace(col)
+
+    names = stripped("Rule Name")
+    id_col = column("ID")
+    launch, whole = _wholes(strings([""] * n) if id_col is None else id_col)
+    keep = whole & _filled(names)
+    pid_col = column("Process ID")
+    pid = np.full(n, -1, dtype=np.int64)
+    if pid_col is not None:
+        values, ok = _wholes(pid_col)
+        pid[ok] = values[ok]
+    speed_col = column("Estimated Speedup")
+    speedup = np.full(n, np.nan) if speed_col is None else _speedups(speed_col)
+    kept = indices(np.flatnonzero(keep))
+
+    def texts_of(name: str) -> list[str | None]:
+        # Empty text is no value, as RuleTable.add keeps it.
+        return [t or None for t in pc.take(stripped(name), kept).to_pylist()]
+
+    return RuleTable(
+        process_id=pid[keep].tolist(),
+        launch_id=launch[keep].tolist(),
+        name=pc.take(names, kept).to_pylist(),
+        type=texts_of("Rule Type"),
+        section=texts_of("Section Name"),
+        message=texts_of("Rule Description"),
+        speedup_type=texts_of("Estimated Speedup Type"),
+        speedup_pct=speedup[keep].tolist(),
+    )
 
 
 __all__ = ["rule_table"]

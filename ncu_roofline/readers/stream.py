@@ -56,42 +56,86 @@ def _index_type(size: int) -> tuple[type[np.signedinteger], pa.DataType]:
     return np.int32, pa.int32()
 
 
+class CompactParts:
+    """One stretch of a table read batch by batch: its own dictionaries and narrow codes.
+
+    :func:`join_parts` joins the stretches of one table (read one after
+    another, or side by side on threads) into the table a single read gives.
+    """
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        is_dict = [pa.types.is_dictionary(f.type) for f in schema]
+        self.dictionaries = {i: _Dictionary() for i, d in enumerate(is_dict) if d}
+        self.codes: dict[int, list[np.ndarray]] = {i: [] for i in self.dictionaries}
+        self.plain: dict[int, list[pa.Array]] = {i: [] for i, d in enumerate(is_dict) if not d}
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        """Keep one batch as codes into this stretch's dictionaries (the batch may then go)."""
+        for i, shared in self.dictionaries.items():
+            column = batch.column(i)
+            lookup = shared.recode(column.dictionary)
+            indices = numbers(column.indices, missing=-1)
+            # Narrow now: the final dictionary is at least as large as this one.
+            narrow, _ = _index_type(len(shared.values))
+            self.codes[i].append(lookup.astype(narrow)[indices] if lookup.size else indices)
+        for i, chunks in self.plain.items():
+            chunks.append(batch.column(i))
+
+
+def compact_parts(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> CompactParts:
+    """``batches`` kept as one stretch of codes (:class:`CompactParts`)."""
+    parts = CompactParts(schema)
+    for batch in batches:
+        parts.add(batch)
+    return parts
+
+
+def join_parts(stretches: list[CompactParts]) -> pa.Table:
+    """The table of ``stretches`` in order, one chunk per batch, every dictionary column
+    sharing one dictionary in order of first appearance (indices as narrow as it allows).
+    """
+    first = stretches[0]
+    for later in stretches[1:]:
+        # Each later stretch's codes re-coded into the first's dictionaries:
+        # its new values follow, in its own order of first appearance.
+        for i, shared in first.dictionaries.items():
+            own = later.dictionaries[i].values
+            if not own:
+                first.codes[i].extend(later.codes[i])
+                continue
+            lookup = shared.recode(strings(own))
+            narrow, _ = _index_type(len(shared.values))
+            first.codes[i].extend(lookup.astype(narrow)[c] for c in later.codes[i])
+            later.codes[i] = []
+        for i, chunks in first.plain.items():
+            chunks.extend(later.plain[i])
+    schema = first.schema
+    columns: list[pa.ChunkedArray] = []
+    fields: list[pa.Field] = []
+    for i, name in enumerate(schema.names):
+        if i in first.plain:
+            columns.append(pa.chunked_array(first.plain[i], type=schema.field(i).type))
+            fields.append(schema.field(i))
+            continue
+        values = strings(first.dictionaries[i].values)
+        np_type, arrow_type = _index_type(len(values))
+        dict_type = pa.dictionary(arrow_type, pa.string())
+        codes = first.codes[i]
+        chunks = [
+            pa.DictionaryArray.from_arrays(integer_array(c.astype(np_type, copy=False)), values)
+            for c in codes
+        ]
+        first.codes[i] = []  # each batch's codes are in its chunk now: free them as we go
+        columns.append(pa.chunked_array(chunks, type=dict_type))
+        fields.append(pa.field(name, dict_type))
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
+
+
 def compact_table(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
     """The table of ``batches``, one chunk per batch, every dictionary column sharing one
     dictionary (with indices as narrow as it allows).
 
     ``schema`` is the reader's; columns that are not dictionaries are kept as read.
     """
-    names = schema.names
-    is_dict = [pa.types.is_dictionary(f.type) for f in schema]
-    dictionaries = {i: _Dictionary() for i, d in enumerate(is_dict) if d}
-    codes: dict[int, list[np.ndarray]] = {i: [] for i in dictionaries}
-    plain: dict[int, list[pa.Array]] = {i: [] for i, d in enumerate(is_dict) if not d}
-    for batch in batches:
-        for i, shared in dictionaries.items():
-            column = batch.column(i)
-            lookup = shared.recode(column.dictionary)
-            indices = numbers(column.indices, missing=-1)
-            # Narrow now: the final dictionary is at least as large as this one.
-            narrow, _ = _index_type(len(shared.values))
-            codes[i].append(lookup.astype(narrow)[indices] if lookup.size else indices)
-        for i, chunks in plain.items():
-            chunks.append(batch.column(i))
-    columns: list[pa.ChunkedArray] = []
-    fields: list[pa.Field] = []
-    for i, name in enumerate(names):
-        if i in plain:
-            columns.append(pa.chunked_array(plain[i], type=schema.field(i).type))
-            fields.append(schema.field(i))
-            continue
-        values = strings(dictionaries[i].values)
-        np_type, arrow_type = _index_type(len(values))
-        dict_type = pa.dictionary(arrow_type, pa.string())
-        chunks = [
-            pa.DictionaryArray.from_arrays(integer_array(c.astype(np_type, copy=False)), values)
-            for c in codes[i]
-        ]
-        codes[i] = []  # each batch's codes are in its chunk now: free them as we go
-        columns.append(pa.chunked_array(chunks, type=dict_type))
-        fields.append(pa.field(name, dict_type))
-    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
+    return join_parts([compact_parts(batches, schema)])

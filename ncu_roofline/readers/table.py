@@ -8,13 +8,15 @@ lines inside the table, and a truncated last row.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import mmap
 import os
 import re
 import sys
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,8 +29,14 @@ from ncu_roofline.core.arrays import numbers
 from ncu_roofline.core.limits import address_space_limited
 from ncu_roofline.core.units import MISSING_TOKENS
 from ncu_roofline.errors import InputFormatError
-from ncu_roofline.readers.locate import Buffer, ProgressCallback, line_too_long, long_line
-from ncu_roofline.readers.stream import compact_table
+from ncu_roofline.readers.locate import (
+    Buffer,
+    ProgressCallback,
+    line_too_long,
+    long_line,
+    non_blank_lines,
+)
+from ncu_roofline.readers.stream import CompactParts, compact_parts, compact_table, join_parts
 
 _BLOCK_SIZE = 16 << 20
 #: Tables with dictionary columns larger than this are read batch by batch
@@ -45,6 +53,26 @@ def stream_threshold() -> int:
     """The table size above which a table is read batch by batch."""
     value = os.environ.get("NCU_ROOFLINE_STREAM_BYTES", "")
     return int(value) if value.strip().isdigit() else STREAM_BYTES
+
+
+#: Most stretches a large table is parsed in at once, one thread each.
+MAX_PARSE_THREADS = 4
+#: Bytes per stretch of a table parsed on several threads: the memory each
+#: thread's parse holds above the codes kept (about three times this).
+STRETCH_BYTES = 32 << 20
+
+
+def parse_threads() -> int:
+    """Threads a large table's parse may use: the cores this process may run on, at most
+    :data:`MAX_PARSE_THREADS` (``NCU_ROOFLINE_PARSE_THREADS`` overrides; 1 turns it off)."""
+    value = os.environ.get("NCU_ROOFLINE_PARSE_THREADS", "").strip()
+    if value.isdigit():
+        return max(1, int(value))
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_PARSE_THREADS))
 
 
 class _ProgressReader(io.RawIOBase):
@@ -136,6 +164,9 @@ class SkipCounter:
     #: The whole text of the first few skipped rows that are not rule rows
     #: (their lines are found by their text where Arrow numbers none).
     other_texts: list[str] = field(default_factory=list)
+    #: Later stretches of a table read in stretches (:meth:`absorb`), their
+    #: numbers not yet the table's: ``(first byte, numbers, other numbers)``.
+    stretches: list[tuple[int, list[int], list[int]]] = field(default_factory=list)
 
     def __call__(self, row: Any) -> str:
         # Rule rows (as wide as the rule table) are expected and skipped
@@ -159,6 +190,36 @@ class SkipCounter:
         else:
             self.rules.append(text)
         return "skip"
+
+    def absorb(self, later: SkipCounter, at: int) -> None:
+        """Take in the counts of the stretch from byte ``at`` on (read apart from this one's).
+
+        Arrow numbered that stretch's rows from 1 again: its numbers are
+        made the table's by :meth:`resolve`, only when a line is asked for.
+        """
+        self.other_rows += later.other_rows
+        self.last_other.extend(later.last_other[: max(0, 3 - len(self.last_other))])
+        self.headers += later.headers
+        self.rules.extend(later.rules)
+        room = max(0, TEXTS_KEPT - len(self.other_texts))
+        self.other_texts.extend(later.other_texts[:room])
+        if self.numbers is None or later.numbers is None:
+            self.numbers = None
+            self.stretches = []
+            return
+        self.stretches.append((at, later.numbers, later.other_numbers))
+
+    def resolve(self, buf: Buffer, start: int) -> None:
+        """The numbers of later stretches (:meth:`absorb`) made those of the range from ``start``."""
+        if not self.stretches or self.numbers is None:
+            return
+        before, at = 0, start
+        for begin, numbered, others in self.stretches:
+            before += non_blank_lines(buf, at, begin)
+            at = begin
+            self.numbers.extend(n + before for n in numbered)
+            self.other_numbers.extend(n + before for n in others)
+        self.stretches = []
 
 
 #: Arrow's block is an int32; a row must fit in one.
@@ -220,7 +281,15 @@ def read_table(
         parse_opts = pacsv.ParseOptions(invalid_row_handler=counter, newlines_in_values=False)
         options = (read_opts, parse_opts, convert_opts)
         try:
-            table = _parse(buf, path, start, end, progress, options, batched)
+            if batched and not numbered and path is not None and isinstance(buf, mmap.mmap):
+                # Stretches need whole lines: a row longer than a block is read on one thread.
+                table = (
+                    _parse_stretches(buf, path, start, end, progress, options, counter)
+                    if block == BATCH_BYTES
+                    else _parse(buf, path, start, end, progress, options, batched)
+                )
+            else:
+                table = _parse(buf, path, start, end, progress, options, batched)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             message = str(exc)
             if floats and _FLOAT_REFUSED.match(message):
@@ -311,33 +380,28 @@ def arrow_signal_thread(limited: bool | None = None) -> bool:
     return not limited
 
 
-def _parse(
-    buf: Buffer,
-    path: str | None,
-    start: int,
-    end: int,
-    progress: ProgressCallback | None,
-    options: tuple[pacsv.ReadOptions, pacsv.ParseOptions, pacsv.ConvertOptions],
-    batched: bool,
-) -> pa.Table:
-    read_opts, parse_opts, convert_opts = options
-    source: Any
+def _source(
+    buf: Buffer, path: str | None, start: int, end: int, progress: ProgressCallback | None
+) -> Any:
+    """What Arrow reads ``buf[start:end]`` from."""
     if path is not None and isinstance(buf, mmap.mmap):
         if progress is None and end == os.path.getsize(path):
             # The table runs to the end of the file: Arrow's own file reader,
             # with no Python call per block (a quarter less parse time).
             source = pa.OSFile(path)
             source.seek(start)
-        else:
-            # Buffered: Arrow asks for small reads, each a Python call otherwise.
-            source = io.BufferedReader(
-                _RangeReader(path, start, end, progress), buffer_size=_BLOCK_SIZE
-            )
-    elif progress is not None:
+            return source
+        # Buffered: Arrow asks for small reads, each a Python call otherwise.
+        return io.BufferedReader(_RangeReader(path, start, end, progress), buffer_size=_BLOCK_SIZE)
+    if progress is not None:
         view = memoryview(buf)[start:end]
-        source = io.BufferedReader(_ProgressReader(view, progress), buffer_size=_BLOCK_SIZE)
-    else:
-        source = pa.BufferReader(pa.py_buffer(memoryview(buf)[start:end]))
+        return io.BufferedReader(_ProgressReader(view, progress), buffer_size=_BLOCK_SIZE)
+    return pa.BufferReader(pa.py_buffer(memoryview(buf)[start:end]))
+
+
+@contextlib.contextmanager
+def _utf8_checked() -> Iterator[None]:
+    """A parse whose undecodable skipped rows raise :class:`InvalidUtf8`."""
     # pyarrow decodes a skipped row's text before calling the handler; bytes
     # that are not UTF-8 raise there and only reach sys.unraisablehook (a
     # traceback on stderr), then the parse fails.  Catch that to repair.
@@ -356,17 +420,7 @@ def _parse(
 
     try:
         sys.unraisablehook = hook
-        if batched:
-            reader = pacsv.open_csv(
-                source,
-                read_options=read_opts,
-                parse_options=parse_opts,
-                convert_options=convert_opts,
-            )
-            return compact_table(reader, reader.schema)
-        return pacsv.read_csv(
-            source, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts
-        )
+        yield
     except pa.ArrowInvalid:
         if bad_text:
             raise InvalidUtf8() from None
@@ -374,8 +428,123 @@ def _parse(
     finally:
         sys.unraisablehook = previous_hook
         _HOOK_LOCK.release()
-        if isinstance(source, (io.IOBase, pa.NativeFile)):
-            source.close()
+
+
+def _closed(source: Any) -> None:
+    if isinstance(source, (io.IOBase, pa.NativeFile)):
+        source.close()
+
+
+def _parse(
+    buf: Buffer,
+    path: str | None,
+    start: int,
+    end: int,
+    progress: ProgressCallback | None,
+    options: tuple[pacsv.ReadOptions, pacsv.ParseOptions, pacsv.ConvertOptions],
+    batched: bool,
+) -> pa.Table:
+    read_opts, parse_opts, convert_opts = options
+    source = _source(buf, path, start, end, progress)
+    try:
+        with _utf8_checked():
+            if batched:
+                reader = pacsv.open_csv(
+                    source,
+                    read_options=read_opts,
+                    parse_options=parse_opts,
+                    convert_options=convert_opts,
+                )
+                return compact_table(reader, reader.schema)
+            return pacsv.read_csv(
+                source,
+                read_options=read_opts,
+                parse_options=parse_opts,
+                convert_options=convert_opts,
+            )
+    finally:
+        _closed(source)
+
+
+def _stretch_ends(buf: Buffer, start: int, end: int, size: int) -> list[int]:
+    """Where stretches of about ``size`` bytes end, each just after a newline (the last at ``end``)."""
+    ends: list[int] = []
+    at = start
+    while end - at > size + size // 2:
+        # Rows never span lines here (``newlines_in_values`` is off).
+        newline = buf.find(b"\n", at + size, end)
+        if newline < 0 or newline + 1 >= end:
+            break
+        at = newline + 1
+        ends.append(at)
+    return [*ends, end]
+
+
+def _parse_stretches(
+    buf: mmap.mmap,
+    path: str,
+    start: int,
+    end: int,
+    progress: ProgressCallback | None,
+    options: tuple[pacsv.ReadOptions, pacsv.ParseOptions, pacsv.ConvertOptions],
+    counter: SkipCounter,
+) -> pa.Table:
+    """A large table read in stretches of whole lines, :func:`parse_threads` at once.
+
+    Arrow's reader with its own threads would call the rule-row handler from
+    all of them at once (six times slower, see :func:`read_table`), and its
+    batch-by-batch reader keeps the interpreter lock while it parses; so each
+    stretch is parsed whole on one thread of Arrow's, with a handler of its
+    own, several stretches side by side, and kept as codes
+    (:class:`~ncu_roofline.readers.stream.CompactParts`) as soon as it is
+    read.  The stretches' codes and skip counts are joined in order: the
+    table, values and counts are those of one read, in memory a few
+    stretches' worth above the codes.
+    """
+    threads = parse_threads()
+    bounds = _stretch_ends(buf, start, end, STRETCH_BYTES) if threads > 1 else [end]
+    if len(bounds) < 2:
+        return _parse(buf, path, start, end, progress, options, batched=True)
+    read_opts, _, convert_opts = options
+    starts = [start, *bounds[:-1]]
+    counters = [counter] + [SkipCounter(rule_width=counter.rule_width) for _ in bounds[1:]]
+    later_opts = pacsv.ReadOptions(
+        column_names=read_opts.column_names,
+        skip_rows=0,  # a later stretch starts at a row: no header rows to skip
+        block_size=read_opts.block_size,
+        use_threads=False,
+    )
+
+    def stretch(k: int) -> CompactParts:
+        data = _read_range(path, starts[k], bounds[k], progress)
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=read_opts if k == 0 else later_opts,
+            parse_options=pacsv.ParseOptions(
+                invalid_row_handler=counters[k], newlines_in_values=False
+            ),
+            convert_options=convert_opts,
+        )
+        del data
+        return compact_parts(table.to_batches(), table.schema)
+
+    with _utf8_checked(), ThreadPoolExecutor(max_workers=min(threads, len(bounds))) as pool:
+        parts = list(pool.map(stretch, range(len(bounds))))
+    for k in range(1, len(bounds)):
+        counter.absorb(counters[k], starts[k])
+    return join_parts(parts)
+
+
+def _read_range(path: str, start: int, end: int, progress: ProgressCallback | None) -> bytes:
+    """``[start, end)`` of the file, read (not mapped: its pages stay out of resident memory)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        data = os.pread(fd, end - start, start)
+    finally:
+        os.close(fd)
+    if progress is not None:
+        progress(len(data))
+    return data
 
 
 def _header_as_row(table: pa.Table) -> bool:

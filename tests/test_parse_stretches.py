@@ -1,0 +1,155 @@
+"""A large table parsed in stretches on several threads gives what one parse gives.
+
+Tables above the stream threshold are cut into stretches of whole lines
+(:func:`~ncu_roofline.readers.table._parse_stretches`), each parsed on its own
+thread with its own rule-row handler, then joined.  Here the stretches are a
+few hundred bytes, so launches, rule rows, blank lines and stray program
+lines fall across stretch boundaries at many points of real exports; the
+launch frame, its warnings (line numbers included) and the rule results must
+match the one-thread read exactly.
+"""
+
+from __future__ import annotations
+
+import mmap
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ncu_roofline.readers import read_source
+from ncu_roofline.readers import table as table_mod
+from ncu_roofline.readers.locate import non_blank_lines
+from tests.helpers import SAMPLES
+from tests.test_stream import LONG_SAMPLES, TEMPLATE
+
+pytestmark = pytest.mark.skipif(
+    not SAMPLES.is_dir(), reason=f"the real ncu exports are not there: {SAMPLES}"
+)
+
+
+def _read(path: Path, stretch: int | None, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    """The source read on one thread (``stretch`` None) or in stretches of about ``stretch`` bytes."""
+    with monkeypatch.context() as m:
+        m.setattr(table_mod, "STREAM_BYTES", 0)
+        m.setattr(table_mod, "BATCH_BYTES", 1 << 20)
+        m.delenv("NCU_ROOFLINE_STREAM_BYTES", raising=False)
+        if stretch is None:
+            m.setenv("NCU_ROOFLINE_PARSE_THREADS", "1")
+        else:
+            m.setenv("NCU_ROOFLINE_PARSE_THREADS", "3")
+            m.setattr(table_mod, "STRETCH_BYTES", stretch)
+        return read_source(str(path), progress=False)
+
+
+def _assert_same(one: tuple[Any, Any], split: tuple[Any, Any]) -> None:
+    frame_a, info_a = one
+    frame_b, info_b = split
+    pd.testing.assert_frame_equal(frame_a, frame_b, check_exact=True)
+    assert info_b.warnings == info_a.warnings
+    assert info_b.metric_units == info_a.metric_units
+    for attr in ("layout", "units", "ncu_version", "launches", "kernels", "devices"):
+        assert getattr(info_b, attr) == getattr(info_a, attr), attr
+    ra, rb = info_a.rules, info_b.rules
+    for name in ("process_id", "launch_id", "name", "type", "section", "message"):
+        assert getattr(rb, name) == getattr(ra, name), name
+    assert [p if p == p else None for p in rb.speedup_pct] == [
+        p if p == p else None for p in ra.speedup_pct
+    ]
+
+
+def _stretches_made(path: Path, stretch: int) -> int:
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        return len(table_mod._stretch_ends(buf, 0, len(buf), stretch))
+
+
+@pytest.mark.parametrize("name", LONG_SAMPLES)
+def test_stretches_match_one_parse_on_real_exports(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = SAMPLES / name
+    # Lines of these exports run to a few kilobytes: dozens of stretches each.
+    assert _stretches_made(path, 2048) >= max(2, path.stat().st_size // 8192)
+    _assert_same(_read(path, None, monkeypatch), _read(path, 2048, monkeypatch))
+
+
+def _noisy_export(tmp_path: Path, launches: int) -> Path:
+    """The template's launch ``launches`` times, IDs renumbered, with a stray program
+    line after launch 20 and blank lines after launches 5 and 30."""
+    lines = (SAMPLES / TEMPLATE).read_bytes().splitlines(keepends=True)
+    header, body = lines[0], lines[1:]
+    out = [b"==PROF== Connected to process 1742833\n", header]
+    for i in range(launches):
+        out += [b'"%d"' % i + ln[len(b'"0"') :] for ln in body]
+        if i == launches // 2:
+            out.append(b"step 17: loss 0.25\n")
+        if i in (5, 30):
+            out.append(b"\n\r\n")
+    path = tmp_path / "noisy.csv"
+    path.write_bytes(b"".join(out))
+    return path
+
+
+@pytest.mark.parametrize("stretch", [300, 1500, 9000])
+def test_stray_line_numbered_across_stretches(
+    tmp_path: Path, stretch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _noisy_export(tmp_path, 40)
+    one = _read(path, None, monkeypatch)
+    split = _read(path, stretch, monkeypatch)
+    _assert_same(one, split)
+    frame, info = split
+    assert frame["id"].tolist() == list(range(40))
+    # After the ==PROF== line, the header, launches 0-20 (48 lines each) and
+    # the two blank lines after launch 5: line 1,013.
+    assert [w for w in info.warnings if w.startswith("skipped")] == [
+        "skipped 1 line(s) inside the table that are not table rows (line 1,013), "
+        "e.g. 'step 17: loss 0.25'"
+    ]
+    assert len(info.rules) == 160
+    assert sorted(set(info.rules.launch_id)) == list(range(40))
+
+
+@settings(max_examples=15, deadline=None)
+@given(stretch=st.integers(min_value=200, max_value=60_000))
+def test_any_stretch_size_gives_the_same_launches(stretch: int) -> None:
+    path = SAMPLES / LONG_SAMPLES[4]
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        one = _read(path, None, monkeypatch)
+        split = _read(path, stretch, monkeypatch)
+    assert len(split[0]) == 26
+    _assert_same(one, split)
+
+
+def test_non_blank_lines_by_hand(tmp_path: Path) -> None:
+    # Lines: "a", "", "\r" (blank to Arrow), "b", "" -> two rows.
+    path = tmp_path / "lines.txt"
+    path.write_bytes(b"a\n\n\r\nb\n\n")
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        assert non_blank_lines(buf, 0, len(buf)) == 2
+        assert non_blank_lines(buf, 2, len(buf)) == 1  # from the first blank line on
+
+
+def test_stretches_end_after_newlines(tmp_path: Path) -> None:
+    path = tmp_path / "rows.csv"
+    path.write_bytes(b"".join(b'"%d","x"\n' % i for i in range(1000)))
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        ends = table_mod._stretch_ends(buf, 0, len(buf), 500)
+        assert ends[-1] == len(buf)
+        assert all(buf[e - 1 : e] == b"\n" for e in ends)
+        sizes = [b - a for a, b in zip([0, *ends[:-1]], ends, strict=True)]
+        # Each at least the size asked for, the last at most half as long again.
+        assert min(sizes[:-1]) >= 500
+        assert sizes[-1] <= 500 + 250 + 16
+
+
+def test_parse_threads_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NCU_ROOFLINE_PARSE_THREADS", "1")
+    assert table_mod.parse_threads() == 1
+    monkeypatch.setenv("NCU_ROOFLINE_PARSE_THREADS", "6")
+    assert table_mod.parse_threads() == 6
+    monkeypatch.setenv("NCU_ROOFLINE_PARSE_THREADS", "many")
+    assert 1 <= table_mod.parse_threads() <= table_mod.MAX_PARSE_THREADS
