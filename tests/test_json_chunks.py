@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ncu_roofline
 from ncu_roofline.cli import cli
@@ -236,17 +240,78 @@ def test_interrupted_write_leaves_no_file(tmp_path: Path) -> None:
 def test_report_command_failing_mid_stream_leaves_no_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_blocks = LaunchRecords.blocks
+    real_blocks = LaunchRecords.column_blocks
 
-    def one_then_fail(self: LaunchRecords, size: int = 1) -> Iterator[list[dict[str, Any]]]:
+    def one_then_fail(self: LaunchRecords, size: int = 1) -> Iterator[Any]:
         gen = real_blocks(self, size)
         yield next(gen)
         raise MemoryError("out of memory at the second chunk")
 
-    monkeypatch.setattr(LaunchRecords, "blocks", one_then_fail)
+    monkeypatch.setattr(LaunchRecords, "column_blocks", one_then_fail)
     monkeypatch.setattr(json_report, "CHUNK_LAUNCHES", 7)
     out = tmp_path / "r.json"
     result = CliRunner().invoke(cli, ["report", str(SAMPLE), "--format", "json", "-o", str(out)])
     assert result.exit_code != 0
     assert isinstance(result.exception, MemoryError)
     assert list(tmp_path.iterdir()) == []
+
+
+_TEXTS = st.text(
+    alphabet=st.sampled_from([*'ab,"\\:{}', "\u2026", "\u202e", "\x7f", "\x85", "\n", "é"]),
+    max_size=6,
+)
+_SIMPLE_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), _TEXTS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.integers(0, 6),
+    data=st.data(),
+)
+def test_columns_encode_as_the_records_do(rows: int, data: st.DataObject) -> None:
+    """A block encoded column by column is the bytes of its list of dicts, brackets off."""
+    fields = data.draw(st.lists(_TEXTS, max_size=4, unique=True))
+    columns: list[tuple[str, Any]] = []
+    for name in fields:
+        kind = data.draw(st.sampled_from(["float", "int", "bool", "simple", "mixed"]))
+        if kind == "float":
+            values = data.draw(st.lists(st.floats(allow_nan=True), min_size=rows, max_size=rows))
+            columns.append((name, np.array(values, dtype=np.float64)))
+        elif kind == "int":
+            ints = data.draw(st.lists(st.integers(-(2**62), 2**62), min_size=rows, max_size=rows))
+            columns.append((name, np.array(ints, dtype=np.int64)))
+        elif kind == "bool":
+            flags = data.draw(st.lists(st.booleans(), min_size=rows, max_size=rows))
+            columns.append((name, np.array(flags, dtype=bool)))
+        elif kind == "simple":
+            columns.append(
+                (name, data.draw(st.lists(_SIMPLE_VALUES, min_size=rows, max_size=rows)))
+            )
+        else:
+            other = st.one_of(_SIMPLE_VALUES, st.floats(), st.lists(_TEXTS, max_size=2))
+            columns.append((name, data.draw(st.lists(other, min_size=rows, max_size=rows))))
+    as_dicts = [{name: _record_value(values[i]) for name, values in columns} for i in range(rows)]
+    encoded = json_report._encode_columns(rows, columns)
+    assert encoded == json_report._encode(as_dicts)[1:-1]
+    assert json.loads(b"[" + encoded + b"]") == json.loads(json_report._encode(as_dicts))
+
+
+def _record_value(value: Any) -> Any:
+    """A column value as the records hold it (numpy scalars plain, non-finite floats None)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def test_lazy_records_column_blocks(lazy: tuple[LaunchRecords, list[Any]]) -> None:
+    seq, plain = lazy
+    got: list[dict[str, Any]] = []
+    for rows, columns in seq.column_blocks(3):
+        assert [name for name, _ in columns] == list(seq.fields)
+        for i in range(rows):
+            got.append({name: _record_value(values[i]) for name, values in columns})
+    assert got == plain
+    with pytest.raises(ValueError, match="block size"):
+        next(seq.column_blocks(0))

@@ -26,11 +26,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
+import numpy as np
 import orjson
 
-from ncu_roofline.render.safe_text import json_escape_unsafe, json_escape_unsafe_bytes
+from ncu_roofline.render.safe_text import (
+    json_escape_unsafe,
+    json_escape_unsafe_bytes,
+    json_has_unsafe_lead,
+)
 
 __all__ = ["CHUNK_LAUNCHES", "dumps", "iter_json_report", "render_json", "render_json_bytes"]
 
@@ -95,9 +101,18 @@ def iter_json_report(context: Mapping[str, Any], chunk: int | None = None) -> It
     # head is b"{...}": keep it open; b"{}" (nothing before) needs no comma.
     yield head[:-1] + (b"," if len(head) > 2 else b"") + b'"launches":['
     sep = b""
-    for block in _blocks(launches, size):
-        yield sep + _encode(block)[1:-1]
-        sep = b","
+    columns = getattr(launches, "column_blocks", None)
+    if callable(columns):
+        # A LaunchRecords (recognised by that method: importing its module
+        # here would load pandas for every command that can write JSON).
+        for rows, values in columns(size):
+            if rows:
+                yield sep + _encode_columns(rows, values)
+                sep = b","
+    else:
+        for block in _blocks(launches, size):
+            yield sep + _encode(block)[1:-1]
+            sep = b","
     yield b"]" + (b"," + tail[1:] if len(tail) > 2 else b"}") + b"\n"
 
 
@@ -112,6 +127,60 @@ def _blocks(launches: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
         return
     for start in range(0, len(launches), size):
         yield launches[start : start + size]
+
+
+def _encode_columns(rows: int, columns: Sequence[tuple[str, Any]]) -> bytes:
+    """``rows`` records given column by column, encoded as :func:`_encode` encodes their
+    list, without its brackets.
+
+    Each column is encoded at once (a numeric one by orjson as one array, a
+    text one once per distinct value, its unsafe characters escaped then),
+    and every record is joined from its fields' pieces in one C-level step:
+    no dict and no encoder call per record.
+    """
+    if not columns:
+        return b",".join([b"{}"] * rows)
+    pieces: list[Any] = []
+    for i, (name, values) in enumerate(columns):
+        pieces.append(repeat((b"," if i else b"{") + _encode(name) + b":"))
+        pieces.append(_encoded_values(values))
+    pieces.append(repeat(b"}"))
+    # The repeats are endless: the value lists, all ``rows`` long, end the zip.
+    return b",".join(map(b"".join, zip(*pieces, strict=False)))
+
+
+def _encoded_values(values: Any) -> list[bytes]:
+    """Each value's JSON, as :func:`_encode` writes it inside a record."""
+    if isinstance(values, np.ndarray):
+        if not values.size:
+            return []
+        # orjson writes a numpy array's NaN and infinities as null, and its
+        # numbers as it writes Python's.
+        return orjson.dumps(np.ascontiguousarray(values), option=_OPTION)[1:-1].split(b",")
+    kinds = set(map(type, values))
+    if kinds <= _TEXT:
+        return _encoded_texts(values, values)
+    if kinds <= _SIMPLE:
+        # Keyed by type too: 1 and True are equal keys but different JSON.
+        return _encoded_texts(values, list(zip(map(type, values), values, strict=True)))
+    return [_encode(v) for v in values]
+
+
+def _encoded_texts(values: list[Any], keys: list[Any]) -> list[bytes]:
+    """Hashable values encoded once per distinct key; escaped only where a lead byte says so."""
+    distinct = dict.fromkeys(keys)
+    firsts = list(dict(zip(keys, values, strict=True)).values())
+    encoded = [orjson.dumps(v) for v in firsts]
+    if json_has_unsafe_lead(b"".join(encoded)):
+        encoded = [json_escape_unsafe_bytes(e) for e in encoded]
+    known = dict(zip(distinct, encoded, strict=True))
+    return list(map(known.__getitem__, keys))
+
+
+#: Value types encoded once per distinct value (hashable, and equal only when
+#: their JSON is: floats are left out, 0.0 and -0.0 being equal).
+_SIMPLE = frozenset({str, int, bool, type(None)})
+_TEXT = frozenset({str, type(None)})
 
 
 def render_json(context: Mapping[str, Any], indent: int | None = None) -> str:

@@ -40,6 +40,7 @@ __all__ = [
     "escape_unsafe",
     "json_escape_unsafe",
     "json_escape_unsafe_bytes",
+    "json_has_unsafe_lead",
     "json_shows_otherwise",
     "safe_data",
     "safe_text",
@@ -198,8 +199,13 @@ def _json_escape_bytes(match: re.Match[bytes]) -> bytes:
     return b"\\u%04x" % ord(match.group().decode("utf-8"))
 
 
+def json_has_unsafe_lead(data: bytes) -> bool:
+    """Whether UTF-8 JSON bytes may hold a character :func:`json_escape_unsafe_bytes` escapes."""
+    return any(lead in data for lead in _JSON_LEAD_BYTES)
+
+
 def json_escape_unsafe_bytes(data: bytes) -> bytes:
     """:func:`json_escape_unsafe` for UTF-8 JSON bytes (whole characters, as a writer emits them)."""
-    if not any(lead in data for lead in _JSON_LEAD_BYTES):
+    if not json_has_unsafe_lead(data):
         return data
     return _JSON_RAW_BYTES.sub(_json_escape_bytes, data)

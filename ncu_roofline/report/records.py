@@ -21,7 +21,10 @@ import pandas as pd
 from ncu_roofline.core.frame import floats
 from ncu_roofline.report.schema import LaunchRecord
 
-__all__ = ["BLOCK_ROWS", "LaunchRecords", "records"]
+__all__ = ["BLOCK_ROWS", "ColumnValues", "LaunchRecords", "records"]
+
+#: One field of a block of records: its name and its values (:meth:`LaunchRecords.column_blocks`).
+ColumnValues = tuple[str, "np.ndarray | list[Any]"]
 
 #: Rows turned into dicts per block when the records are iterated: about
 #: 25 MB of dicts for a report's ~70 launch fields.
@@ -97,6 +100,29 @@ class LaunchRecords(Sequence[LaunchRecord]):
         for start in range(0, len(self._frame), size):
             yield _launches(records(self._frame.iloc[start : start + size], self._fields))
 
+    def column_blocks(self, size: int = BLOCK_ROWS) -> Iterator[tuple[int, list[ColumnValues]]]:
+        """The records a block at a time as columns: ``(rows, [(field, values), ...])``.
+
+        ``values`` is a numpy array for a numeric column (a non-finite float
+        is a missing value, as in the records) and a list of the records'
+        own plain values otherwise: what a writer needs to encode the block
+        column by column, with no dict made per record.
+        """
+        if size < 1:
+            raise ValueError(f"block size must be >= 1, not {size}")
+        n = len(self._frame)
+        present = [f for f in self._fields if f in self._frame]
+        for start in range(0, n, size):
+            part = self._frame.iloc[start : start + size]
+            rows = len(part)
+            cols: list[ColumnValues] = []
+            for f in self._fields:
+                if f not in present:
+                    cols.append((f, [None] * rows))
+                    continue
+                cols.append((f, _column_array(part[f])))
+            yield rows, cols
+
     def __iter__(self) -> Iterator[LaunchRecord]:
         for block in self.blocks():
             yield from block
@@ -123,6 +149,15 @@ def _launches(rows: list[dict[str, Any]]) -> list[LaunchRecord]:
 #: Types an object column may hold that need no conversion (numpy scalars and
 #: floats, possibly infinite, go through :func:`_plain`).
 _PLAIN_TYPES = frozenset({str, int, bool, type(None)})
+
+
+def _column_array(s: pd.Series) -> np.ndarray | list[Any]:
+    """A numeric column as a numpy array (non-finite floats missing), else :func:`_column_values`."""
+    if pd.api.types.is_float_dtype(s.dtype):
+        return floats(s)
+    if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
+        return s.to_numpy()
+    return _column_values(s)
 
 
 def _column_values(s: pd.Series) -> list[Any]:
