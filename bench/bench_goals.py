@@ -31,7 +31,10 @@ reported as n/a (the ncu-roofline runs are still timed).
 Input shapes (``--inputs``, built into ``bench/out/`` when missing):
 
 * ``real``: ``make_large_export.py --layout replica`` (whole real details
-  exports, IDs renumbered) to ``--size-mb``;
+  exports, IDs renumbered) to ``--size-mb``: the BERT export with rule
+  columns, 26 launches, 12 kernel names, 33 launches per MB;
+* ``many``: ``--layout replica --page details-many``: a PyTorch GCN export
+  with 147 launches per MB (12 kernel names, NVTX columns, no rule columns);
 * ``synthetic``: ``make_large_export.py --size-mb N --launches 1`` (one real
   one-launch export, its body repeated, 6 kernel names);
 * ``raw`` and ``summary``: ``--layout replica --page raw|summary``.
@@ -95,7 +98,9 @@ NEEDS: dict[str, tuple[str, ...]] = {
 RUN_ORDER = ("bare", "inspect", "peer", "html", "warm", "json", "summary")
 #: The ncu-roofline runs whose peak RSS the memory goal checks.
 NCU_RUNS = ("inspect", "html", "warm", "json", "summary")
-SHAPES = ("real", "synthetic", "raw", "summary")
+SHAPES = ("real", "many", "synthetic", "raw", "summary")
+#: The replica preset (make_large_export.REPLICA_TEMPLATES) of each replica shape.
+PRESET = {"real": "details", "many": "details-many", "raw": "raw", "summary": "summary"}
 _STARTUP_RUNS = 3  # --help and import pandas runs per round
 
 
@@ -129,8 +134,7 @@ def build_input(shape: str, path: Path, size_mb: float) -> None:
         template = mle.DEFAULT_SAMPLES / mle.TEMPLATE_NAME
         mle.write_export(path, template, min_bytes, 1, len(mle.KERNEL_VARIANTS), prelude=True)
     else:
-        page = "details" if shape == "real" else shape
-        templates = [mle.DEFAULT_SAMPLES / n for n in mle.REPLICA_TEMPLATES[page]]
+        templates = [mle.DEFAULT_SAMPLES / n for n in mle.REPLICA_TEMPLATES[PRESET[shape]]]
         mle.write_replica(path, templates, min_bytes, 1)
     print(f"built    {path} in {time.perf_counter() - t0:.1f} s", flush=True)
 
@@ -310,8 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size-mb", type=float, default=524.0, help="input size (default 524)")
     parser.add_argument(
         "--inputs",
-        default="real,synthetic",
-        help=f"comma-separated shapes from {','.join(SHAPES)} (default real,synthetic)",
+        default="real,many,synthetic",
+        help=f"comma-separated shapes from {','.join(SHAPES)} (default real,many,synthetic)",
     )
     parser.add_argument(
         "--only", default=",".join(GOALS), help=f"comma-separated goals from {','.join(GOALS)}"

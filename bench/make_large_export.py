@@ -200,20 +200,27 @@ def _write_repeated(
 # --------------------------------------------------------------------------
 # --layout replica: whole real exports, again and again.
 
-PAGES = ("details", "raw", "summary")
-
-#: Default templates of ``--layout replica`` per ``--page``: the real exports in
-#: ``../shared/ncu-samples`` with the most launches of each page type.
+#: Default templates of ``--layout replica`` per ``--page``: real exports in
+#: ``../shared/ncu-samples``.  ``details`` is the details export with the most
+#: launches, ``details-many`` the one with the most launches per MB.
 REPLICA_TEMPLATES: dict[str, tuple[str, ...]] = {
-    # 26 launches, 12 kernel names, 1,611 rows, KT-header + 3 rule columns.
+    # 26 launches, 12 kernel names, 1,611 rows (1,560 metric rows, 51 rule rows),
+    # KT-header + 3 rule columns; 795 KB: 32.7 launches per MB.
     "details": (
         "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__attention_"
         "actual_parameter_analysis_data_5-9_bert_torch_nsight.csv",
+    ),
+    # 14 launches, 12 kernel names (PyTorch GCN), 140 metric rows, KT-header + 2
+    # NVTX columns, no rule columns; 95.5 KB: 146.6 launches per MB.
+    "details-many": (
+        "YKTian-x2b__AI4Materials_EvaluationTool__CodeInstrumentation_TestCase_GCN_res_"
+        "TorchRes_ncu_metrics_show_torch.txt",
     ),
     "raw": (RAW_TEMPLATE_NAME,),
     # 2 kernel names x 100 invocations, 15 columns.
     "summary": ("Giotyp__GPU-Roofline-Python__multi_kernels_metrics.csv",),
 }
+PAGES = tuple(REPLICA_TEMPLATES)
 DEFAULT_REPLICA_OUTPUT = {
     page: REPO_ROOT / "bench" / "out" / f"replica_{page}.csv" for page in PAGES
 }
@@ -334,7 +341,7 @@ def _main_replica(args: argparse.Namespace) -> int:
             print(f"make_large_export: template not found: {t}", file=sys.stderr)
             return 2
     page = load_replica(templates[0]).page
-    output = args.output or DEFAULT_REPLICA_OUTPUT[page]
+    output = args.output or DEFAULT_REPLICA_OUTPUT[args.page if not args.template else page]
     t0 = time.perf_counter()
     size, launches, copies, reps = write_replica(
         output, templates, int(args.size_mb * 1e6), args.launches or 1
@@ -403,7 +410,9 @@ def main(argv: list[str] | None = None) -> int:
         "--page",
         choices=PAGES,
         default="details",
-        help="with --layout replica: the page of the default template (details, raw or summary)",
+        help="with --layout replica and no --template: which real exports to replicate "
+        "(details: the one with the most launches; details-many: the most launches per MB; "
+        "raw; summary)",
     )
     parser.add_argument(
         "--no-prelude", action="store_true", help="do not prepend ==PROF== log lines"
