@@ -27,6 +27,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -196,6 +197,169 @@ def _write_repeated(
     return written, launches
 
 
+# --------------------------------------------------------------------------
+# --layout replica: whole real exports, again and again.
+
+#: Default templates of ``--layout replica`` per ``--page``: real exports in
+#: ``../shared/ncu-samples``.  ``details`` is the details export with the most
+#: launches, ``details-many`` the one with the most launches per MB.
+REPLICA_TEMPLATES: dict[str, tuple[str, ...]] = {
+    # 26 launches, 12 kernel names, 1,611 rows (1,560 metric rows, 51 rule rows),
+    # KT-header + 3 rule columns; 795 KB: 32.7 launches per MB.
+    "details": (
+        "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__attention_"
+        "actual_parameter_analysis_data_5-9_bert_torch_nsight.csv",
+    ),
+    # 14 launches, 12 kernel names (PyTorch GCN), 140 metric rows, KT-header + 2
+    # NVTX columns, no rule columns; 95.5 KB: 146.6 launches per MB.
+    "details-many": (
+        "YKTian-x2b__AI4Materials_EvaluationTool__CodeInstrumentation_TestCase_GCN_res_"
+        "TorchRes_ncu_metrics_show_torch.txt",
+    ),
+    "raw": (RAW_TEMPLATE_NAME,),
+    # 2 kernel names x 100 invocations, 15 columns.
+    "summary": ("Giotyp__GPU-Roofline-Python__multi_kernels_metrics.csv",),
+}
+PAGES = tuple(REPLICA_TEMPLATES)
+DEFAULT_REPLICA_OUTPUT = {
+    page: REPO_ROOT / "bench" / "out" / f"replica_{page}.csv" for page in PAGES
+}
+
+_HEADER_STARTS = (b'"ID",', b'\xef\xbb\xbf"ID",', b'"Process ID",', b'\xef\xbb\xbf"Process ID",')
+
+
+@dataclass
+class Replica:
+    """One template cut for copying.
+
+    ``prelude`` is what comes before the header (``==PROF==`` and program
+    output), ``head`` the header line (plus the units row of a raw page).
+    Each of ``rows`` is ``(rank, rest)``: ``rest`` is the row's bytes after
+    its first field, byte for byte, and ``rank`` the 0-based order in which
+    the row's ``ID`` first appears (details and raw pages) or, for a summary
+    page, the row's ``Process ID`` as an integer.
+    """
+
+    path: Path
+    page: str
+    prelude: bytes
+    head: bytes
+    rows: list[tuple[int, bytes]]
+    launches: int
+    dropped: int
+
+
+def load_replica(path: Path) -> Replica:
+    """Cut a real export into prelude, head and first-field-split rows."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    try:
+        idx = next(i for i, ln in enumerate(lines) if ln.startswith(_HEADER_STARTS))
+    except StopIteration:
+        raise SystemExit(f'{path}: no header line starting with "ID" or "Process ID"') from None
+    header = lines[idx]
+    summary = header.lstrip(b"\xef\xbb\xbf").startswith(b'"Process ID",')
+    raw = not summary and b'"Metric Value"' not in header
+    page = "summary" if summary else "raw" if raw else "details"
+    head_end = idx + (2 if raw else 1)  # a raw page's units row stays in the head
+    eol = b"\r\n" if header.endswith(b"\r\n") else b"\n"
+    head = b"".join(ln if ln.endswith(b"\n") else ln + eol for ln in lines[idx:head_end])
+    ranks: dict[bytes, int] = {}
+    groups: set[tuple[str, ...]] = set()  # a summary's (process, kernel, launch shape)
+    rows: list[tuple[int, bytes]] = []
+    dropped = 0
+    for line in lines[head_end:]:
+        if not line.startswith(b'"'):
+            dropped += 1  # log lines or blank lines after the table
+            continue
+        if not line.endswith(b"\n"):
+            line += eol  # the file's last row without a line end
+        end = line.index(b'",')
+        first = line[1:end]
+        if not first.isdigit():
+            raise SystemExit(f"{path}: a row's first field is no whole number: {line[:80]!r}")
+        rank = int(first) if summary else ranks.setdefault(first, len(ranks))
+        rows.append((rank, line[end + 1 :]))
+        if summary:
+            groups.add(tuple(next(csv.reader([line.decode("utf-8", "replace")]))[:8]))
+    if not rows:
+        raise SystemExit(f"{path}: no table rows after the header")
+    launches = len(groups) if summary else len(ranks)
+    return Replica(path, page, b"".join(lines[:idx]), head, rows, launches, dropped)
+
+
+def replica_copy(rep: Replica, base: int) -> bytes:
+    """One copy of ``rep``'s rows: IDs ``base + rank`` (a summary: Process ID + ``base``)."""
+    return b"".join(b'"%d"' % (base + rank) + rest for rank, rest in rep.rows)
+
+
+def write_replica(
+    output: Path, templates: list[Path], min_bytes: int, min_launches: int
+) -> tuple[int, int, int, list[Replica]]:
+    """Whole templates again and again until both minimums are met.
+
+    Returns (bytes written, launches written, copies written, the templates).
+    Details and raw pages: each copy's launches get the next consecutive IDs
+    (the first copy's are ``0..n-1``), everything else in the row is the
+    template's bytes.  Summary page: copy ``k`` (from 0) adds ``k`` times the
+    copy stride to every ``Process ID``, so each copy's kernels are new
+    (process, kernel) groups; launches counts the template's rows' groups.
+    The prelude of the first template is written once, at the top.
+    """
+    reps = [load_replica(t) for t in templates]
+    first = reps[0]
+    for rep in reps[1:]:
+        if rep.head != first.head:
+            raise SystemExit(
+                f"{rep.path}: its header differs from {first.path}'s; "
+                "templates of one replica must share the header"
+            )
+    summary = first.page == "summary"
+    # Process IDs of a summary copy: far enough apart that copies never collide.
+    stride = max(rank for rep in reps for rank, _ in rep.rows) + 1 if summary else 0
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_name(output.name + ".part")
+    written = launches = copies = 0
+    with open(tmp, "wb", buffering=1 << 20) as fh:
+        for part in (first.prelude, first.head):
+            fh.write(part)
+            written += len(part)
+        while written < min_bytes or launches < min_launches:
+            rep = reps[copies % len(reps)]
+            chunk = replica_copy(rep, copies * stride if summary else launches)
+            fh.write(chunk)
+            written += len(chunk)
+            launches += rep.launches
+            copies += 1
+    os.replace(tmp, output)
+    return written, launches, copies, reps
+
+
+def _main_replica(args: argparse.Namespace) -> int:
+    templates = args.template or [args.samples / n for n in REPLICA_TEMPLATES[args.page]]
+    for t in templates:
+        if not t.is_file():
+            print(f"make_large_export: template not found: {t}", file=sys.stderr)
+            return 2
+    page = load_replica(templates[0]).page
+    output = args.output or DEFAULT_REPLICA_OUTPUT[args.page if not args.template else page]
+    t0 = time.perf_counter()
+    size, launches, copies, reps = write_replica(
+        output, templates, int(args.size_mb * 1e6), args.launches or 1
+    )
+    elapsed = time.perf_counter() - t0
+    what = "(process, kernel) groups" if page == "summary" else "launches"
+    print(
+        f"wrote {output}: {page} page, {size / 1e6:,.1f} MB, {copies:,} copies, "
+        f"{launches:,} {what} ({launches / (size / 1e6):,.1f} per MB) in {elapsed:.1f} s"
+    )
+    for rep in reps:
+        print(
+            f"  template {rep.path.name}: {rep.launches} {what}, {len(rep.rows):,} rows"
+            + (f", {rep.dropped} non-table lines after the header dropped" if rep.dropped else "")
+        )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -207,16 +371,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--layout",
-        choices=("details", "raw"),
+        choices=("details", "raw", "replica"),
         default="details",
-        help="details (one row per metric; default) or raw (one row per launch, "
-        f"replicating {RAW_TEMPLATE_NAME})",
+        help="details (one row per metric; default), raw (one row per launch, "
+        f"replicating {RAW_TEMPLATE_NAME}) or replica (whole real exports again and again, "
+        "IDs renumbered; see --page)",
     )
     parser.add_argument(
         "--size-mb", type=float, default=500.0, help="minimum size in MB (10^6 bytes); default 500"
     )
     parser.add_argument(
-        "--launches", type=int, default=50_000, help="minimum number of launches; default 50,000"
+        "--launches",
+        type=int,
+        default=None,
+        help="minimum number of launches; default 50,000 (1 with --layout replica)",
     )
     parser.add_argument(
         "--kernels",
@@ -231,15 +399,38 @@ def main(argv: list[str] | None = None) -> int:
         help=f"folder holding the template export; default {DEFAULT_SAMPLES}",
     )
     parser.add_argument(
-        "--template", type=Path, default=None, help="template export (overrides --samples)"
+        "--template",
+        type=Path,
+        action="append",
+        default=None,
+        help="template export (overrides --samples); with --layout replica it may be given "
+        "several times (their headers must match)",
+    )
+    parser.add_argument(
+        "--page",
+        choices=PAGES,
+        default="details",
+        help="with --layout replica and no --template: which real exports to replicate "
+        "(details: the one with the most launches; details-many: the most launches per MB; "
+        "raw; summary)",
     )
     parser.add_argument(
         "--no-prelude", action="store_true", help="do not prepend ==PROF== log lines"
     )
     args = parser.parse_args(argv)
+    if args.layout == "replica":
+        return _main_replica(args)
     raw = args.layout == "raw"
-    template = args.template or args.samples / (RAW_TEMPLATE_NAME if raw else TEMPLATE_NAME)
+    if args.template and len(args.template) > 1:
+        parser.error("several --template files need --layout replica")
+    template = (
+        args.template[0]
+        if args.template
+        else args.samples / (RAW_TEMPLATE_NAME if raw else TEMPLATE_NAME)
+    )
     output = args.output or (DEFAULT_RAW_OUTPUT if raw else DEFAULT_OUTPUT)
+    if args.launches is None:
+        args.launches = 50_000
     if not template.is_file():
         print(f"make_large_export: template not found: {template}", file=sys.stderr)
         return 2
