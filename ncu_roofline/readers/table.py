@@ -552,8 +552,15 @@ def _header_as_row(table: pa.Table) -> bool:
     for name in ("ID", "Process ID"):
         if name not in table.column_names:
             continue
+        seen: set[tuple[int, int]] = set()
         for chunk in table.column(name).chunks:
             values = chunk.dictionary if pa.types.is_dictionary(chunk.type) else chunk
+            if pa.types.is_dictionary(chunk.type):
+                # A compact table's chunks share one dictionary: looked at once.
+                key = (values.buffers()[-1].address, len(values))
+                if key in seen:
+                    continue
+                seen.add(key)
             # A pattern, not a scalar to compare with: pyarrow's scalars load
             # pandas, which a command that only counts never needs.
             if ac.any_true(ac.match_substring_regex(values, f"^{name}$")):

@@ -201,11 +201,11 @@ def wrong_units(
         return np.zeros(metric_of_row.size, dtype=bool)
     pair = metric_of_row * width + unit_of_row
     bad: np.ndarray = ~fits[pair]
-    for p in np.flatnonzero(~fits).tolist():
+    # Only the unfit pairs the rows hold: one pass over the rows each.
+    for p in np.unique(pair[bad]).tolist():
         rows = bad & (pair == p)
-        if rows.any():
-            unit = f"unit {unit_texts[p % width]}"
-            problems.note(unit, metric_ids, metric_of_row, rows, launch_of_row, texts)
+        unit = f"unit {unit_texts[p % width]}"
+        problems.note(unit, metric_ids, metric_of_row, rows, launch_of_row, texts)
     return bad
 
 

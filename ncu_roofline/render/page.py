@@ -204,9 +204,14 @@ def _methodology(context: ReportContext) -> list[MethodologyRow]:
         ("l2_bytes_basis", "L2 bytes"),
         ("l1_bytes_basis", "L1 bytes"),
     ):
-        values = field_values(launches, field)
-        counts = Counter(str(v) for v in values if v)
-        missing = sum(1 for v in values if not v)
+        # Counted per distinct value (a C-level count), not per launch in Python.
+        counts: Counter[str] = Counter()
+        missing = 0
+        for value, n in Counter(field_values(launches, field)).items():
+            if value:
+                counts[str(value)] += n
+            else:
+                missing += n
         items = [f"{name} ({plural(n, 'launch', 'launches')})" for name, n in counts.most_common()]
         if missing:
             items.append(f"not available ({plural(missing, 'launch', 'launches')})")

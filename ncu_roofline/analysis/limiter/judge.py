@@ -390,17 +390,35 @@ def _busiest(util: Utilisations, n: int) -> Busiest:
     return Busiest(limiter, lim_util, lim_basis, max_util, top)
 
 
+def _pct_codes(values: FloatArray) -> tuple[list[str], np.ndarray]:
+    """Fractions as ``"81%"`` (one decimal under 10%): the distinct texts, and each value's."""
+    pct = 100.0 * np.asarray(values, dtype=np.float64)
+    # Formatted once per distinct value (NaN once: "nan%"), not once per launch.
+    distinct, which = np.unique(pct, return_inverse=True)
+    texts = [("%.1f%%" if v < 10.0 else "%.0f%%") % v for v in distinct.tolist()]
+    return texts, which.reshape(-1)
+
+
 def _pct_text(values: FloatArray) -> ObjArray:
     """Fractions as ``"81%"`` (one decimal under 10%), object strings."""
-    pct = 100.0 * values
-    text = np.where(pct < 10.0, np.char.mod("%.1f%%", pct), np.char.mod("%.0f%%", pct))
-    return text.astype(object)
+    texts, which = _pct_codes(values)
+    out: ObjArray = np.array(texts, dtype=object)[which] if texts else np.full(0, "", object)
+    return out
 
 
 def _unit_text(limiter: ObjArray, util: FloatArray) -> ObjArray:
     """``"DRAM at 81%"`` per launch."""
-    labels = pd.Series(limiter, dtype=object).map(UNIT_LABELS).fillna("?").to_numpy(dtype=object)
-    out: ObjArray = labels.astype(str).astype(object) + " at " + _pct_text(util)
+    n = len(limiter)
+    if n == 0:
+        return np.full(0, "", dtype=object)
+    codes, keys = pd.factorize(pd.Series(limiter, dtype=object), use_na_sentinel=True)
+    labels = [str(UNIT_LABELS.get(k, "?")) for k in keys.tolist()] + ["?"]
+    pct, which = _pct_codes(util)
+    # One text per distinct (unit, percentage) pair.
+    pair = np.asarray(codes, dtype=np.int64) % len(labels) * len(pct) + which
+    distinct, at = np.unique(pair, return_inverse=True)
+    texts = [f"{labels[p // len(pct)]} at {pct[p % len(pct)]}" for p in distinct.tolist()]
+    out: ObjArray = np.array(texts, dtype=object)[at.reshape(-1)]
     return out
 
 
