@@ -268,7 +268,10 @@ def group_rules(
     flat = pd.DataFrame.from_records(
         list(chain.from_iterable(per)), columns=list(LAUNCH_RULE_FIELDS)
     )
-    flat["message"] = list(chain.from_iterable(messages[has]))
+    # The texts stay a Python list (one object per distinct message), picked
+    # by ``order`` for the entries kept: as a frame column every launch's
+    # copy would be converted.
+    texts = list(chain.from_iterable(messages[has]))
     flat["gid"] = np.repeat(gid[has], [len(x) for x in per])
     flat["order"] = np.arange(len(flat))
     keys = ["gid", "name", "type", "section"]
@@ -279,6 +282,7 @@ def group_rules(
         ["speedup_pct", "order"], ascending=[False, True], na_position="last", kind="stable"
     ).drop_duplicates(keys)
     best = best.sort_values("order", kind="stable")
+    best = best.assign(message=[texts[i] for i in best["order"].tolist()])
     for g, part in best.groupby("gid", sort=False):
         recs = part[[*RULE_FIELDS, "launches"]].astype(object)
         recs = recs.where(recs.notna(), None)

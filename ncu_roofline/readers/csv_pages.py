@@ -253,9 +253,11 @@ def read_long(
     )
     b = _Builder(raw, loc, layout)
     info = b.info
-    info.rules = rule_table(skipped.rules, header)
     if line_numbers:
         b.number_lines(names, 1, skipped)
+    info.rules = rule_table(skipped.rules, header)
+    # Read: the rule rows' texts (a fair share of a large export) can go.
+    skipped.rules = []
     rows = _long_rows(table, summary, nvtx_cols, b)
     launch_of_row, first_rows, row_metric = rows.launch_of_row, rows.first_rows, rows.row_metric
     n_launch = first_rows.size

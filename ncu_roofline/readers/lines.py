@@ -108,6 +108,8 @@ class RowLines:
         # read in stretches is numbered by a scan of the file, made only then.
         self._counter: SkipCounter | None = counter
         self._skipped: np.ndarray | None = None
+        # Taken now: the rule rows' texts are let go once they are read.
+        self._skipped_any = counter.other_rows + len(counter.rules) > 0
         # Where Arrow numbered nothing: the few skipped rows' texts, to find.
         few = counter.other_rows <= TEXTS_KEPT and not counter.rules
         self._texts = counter.other_texts if few else None
@@ -121,7 +123,7 @@ class RowLines:
             return
         counter.resolve(self._buf, self._start)
         skipped = counter.numbers
-        if skipped is not None or counter.other_rows + len(counter.rules) == 0:
+        if skipped is not None or not self._skipped_any:
             self._skipped = np.sort(np.asarray(skipped or [], dtype=np.int64))
 
     def other_lines(self, counter: SkipCounter) -> np.ndarray:

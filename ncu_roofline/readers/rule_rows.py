@@ -97,14 +97,27 @@ def _speedups(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return out
 
 
+#: Rule rows parsed at once: their text, its copies and the parsed table stay
+#: a few tens of MB above the texts however many rule rows there are.
+CHUNK_ROWS = 20_000
+
+
 def rule_table(texts: list[str], header: list[str]) -> RuleTable:
     """The rule results among ``texts`` (rule rows as printed), by launch.
 
     Rows without a rule name or a whole-number ``ID`` (a damaged row) are
-    not rule results and are left out.
+    not rule results and are left out.  Read :data:`CHUNK_ROWS` at a time.
     """
+    table = RuleTable()
     if not texts or "Rule Name" not in header or "ID" not in header:
-        return RuleTable()
+        return table
+    for start in range(0, len(texts), CHUNK_ROWS):
+        table.extend(_rule_chunk(texts[start : start + CHUNK_ROWS], header))
+    return table
+
+
+def _rule_chunk(texts: list[str], header: list[str]) -> RuleTable:
+    """:func:`rule_table` of a few rule rows."""
     table = _parse(texts, header)
     if table is None or table.num_rows == 0:
         return RuleTable()
@@ -134,8 +147,15 @@ def rule_table(texts: list[str], header: list[str]) -> RuleTable:
     kept = indices(np.flatnonzero(keep))
 
     def texts_of(name: str) -> list[str | None]:
-        # Empty text is no value, as RuleTable.add keeps it.
-        return [t or None for t in pc.take(stripped(name), kept).to_pylist()]
+        # One string object per distinct text (the same message on every
+        # launch of a kernel is held once); empty text is no value, as
+        # RuleTable.add keeps it.
+        encoded = pc.dictionary_encode(pc.take(stripped(name), kept))
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.combine_chunks()
+        values = np.array([t or None for t in encoded.dictionary.to_pylist()], dtype=object)
+        picked: list[str | None] = values[numbers(encoded.indices, missing=0)].tolist()
+        return picked
 
     return RuleTable(
         process_id=pid[keep].tolist(),
