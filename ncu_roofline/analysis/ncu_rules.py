@@ -261,7 +261,9 @@ def group_rules(
     rule fired.
     """
     out = np.full(n_groups, None, dtype=object)
-    has = np.flatnonzero(pd.notna(listed) & pd.Series(listed).map(bool, na_action="ignore"))
+    # Launches with a non-empty list (a missing entry may be NaN, which is truthy).
+    listed_any = np.fromiter(map(bool, listed), dtype=bool, count=len(listed))
+    has = np.flatnonzero(np.asarray(pd.notna(listed), dtype=bool) & listed_any)
     if has.size == 0:
         return out
     per = listed[has]

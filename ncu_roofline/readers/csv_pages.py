@@ -294,7 +294,9 @@ def read_long(
             else []
         )
         # Each row by its kernel (by its number where the names are not there).
-        kernels = [short_name(k) for k in names] if len(names) == n_launch else []
+        # Once per distinct name: a summary of many processes repeats them.
+        shorts = {k: short_name(k) for k in dict.fromkeys(names)}
+        kernels = list(map(shorts.__getitem__, names)) if len(names) == n_launch else []
         kernels = kernels or [str(i) for i in range(n_launch)]
         rejected = problems.rejected_by_metric()
         check_summary(launch_of_row, row_metric, b.metric_index, metrics, kernels, info, rejected)

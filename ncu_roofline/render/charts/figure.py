@@ -207,10 +207,10 @@ def roofline_figures(
     device_of = DeviceIndex(devices)
     kernel_device = [device_of(k) for k in kernels]
     sources, names, ccs = (field_values(launch_records, f) for f in ("source", "device_name", "cc"))
-    keys = zip(sources, names, ccs, strict=True)
-    launch_device = np.fromiter(
-        (device_of.lookup(*key) for key in keys), dtype=np.intp, count=len(launch_records)
-    )
+    keys = list(zip(sources, names, ccs, strict=True))
+    # Looked up once per distinct (source, device, CC), then mapped in C.
+    index = {key: device_of.lookup(*key) for key in dict.fromkeys(keys)}
+    launch_device = np.fromiter(map(index.__getitem__, keys), dtype=np.intp, count=len(keys))
     ai = column(launch_records, "ai_dram")
     rate = column(launch_records, "achieved_flops_per_s")
     fields = LaunchFields(
