@@ -209,8 +209,8 @@ def roofline_figures(
     sources, names, ccs = (field_values(launch_records, f) for f in ("source", "device_name", "cc"))
     keys = list(zip(sources, names, ccs, strict=True))
     # Looked up once per distinct (source, device, CC), then mapped in C.
-    index = {key: device_of.lookup(*key) for key in dict.fromkeys(keys)}
-    launch_device = np.fromiter(map(index.__getitem__, keys), dtype=np.intp, count=len(keys))
+    device_at = {key: device_of.lookup(*key) for key in dict.fromkeys(keys)}
+    launch_device = np.fromiter(map(device_at.__getitem__, keys), dtype=np.intp, count=len(keys))
     ai = column(launch_records, "ai_dram")
     rate = column(launch_records, "achieved_flops_per_s")
     fields = LaunchFields(
