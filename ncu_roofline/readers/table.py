@@ -59,7 +59,7 @@ def stream_threshold() -> int:
 MAX_PARSE_THREADS = 4
 #: Bytes per stretch of a table parsed on several threads: the memory each
 #: thread's parse holds above the codes kept (about three times this).
-STRETCH_BYTES = 32 << 20
+STRETCH_BYTES = 16 << 20
 
 
 def parse_threads() -> int:
@@ -261,7 +261,9 @@ def read_table(
     Where rule rows are expected (``rule_width`` set), the parse runs on one
     thread: each skipped row calls back into Python, and with Arrow's worker
     threads contending for the interpreter lock a 524 MB export with 135,000
-    rule rows took 4.9 s (3.4 s of it in the kernel) instead of 0.8 s.  Raises
+    rule rows took 4.9 s (3.4 s of it in the kernel) instead of 0.8 s; a
+    large one is read in stretches side by side instead
+    (:func:`_parse_stretches`, :func:`parse_threads`).  Raises
     :class:`InvalidUtf8` for bytes that are not UTF-8 and, with ``split``,
     :class:`MoreTables` when a header line lies inside the range.
     ``numbered`` parses on one thread, where Arrow numbers the rows it skips
@@ -281,8 +283,11 @@ def read_table(
         parse_opts = pacsv.ParseOptions(invalid_row_handler=counter, newlines_in_values=False)
         options = (read_opts, parse_opts, convert_opts)
         try:
-            if batched and not numbered and path is not None and isinstance(buf, mmap.mmap):
-                # Stretches need whole lines: a row longer than a block is read on one thread.
+            stretches = rule_width is not None and not numbered and batched
+            if stretches and path is not None and isinstance(buf, mmap.mmap):
+                # Only where rule rows keep Arrow to one thread (without them
+                # its own threads use less time), and with whole lines: a row
+                # longer than a block is read on one thread.
                 table = (
                     _parse_stretches(buf, path, start, end, progress, options, counter)
                     if block == BATCH_BYTES
