@@ -32,7 +32,7 @@ from ncu_roofline.render import json_report, stream_document
 from ncu_roofline.render.json_report import iter_json_report, render_json, render_json_bytes
 from ncu_roofline.render.output import write_output
 from ncu_roofline.report.context import _fields, build_context
-from ncu_roofline.report.records import LaunchRecords, records
+from ncu_roofline.report.records import CodedColumn, LaunchRecords, records
 from tests.helpers import SAMPLE, SAMPLES
 
 #: Real exports that load without optional modules (``.ncu-rep`` needs one).
@@ -273,7 +273,7 @@ def test_columns_encode_as_the_records_do(rows: int, data: st.DataObject) -> Non
     fields = data.draw(st.lists(_TEXTS, max_size=4, unique=True))
     columns: list[tuple[str, Any]] = []
     for name in fields:
-        kind = data.draw(st.sampled_from(["float", "int", "bool", "simple", "mixed"]))
+        kind = data.draw(st.sampled_from(["float", "int", "bool", "simple", "mixed", "coded"]))
         if kind == "float":
             values = data.draw(st.lists(st.floats(allow_nan=True), min_size=rows, max_size=rows))
             columns.append((name, np.array(values, dtype=np.float64)))
@@ -283,6 +283,12 @@ def test_columns_encode_as_the_records_do(rows: int, data: st.DataObject) -> Non
         elif kind == "bool":
             flags = data.draw(st.lists(st.booleans(), min_size=rows, max_size=rows))
             columns.append((name, np.array(flags, dtype=bool)))
+        elif kind == "coded":
+            distinct = data.draw(st.lists(_TEXTS, min_size=1, max_size=4, unique=True))
+            codes = data.draw(
+                st.lists(st.integers(-1, len(distinct) - 1), min_size=rows, max_size=rows)
+            )
+            columns.append((name, CodedColumn(distinct, np.array(codes, dtype=np.intp))))
         elif kind == "simple":
             columns.append(
                 (name, data.draw(st.lists(_SIMPLE_VALUES, min_size=rows, max_size=rows)))
@@ -290,10 +296,20 @@ def test_columns_encode_as_the_records_do(rows: int, data: st.DataObject) -> Non
         else:
             other = st.one_of(_SIMPLE_VALUES, st.floats(), st.lists(_TEXTS, max_size=2))
             columns.append((name, data.draw(st.lists(other, min_size=rows, max_size=rows))))
-    as_dicts = [{name: _record_value(values[i]) for name, values in columns} for i in range(rows)]
+    as_dicts = [
+        {name: _record_value(_at(values, i)) for name, values in columns} for i in range(rows)
+    ]
     encoded = json_report._encode_columns(rows, columns)
     assert encoded == json_report._encode(as_dicts)[1:-1]
     assert json.loads(b"[" + encoded + b"]") == json.loads(json_report._encode(as_dicts))
+
+
+def _at(values: Any, i: int) -> Any:
+    """Row ``i`` of a column as :meth:`LaunchRecords.column_blocks` gives it."""
+    if isinstance(values, CodedColumn):
+        code = int(values.codes[i])
+        return None if code < 0 else values.distinct[code]
+    return values[i]
 
 
 def _record_value(value: Any) -> Any:
@@ -311,7 +327,7 @@ def test_lazy_records_column_blocks(lazy: tuple[LaunchRecords, list[Any]]) -> No
     for rows, columns in seq.column_blocks(3):
         assert [name for name, _ in columns] == list(seq.fields)
         for i in range(rows):
-            got.append({name: _record_value(values[i]) for name, values in columns})
+            got.append({name: _record_value(_at(values, i)) for name, values in columns})
     assert got == plain
     with pytest.raises(ValueError, match="block size"):
         next(seq.column_blocks(0))

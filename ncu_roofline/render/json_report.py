@@ -157,6 +157,16 @@ def _encoded_values(values: Any) -> list[bytes]:
         # orjson writes a numpy array's NaN and infinities as null, and its
         # numbers as it writes Python's.
         return orjson.dumps(np.ascontiguousarray(values), option=_OPTION)[1:-1].split(b",")
+    codes = getattr(values, "codes", None)
+    if codes is not None:
+        # A coded text column: its distinct values encoded once, then indexed.
+        encoded = [orjson.dumps(v) for v in values.distinct]
+        if json_has_unsafe_lead(b"".join(encoded)):
+            encoded = [json_escape_unsafe_bytes(e) for e in encoded]
+        # Index -1 (missing) reads the null at the end.
+        table = np.array([*encoded, b"null"], dtype=object)
+        picked: list[bytes] = table[codes].tolist()
+        return picked
     kinds = set(map(type, values))
     if kinds <= _TEXT:
         return _encoded_texts(values, values)

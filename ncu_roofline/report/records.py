@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, cast, overload
 
@@ -21,10 +22,10 @@ import pandas as pd
 from ncu_roofline.core.frame import floats
 from ncu_roofline.report.schema import LaunchRecord
 
-__all__ = ["BLOCK_ROWS", "ColumnValues", "LaunchRecords", "records"]
+__all__ = ["BLOCK_ROWS", "CodedColumn", "ColumnValues", "LaunchRecords", "records"]
 
 #: One field of a block of records: its name and its values (:meth:`LaunchRecords.column_blocks`).
-ColumnValues = tuple[str, "np.ndarray | list[Any]"]
+ColumnValues = tuple[str, "np.ndarray | CodedColumn | list[Any]"]
 
 #: Rows turned into dicts per block when the records are iterated: about
 #: 25 MB of dicts for a report's ~70 launch fields.
@@ -104,8 +105,8 @@ class LaunchRecords(Sequence[LaunchRecord]):
         """The records a block at a time as columns: ``(rows, [(field, values), ...])``.
 
         ``values`` is a numpy array for a numeric column (a non-finite float
-        is a missing value, as in the records) and a list of the records'
-        own plain values otherwise: what a writer needs to encode the block
+        is a missing value, as in the records), a :class:`CodedColumn` for a
+        text column, and a list of the records' own plain values otherwise: what a writer needs to encode the block
         column by column, with no dict made per record.
         """
         if size < 1:
@@ -151,12 +152,25 @@ def _launches(rows: list[dict[str, Any]]) -> list[LaunchRecord]:
 _PLAIN_TYPES = frozenset({str, int, bool, type(None)})
 
 
-def _column_array(s: pd.Series) -> np.ndarray | list[Any]:
-    """A numeric column as a numpy array (non-finite floats missing), else :func:`_column_values`."""
+@dataclass(frozen=True)
+class CodedColumn:
+    """A text column as its distinct values and each row's index among them (-1: missing)."""
+
+    distinct: list[str]
+    codes: np.ndarray
+
+
+def _column_array(s: pd.Series) -> np.ndarray | CodedColumn | list[Any]:
+    """A numeric column as a numpy array (non-finite floats missing), a text column as
+    :class:`CodedColumn`, else :func:`_column_values`."""
     if pd.api.types.is_float_dtype(s.dtype):
         return floats(s)
     if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
         return s.to_numpy()
+    if isinstance(s.dtype, pd.StringDtype):
+        # Only text: distinct values found in one vectorised step, no Python per row.
+        codes, distinct = pd.factorize(s, use_na_sentinel=True)
+        return CodedColumn([str(v) for v in distinct.tolist()], np.asarray(codes, dtype=np.intp))
     return _column_values(s)
 
 
