@@ -180,7 +180,10 @@ class Entry:
         """The cached columns and info; None on a miss (absent, stale or unreadable)."""
         try:
             with open(self.file, "rb") as fh:
-                data = fh.read()
+                # A bytearray: the columns are writable views of it, not copies.
+                data = bytearray(os.fstat(fh.fileno()).st_size)
+                got = fh.readinto(data)
+            del data[got:]
         except FileNotFoundError:
             return None
         except MemoryError:
@@ -324,7 +327,7 @@ def _now_ns() -> int:
 # -- encoding --------------------------------------------------------------------
 
 
-def _header(data: bytes) -> tuple[dict[str, Any], memoryview]:
+def _header(data: bytearray) -> tuple[dict[str, Any], bytearray]:
     """The header and the bytes after it; :class:`CorruptCache` when it is not a cache file."""
     if len(data) < 16 or data[:8] != MAGIC:
         raise CorruptCache("not a parse cache file")
@@ -332,14 +335,14 @@ def _header(data: bytes) -> tuple[dict[str, Any], memoryview]:
     if 16 + size > len(data):
         raise CorruptCache("truncated")
     try:
-        header = json.loads(data[16 : 16 + size].decode("utf-8"))
+        header = json.loads(bytes(data[16 : 16 + size]).decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise CorruptCache(f"bad header: {exc}") from None
     if not isinstance(header, dict):
         raise CorruptCache("bad header")
     if header.get("length") != len(data):
         raise CorruptCache("truncated" if len(data) < header.get("length", 0) else "bad length")
-    return header, memoryview(data)
+    return header, data
 
 
 def _encode(key: dict[str, Any], columns: LaunchColumns, info: SourceInfo) -> list[Any]:
@@ -443,7 +446,8 @@ def _numbers(values: np.ndarray, valid: np.ndarray | None = None) -> Any:
     if values.dtype.kind == "b":
         data = pa.py_buffer(np.packbits(values, bitorder="little"))
     else:
-        data = pa.py_buffer(np.ascontiguousarray(values.astype(values.dtype.newbyteorder("<"))))
+        # No copy where the values are already little-endian and contiguous.
+        data = pa.py_buffer(np.ascontiguousarray(values, dtype=values.dtype.newbyteorder("<")))
     bitmap, nulls = None, 0
     if valid is not None and not valid.all():
         bitmap = pa.py_buffer(np.packbits(valid, bitorder="little"))
@@ -573,7 +577,7 @@ def _rules_bytes(rules: RuleTable) -> Any:
     return sink.getvalue()
 
 
-def _rules(buf: Any) -> RuleTable:
+def _rules(buf: Any, src: _Bytes) -> RuleTable:
     import pyarrow as pa
 
     reader = pa.ipc.open_file(buf)
@@ -582,21 +586,22 @@ def _rules(buf: Any) -> RuleTable:
     batch = reader.get_batch(0)
     out: dict[str, list[Any]] = {}
     for name in _RULE_INTS:
-        out[name] = _owned(batch.column(name), np.int64).tolist()
+        out[name] = _owned(batch.column(name), np.int64, src).tolist()
     for name in _RULE_TEXTS:
         column = batch.column(name)
         table = np.empty(len(column.dictionary) + 1, dtype=object)
         table[:-1] = column.dictionary.to_pylist()
         table[-1] = None
-        out[name] = table[_codes(column.indices)].tolist()
-    out["speedup_pct"] = _owned(batch.column("speedup_pct"), np.float64).tolist()
+        out[name] = table[_codes(column.indices, src)].tolist()
+    out["speedup_pct"] = _owned(batch.column("speedup_pct"), np.float64, src).tolist()
     return RuleTable(**out)
 
 
-def _decode(header: dict[str, Any], body: memoryview) -> tuple[LaunchColumns, SourceInfo]:
+def _decode(header: dict[str, Any], body: bytearray) -> tuple[LaunchColumns, SourceInfo]:
     import pyarrow as pa
 
     buf = pa.py_buffer(body)
+    src = _Bytes(body, buf.address)
     leaves = header["leaves"]
 
     def build(node: dict[str, Any]) -> LaunchColumns:
@@ -608,16 +613,16 @@ def _decode(header: dict[str, Any], body: memoryview) -> tuple[LaunchColumns, So
         at, size = leaves[node["leaf"]]
         if at < 0 or at + size > len(body):
             raise CorruptCache("truncated")
-        return _leaf(buf.slice(at, size), int(node["n"]))
+        return _leaf(buf.slice(at, size), int(node["n"]), src)
 
     columns = build(header["tree"])
     at, size = leaves[header["rules"]]
     if at < 0 or at + size > len(body):
         raise CorruptCache("truncated")
-    return columns, _info(header["info"], _rules(buf.slice(at, size)))
+    return columns, _info(header["info"], _rules(buf.slice(at, size), src))
 
 
-def _leaf(buf: Any, n: int) -> LaunchColumns:
+def _leaf(buf: Any, n: int, src: _Bytes) -> LaunchColumns:
     import pyarrow as pa
 
     reader = pa.ipc.open_file(buf)
@@ -636,13 +641,13 @@ def _leaf(buf: Any, n: int) -> LaunchColumns:
         kind, _, name = field.name.partition(":")
         column = batch.column(i)
         if kind == "t":
-            texts[name] = Coded(_codes(column.indices), column.dictionary.to_pylist())
+            texts[name] = Coded(_codes(column.indices, src), column.dictionary.to_pylist())
         elif kind == "i":
-            ints[name] = (_owned(column, np.int64), np.zeros(0, dtype=bool))
+            ints[name] = (_owned(column, np.int64, src), np.zeros(0, dtype=bool))
         elif kind == "k":
-            masks[name] = _owned(column, np.bool_)
+            masks[name] = _owned(column, np.bool_, src)
         elif kind == "f":
-            floats[name] = _owned(column, np.float64)
+            floats[name] = _owned(column, np.float64, src)
         elif kind == "m":
             meta = field.metadata or {}
             dtype = meta.get(b"kind", b"").decode()
@@ -651,7 +656,7 @@ def _leaf(buf: Any, n: int) -> LaunchColumns:
                 values[:] = column.to_pylist()
                 metrics[name] = values
             else:
-                metrics[name] = _owned(column, np.dtype(dtype))
+                metrics[name] = _owned(column, np.dtype(dtype), src)
         else:
             raise CorruptCache(f"unknown column {field.name!r}")
     if set(masks) != set(ints):
@@ -660,13 +665,32 @@ def _leaf(buf: Any, n: int) -> LaunchColumns:
     return LaunchColumns(n, texts, ints, floats, metrics)
 
 
-def _codes(indices: Any) -> np.ndarray:
+def _codes(indices: Any, src: _Bytes) -> np.ndarray:
     """A dictionary array's indices as int64 codes, -1 where null."""
-    return _owned(indices, np.int32, nulls=True)
+    return _owned(indices, np.int32, src, nulls=True)
 
 
-def _owned(column: Any, dtype: Any, nulls: bool = False) -> np.ndarray:
-    """A column as a writable numpy array of ``dtype``, copied from the file's bytes.
+@dataclass(frozen=True)
+class _Bytes:
+    """A cache file's bytes, and the address Arrow sees them at."""
+
+    data: bytearray
+    base: int
+
+    def view(self, buffer: Any, dtype: np.dtype[Any], count: int, skip: int) -> np.ndarray:
+        """``count`` values of ``dtype`` in Arrow ``buffer`` after ``skip``: a writable view."""
+        start = buffer.address - self.base + skip * dtype.itemsize
+        if start >= 0 and start + count * dtype.itemsize <= len(self.data):
+            return np.frombuffer(self.data, dtype=dtype, count=count, offset=start)
+        # Arrow copied the buffer (to align it): a copy of that, to be writable.
+        out: np.ndarray = np.frombuffer(
+            buffer, dtype=dtype, count=count, offset=skip * dtype.itemsize
+        ).copy()
+        return out
+
+
+def _owned(column: Any, dtype: Any, src: _Bytes, nulls: bool = False) -> np.ndarray:
+    """A column as a writable numpy array of ``dtype``: a view of the file's bytes where it can.
 
     Read from the buffers, not by ``to_numpy`` (which imports pandas).  With
     ``nulls`` (dictionary indices) a null reads -1; else a null is damage.
@@ -683,11 +707,11 @@ def _owned(column: Any, dtype: Any, nulls: bool = False) -> np.ndarray:
         out: np.ndarray = np.unpackbits(bits, count=offset + n, bitorder="little")[offset:]
         out = out.astype(np.bool_)
     else:
-        little = dtype.newbyteorder("<")
         if data is None or data.size < (offset + n) * dtype.itemsize:
             raise CorruptCache("a column shorter than its length")
-        out = np.frombuffer(data, dtype=little, count=n, offset=offset * dtype.itemsize)
-        out = out.astype(dtype, copy=True)
+        out = src.view(data, dtype.newbyteorder("<"), n, offset)
+        if out.dtype != dtype:  # a big-endian machine
+            out = out.astype(dtype)
     if column.null_count:
         if not nulls or bitmap is None:
             raise CorruptCache("nulls in a numeric column")
