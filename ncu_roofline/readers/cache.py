@@ -9,21 +9,25 @@ command-specific work, so every command benefits) and the input's
 Layout of one cache file (``<hash>.ncucache``)::
 
     MAGIC (8 bytes) | header length (8 bytes, little-endian) | header (JSON)
-    | one Arrow IPC file per leaf of the columns, each 8-byte aligned
+    | one Arrow IPC file per leaf of the columns, then one of ncu's rule
+      results, each 8-byte aligned
 
-The header holds the key, the source info, the shape of the columns (a
-single leaf, or the parts of :meth:`LaunchColumns.concat`, which differ in
-length and so cannot share one Arrow table) and where each leaf's Arrow
+The header holds the key, the source info but its rules, the shape of the
+columns (a single leaf, or the parts of :meth:`LaunchColumns.concat`, which
+differ in length and so cannot share one Arrow table) and where each Arrow
 file lies.  Text columns are Arrow dictionary arrays (their codes and
 distinct values as they are); integer columns keep their values and their
 missing mask apart, so the columns read back are the ones parsed, value for
-value.
+value.  They are read back as writable numpy views of the file's bytes, read
+once into memory: no copy, and no memory map left open.
 
 Key: the input's name as given, its resolved path, size, modification time
-(ns), the tool's version and :data:`FORMAT`.  The file name is a hash of the
-name and path only (a changed input overwrites its own entry); the whole key
-is stored inside and checked on read, and a file whose key differs is never
-used.
+(ns), inode and change time, the tool's version and :data:`FORMAT`.  The
+file name is a hash of the name and path only (a changed input overwrites
+its own entry); the whole key is stored inside and checked on read, and a
+file whose key differs is never used.  Inputs smaller than :data:`MIN_BYTES`,
+stdin, pipes, and files modified less than :data:`RACY_NS` before the read
+are not cached.
 
 Writes go to a unique temporary file in the cache folder, then
 :func:`os.replace`: a reader sees a whole file or none.  A file that cannot
@@ -249,7 +253,10 @@ def lookup(path: str, cache: bool = True) -> Entry | None:
         resolved = os.path.realpath(path)
     except (OSError, ValueError):
         return None
-    folder = cache_dir()
+    try:
+        folder = cache_dir()
+    except (RuntimeError, OSError, ValueError):  # no home folder to find
+        return None
     if not _usable(folder):
         return None
     digest = hashlib.sha256(json.dumps([path, resolved]).encode("utf-8", "surrogatepass"))
@@ -340,8 +347,11 @@ def _header(data: bytearray) -> tuple[dict[str, Any], bytearray]:
         raise CorruptCache(f"bad header: {exc}") from None
     if not isinstance(header, dict):
         raise CorruptCache("bad header")
-    if header.get("length") != len(data):
-        raise CorruptCache("truncated" if len(data) < header.get("length", 0) else "bad length")
+    start = _aligned(16 + size)
+    length = header.get("length")
+    if not isinstance(length, int) or start + length != len(data):
+        raise CorruptCache("truncated" if isinstance(length, int) else "bad length")
+    header["start"] = start
     return header, data
 
 
@@ -352,24 +362,29 @@ def _encode(key: dict[str, Any], columns: LaunchColumns, info: SourceInfo) -> li
     info_data = _info_data(info)
     # ncu's rule results may number hundreds of thousands: a table of their own, not JSON.
     leaves.append(_rules_bytes(info.rules))
-    # Lay the leaves out after the header: offsets depend on the header's own length.
-    sizes = [len(b) for b in leaves]
-    header: dict[str, Any] = {"key": key, "info": info_data, "tree": tree, "rules": len(leaves) - 1}
-    for _ in range(3):
-        text = json.dumps(header, allow_nan=True).encode("utf-8")
-        start = _aligned(16 + len(text))
-        offsets, at = [], start
-        for size in sizes:
-            offsets.append([at, size])
-            at = _aligned(at + size)
-        total = at
-        if header.get("leaves") == offsets and header.get("length") == total:
-            break
-        header["leaves"], header["length"] = offsets, total
+    # The Arrow files lie after the header, at offsets from its (aligned) end.
+    offsets, at = [], 0
+    for blob in leaves:
+        offsets.append([at, len(blob)])
+        at = _aligned(at + len(blob))
+    header: dict[str, Any] = {
+        "key": key,
+        "info": info_data,
+        "tree": tree,
+        "rules": len(leaves) - 1,
+        "leaves": offsets,
+        "length": at,
+    }
     text = json.dumps(header, allow_nan=True).encode("utf-8")
-    out: list[Any] = [MAGIC, len(text).to_bytes(8, "little"), text]
-    pos = 16 + len(text)
-    for (at, _), blob in zip(header["leaves"], leaves, strict=True):
+    start = _aligned(16 + len(text))
+    out: list[Any] = [
+        MAGIC,
+        len(text).to_bytes(8, "little"),
+        text,
+        b"\0" * (start - 16 - len(text)),
+    ]
+    pos = 0
+    for (at, _), blob in zip(offsets, leaves, strict=True):
         out.append(b"\0" * (at - pos))
         out.append(blob)
         pos = at + len(blob)
@@ -600,8 +615,10 @@ def _rules(buf: Any, src: _Bytes) -> RuleTable:
 def _decode(header: dict[str, Any], body: bytearray) -> tuple[LaunchColumns, SourceInfo]:
     import pyarrow as pa
 
-    buf = pa.py_buffer(body)
-    src = _Bytes(body, buf.address)
+    whole = pa.py_buffer(body)
+    src = _Bytes(body, whole.address)
+    # The Arrow files' offsets count from the end of the header.
+    buf = whole.slice(header["start"])
     leaves = header["leaves"]
 
     def build(node: dict[str, Any]) -> LaunchColumns:
@@ -611,13 +628,13 @@ def _decode(header: dict[str, Any], body: bytearray) -> tuple[LaunchColumns, Sou
                 raise CorruptCache("part sizes differ")
             return out
         at, size = leaves[node["leaf"]]
-        if at < 0 or at + size > len(body):
+        if at < 0 or at + size > buf.size:
             raise CorruptCache("truncated")
         return _leaf(buf.slice(at, size), int(node["n"]), src)
 
     columns = build(header["tree"])
     at, size = leaves[header["rules"]]
-    if at < 0 or at + size > len(body):
+    if at < 0 or at + size > buf.size:
         raise CorruptCache("truncated")
     return columns, _info(header["info"], _rules(buf.slice(at, size), src))
 
