@@ -200,9 +200,15 @@ def load(
     progress: bool | None = None,
     merge: bool = False,
     jobs: int | None = None,
+    cache: bool = True,
 ) -> NotebookProfile:
-    """Read one or more ncu exports; see :func:`ncu_roofline.readers.load` for the arguments."""
-    return NotebookProfile.of(read_exports(paths, progress=progress, merge=merge, jobs=jobs))
+    """Read one or more ncu exports; see :func:`ncu_roofline.readers.load` for the arguments.
+
+    ``cache``: read unchanged inputs back from the parse cache, and keep new ones there.
+    """
+    return NotebookProfile.of(
+        read_exports(paths, progress=progress, merge=merge, jobs=jobs, cache=cache)
+    )
 
 
 def analyze(

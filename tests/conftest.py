@@ -76,6 +76,24 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError("\n".join(problems))
 
 
+@pytest.fixture(autouse=True)
+def _parse_cache_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test's parse cache in a folder of its own, never the user's cache.
+
+    The variable reaches the commands the tests start in subprocesses too.
+    Inputs under the cache's size threshold are not cached, so most tests
+    never write one (``tests/test_parse_cache.py`` lowers it).
+    """
+    folder = tmp_path_factory.mktemp("parse-cache")
+    monkeypatch.setenv("NCU_ROOFLINE_CACHE_DIR", str(folder))
+    monkeypatch.delenv("NCU_ROOFLINE_NO_CACHE", raising=False)
+    monkeypatch.delenv("NCU_ROOFLINE_CACHE_MIN_BYTES", raising=False)
+    monkeypatch.delenv("NCU_ROOFLINE_CACHE_MB", raising=False)
+    return folder
+
+
 @pytest.fixture
 def samples_dir() -> Path:
     """The folder of real ncu exports; tests skip when it is absent."""

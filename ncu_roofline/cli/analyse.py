@@ -20,7 +20,7 @@ from ncu_roofline.cli.messages import (
     warn,
     warn_gates_without_theory,
 )
-from ncu_roofline.cli.options import RoofOptions, TheoryOptions
+from ncu_roofline.cli.options import RoofOptions, TheoryOptions, use_cache
 from ncu_roofline.core.files import unique_inputs
 from ncu_roofline.core.hardware import GpuLookup, chosen_roofs, resolve_gpu
 from ncu_roofline.errors import UsageError
@@ -75,7 +75,7 @@ def analyse(
     config = theory.config()
     warn_gates_without_theory(list(gates), config is not None)
     analysis = analyze(
-        load(unique, progress=progress, merge=merge),
+        load(unique, progress=progress, merge=merge, cache=use_cache()),
         gpu=gpu,
         roofs=specs if gpu is None else None,
         clocks=roofs.clocks,

@@ -31,6 +31,7 @@ from ncu_roofline.cli.options import (
     Options,
     OutputOptions,
     TheoryOptions,
+    cache_option,
     clocks_option,
     gate_options,
     gpu_option,
@@ -38,6 +39,7 @@ from ncu_roofline.cli.options import (
     output_options,
     progress_option,
     theory_options,
+    use_cache,
 )
 from ncu_roofline.core.hardware import refuse_theory_only, resolve_gpu
 from ncu_roofline.errors import InputFormatError, UsageError
@@ -175,6 +177,7 @@ _comparison_options = option_group(
 @theory_options()
 @gate_options
 @progress_option
+@cache_option
 def compare(
     sides: Sides,
     out: OutputOptions,
@@ -237,9 +240,12 @@ def compare(
         for name in (judge.gpu, judge.base_gpu, judge.candidate_gpu)
     )
     note_gpu_alias(gpu, base_gpu, candidate_gpu)
-    base_split = _side("base", split_trials(load(base_files, progress=progress), judge.trials))
+    base_split = _side(
+        "base", split_trials(load(base_files, progress=progress, cache=use_cache()), judge.trials)
+    )
     candidate_split = _side(
-        "candidate", split_trials(load(candidate_files, progress=progress), judge.trials)
+        "candidate",
+        split_trials(load(candidate_files, progress=progress, cache=use_cache()), judge.trials),
     )
     base = [analyze(p, gpu=base_gpu or gpu, clocks=judge.clocks) for p in base_split.profiles]
     candidate = [

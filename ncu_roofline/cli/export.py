@@ -13,6 +13,7 @@ from ncu_roofline.cli.messages import PROG, print_input_warnings
 from ncu_roofline.cli.options import (
     RoofOptions,
     TheoryOptions,
+    cache_option,
     config_option,
     inputs_argument,
     merge_option,
@@ -93,6 +94,7 @@ def parse_time(text: str | None) -> datetime | None:
 @theory_options()
 @config_option
 @progress_option
+@cache_option
 @merge_option
 def export(
     inputs: tuple[str, ...],

@@ -5,7 +5,14 @@ from __future__ import annotations
 import click
 
 from ncu_roofline.cli.messages import warn
-from ncu_roofline.cli.options import inputs_argument, json_flag, merge_option, progress_option
+from ncu_roofline.cli.options import (
+    cache_option,
+    inputs_argument,
+    json_flag,
+    merge_option,
+    progress_option,
+    use_cache,
+)
 from ncu_roofline.render import render_document
 from ncu_roofline.render.output import write_output
 
@@ -14,6 +21,7 @@ from ncu_roofline.render.output import write_output
 @inputs_argument
 @json_flag("Print machine-readable JSON.")
 @progress_option
+@cache_option
 @merge_option
 def inspect(inputs: tuple[str, ...], as_json: bool, progress: bool | None, merge: bool) -> None:
     """Describe each input: layout, launches, devices, roofline inputs.
@@ -26,7 +34,7 @@ def inspect(inputs: tuple[str, ...], as_json: bool, progress: bool | None, merge
     from ncu_roofline.readers import load
     from ncu_roofline.report.inspect import inspect_profile
 
-    data = inspect_profile(load(list(inputs), progress=progress, merge=merge))
+    data = inspect_profile(load(list(inputs), progress=progress, merge=merge, cache=use_cache()))
     write_output(render_document("inspect", "json" if as_json else "text", data), None)
     if as_json:
         return

@@ -126,6 +126,33 @@ merge_option = click.option(
     "per launch: e.g. one export with durations, another with byte counters.",
 )
 
+#: Where ``--no-cache`` is recorded: the context's ``meta``, shared by its subcommands.
+_NO_CACHE = "ncu_roofline.no_cache"
+
+
+def _no_cache_flag(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[_NO_CACHE] = True
+
+
+#: ``--no-cache``: parse every input, neither reading nor writing the parse cache.
+#: Not passed to the command: it asks :func:`use_cache` where it reads its inputs.
+cache_option = click.option(
+    "--no-cache",
+    is_flag=True,
+    expose_value=False,
+    callback=_no_cache_flag,
+    help="Parse every input again: neither read nor write the parse cache "
+    "(also NCU_ROOFLINE_NO_CACHE=1).",
+)
+
+
+def use_cache() -> bool:
+    """Whether the running command may use the parse cache (False after ``--no-cache``)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx is None or not ctx.meta.get(_NO_CACHE, False)
+
+
 #: The input files of ``inspect``, ``report`` and ``summary``.
 inputs_argument = click.argument("inputs", nargs=-1, required=True, metavar="FILE...")
 

@@ -11,6 +11,7 @@ from ncu_roofline.cli.options import (
     OutputOptions,
     RoofOptions,
     TheoryOptions,
+    cache_option,
     gate_options,
     inputs_argument,
     merge_option,
@@ -34,6 +35,7 @@ from ncu_roofline.render.output import refuse_existing
 @theory_options(excess_threshold=True)
 @gate_options
 @progress_option
+@cache_option
 @merge_option
 @click.option(
     "--nsys",

@@ -10,6 +10,7 @@ from ncu_roofline.cli.options import (
     GateOptions,
     RoofOptions,
     TheoryOptions,
+    cache_option,
     format_option,
     gate_options,
     inputs_argument,
@@ -38,6 +39,7 @@ from ncu_roofline.render.output import write_output
 @theory_options()
 @gate_options
 @progress_option
+@cache_option
 @merge_option
 def summary(
     inputs: tuple[str, ...],

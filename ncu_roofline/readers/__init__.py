@@ -14,6 +14,7 @@ from ncu_roofline.core.launches import LaunchColumns, finalize_columns
 from ncu_roofline.core.model import Profile, SourceInfo, short_names
 from ncu_roofline.core.progress import ProgressBar, make_progress
 from ncu_roofline.errors import InputFormatError
+from ncu_roofline.readers import cache as parse_cache
 from ncu_roofline.readers.csv_pages import read_long, read_raw
 from ncu_roofline.readers.header import detect_layout
 from ncu_roofline.readers.integrity import merge_tables
@@ -47,22 +48,50 @@ __all__ = ["load", "read_source"]
 
 
 def read_source(
-    path: str, progress: bool | None = None, bar: ProgressBar | None = None
+    path: str,
+    progress: bool | None = None,
+    bar: ProgressBar | None = None,
+    cache: bool = True,
 ) -> tuple[pd.DataFrame, SourceInfo]:
     """Read one input (a path, ``-`` for stdin, ``.gz`` allowed).
 
     ``progress``: True forces a bar on stderr, False disables it, None shows
     one for large inputs when stderr is a terminal.  ``bar``: a bar shared
     with other inputs, advanced instead of one of this input's own.
+    ``cache``: use the parse cache (:mod:`~ncu_roofline.readers.cache`).
     """
-    columns, info = _read_columns(path, progress, bar)
+    columns, info = _read_columns(path, progress, bar, cache)
     return columns.to_frame(), info
 
 
 def _read_columns(
-    path: str, progress: bool | None = None, bar: ProgressBar | None = None
+    path: str,
+    progress: bool | None = None,
+    bar: ProgressBar | None = None,
+    cache: bool = True,
 ) -> tuple[LaunchColumns, SourceInfo]:
-    """:func:`read_source`, the launches as columns (no pandas frame built yet)."""
+    """:func:`read_source`, the launches as columns (no pandas frame built yet).
+
+    With ``cache`` the parse cache is asked first, and a parsed input is
+    kept there (:mod:`~ncu_roofline.readers.cache`).
+    """
+    entry = parse_cache.lookup(path, cache)
+    if entry is not None:
+        hit = entry.load()
+        if hit is not None:
+            if bar is not None:
+                bar(entry.key["size"])
+            return hit
+    columns, info = _parse_columns(path, progress, bar)
+    if entry is not None:
+        entry.store(columns, info)
+    return columns, info
+
+
+def _parse_columns(
+    path: str, progress: bool | None, bar: ProgressBar | None
+) -> tuple[LaunchColumns, SourceInfo]:
+    """:func:`_read_columns` without the cache: the input parsed."""
     raw = open_input(path)
     try:
         columns, info = _read(raw, progress, bar)
@@ -172,6 +201,7 @@ def load(
     progress: bool | None = None,
     merge: bool = False,
     jobs: int | None = None,
+    cache: bool = True,
 ) -> Profile:
     """Read one or more ncu exports into a :class:`Profile`.
 
@@ -182,6 +212,9 @@ def load(
     ``jobs`` inputs are read at once (None: one per core, up to
     :data:`~ncu_roofline.readers.parallel.MAX_JOBS`, within the memory
     available; see :mod:`~ncu_roofline.readers.parallel`).
+    ``cache``: keep each parsed input in the parse cache and read it back
+    from there while the input is unchanged (:mod:`~ncu_roofline.readers.cache`;
+    ``NCU_ROOFLINE_NO_CACHE=1`` turns it off too).
 
     >>> profile = load("profile.csv")          # doctest: +SKIP
     >>> profile.launches[["kernel_short", "duration_s"]]   # doctest: +SKIP
@@ -191,7 +224,7 @@ def load(
     else:
         items = list(paths)
     names = [str(p) for p in items]
-    read = _read_sources(names, progress, jobs)
+    read = _read_sources(names, progress, jobs, cache)
     if not read:
         return Profile(finalize_columns({}, {}, 0), [])
     if len(read) == 1:
@@ -221,19 +254,19 @@ def load(
 
 
 def _read_sources(
-    names: list[str], progress: bool | None, jobs: int | None
+    names: list[str], progress: bool | None, jobs: int | None, cache: bool = True
 ) -> list[tuple[LaunchColumns, SourceInfo]]:
     """Every input read, several at once where :func:`auto_jobs` (or ``jobs``) allows."""
     # Before the first parse: see arrow_signal_thread.
     arrow_signal_thread()
     jobs = auto_jobs(names) if jobs is None else max(1, jobs)
     if jobs < 2 or len(names) < 2:
-        return [_read_columns(name, progress=progress) for name in names]
+        return [_read_columns(name, progress=progress, cache=cache) for name in names]
     # One bar over every input: several bars redrawn from threads would mix.
     together = sum(parallel_safe(n) for n in names)
     bar = make_progress(f"{together} inputs", total_size(names), progress)
     try:
-        return read_all(names, lambda name: _read_columns(name, progress, bar), jobs)
+        return read_all(names, lambda name: _read_columns(name, progress, bar, cache), jobs)
     finally:
         if bar is not None:
             bar.close()
