@@ -66,7 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_ingest
 from bench_ingest import _code_version, _header_position, _machine, measure, warm_page_cache
-from bench_peer import run_peer
+from bench_peer import _load, run_peer
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = REPO_ROOT / "bench" / "out"
@@ -307,13 +307,6 @@ def print_table(shape: str, path: Path, size: int, rows: list[dict[str, Any]]) -
             f"{r['goal']:<8} {r['what']:<42} {r['limit']:>5g}x {ratio:>9}  "
             f"{r.get('num', '-'):>22} {r.get('den', '-'):>10}  {verdict}"
         )
-
-
-def _load() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "unknown"
 
 
 def main(argv: list[str] | None = None) -> int:

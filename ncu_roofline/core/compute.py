@@ -50,6 +50,7 @@ __all__ = [
     "replace_substring",
     "replace_substring_regex",
     "take",
+    "utf8_length",
     "utf8_trim_whitespace",
 ]
 
@@ -93,6 +94,11 @@ def replace_substring_regex(strings: Datum, pattern: str, replacement: str) -> D
 def utf8_trim_whitespace(strings: Datum) -> Datum:
     """Each string without leading and trailing Unicode whitespace."""
     return call_function("utf8_trim_whitespace", [strings])
+
+
+def utf8_length(strings: Datum) -> Datum:
+    """Each string's length in characters (int32; a null stays null)."""
+    return call_function("utf8_length", [strings])
 
 
 def is_in(values: Datum, value_set: pa.Array) -> Datum:

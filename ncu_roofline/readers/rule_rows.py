@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import flags, indices, numbers, strings
 from ncu_roofline.core.rules import RuleTable, speedup_number
 
@@ -55,26 +55,26 @@ def _parse(texts: list[str], header: list[str]) -> pa.Table | None:
 
 def _cleaned(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """Blanks and thousands separators removed."""
-    return pc.replace_substring(pc.utf8_trim_whitespace(column), ",", "")
+    return ac.replace_substring(ac.utf8_trim_whitespace(column), ",", "")
 
 
 def _filled(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """Which texts are not empty (no Python scalar: that would load pandas)."""
-    lengths: np.ndarray = numbers(pc.utf8_length(column), missing=0) > 0
+    lengths: np.ndarray = numbers(ac.utf8_length(column), missing=0) > 0
     return lengths
 
 
 def _wholes(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """Whole numbers (values, which are whole) of a text column."""
     cleaned = _cleaned(column)
-    ok = flags(pc.match_substring_regex(cleaned, _WHOLE))
+    ok = flags(ac.match_substring_regex(cleaned, _WHOLE))
     values = np.full(len(cleaned), -1, dtype=np.int64)
     if ok.any():
         # Arrow's cast refuses a leading plus, which Python's int reads.
-        picked = pc.replace_substring_regex(
-            pc.take(cleaned, indices(np.flatnonzero(ok))), r"^\+", ""
+        picked = ac.replace_substring_regex(
+            ac.take(cleaned, indices(np.flatnonzero(ok))), r"^\+", ""
         )
-        values[ok] = numbers(pc.cast(picked, pa.int64()), missing=-1)
+        values[ok] = numbers(ac.cast(picked, pa.int64()), missing=-1)
     return values, ok
 
 
@@ -82,10 +82,10 @@ def _speedups(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """ncu's estimates as :func:`~ncu_roofline.core.rules.speedup_number` reads them, column-wise."""
     cleaned = _cleaned(column)
     out = np.full(len(cleaned), np.nan)
-    plain = flags(pc.match_substring_regex(cleaned, _DECIMAL))
+    plain = flags(ac.match_substring_regex(cleaned, _DECIMAL))
     if plain.any():
         out[plain] = numbers(
-            pc.cast(pc.take(cleaned, indices(np.flatnonzero(plain))), pa.float64())
+            ac.cast(ac.take(cleaned, indices(np.flatnonzero(plain))), pa.float64())
         )
     # What the pattern leaves (``inf``, ``1_0``...) is rare: read one by one.
     other = ~plain & _filled(cleaned)
@@ -131,7 +131,7 @@ def _rule_chunk(texts: list[str], header: list[str]) -> RuleTable:
 
     def stripped(name: str) -> pa.Array | pa.ChunkedArray:
         col = column(name)
-        return strings([""] * n) if col is None else pc.utf8_trim_whitespace(col)
+        return strings([""] * n) if col is None else ac.utf8_trim_whitespace(col)
 
     names = stripped("Rule Name")
     id_col = column("ID")
@@ -150,7 +150,7 @@ def _rule_chunk(texts: list[str], header: list[str]) -> RuleTable:
         # One string object per distinct text (the same message on every
         # launch of a kernel is held once); empty text is no value, as
         # RuleTable.add keeps it.
-        encoded = pc.dictionary_encode(pc.take(stripped(name), kept))
+        encoded = ac.dictionary_encode(ac.take(stripped(name), kept))
         if isinstance(encoded, pa.ChunkedArray):
             encoded = encoded.combine_chunks()
         values = np.array([t or None for t in encoded.dictionary.to_pylist()], dtype=object)
@@ -160,7 +160,7 @@ def _rule_chunk(texts: list[str], header: list[str]) -> RuleTable:
     return RuleTable(
         process_id=pid[keep].tolist(),
         launch_id=launch[keep].tolist(),
-        name=pc.take(names, kept).to_pylist(),
+        name=ac.take(names, kept).to_pylist(),
         type=texts_of("Rule Type"),
         section=texts_of("Section Name"),
         message=texts_of("Rule Description"),

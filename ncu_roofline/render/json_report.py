@@ -29,7 +29,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
-import numpy as np
 import orjson
 
 from ncu_roofline.render.safe_text import (
@@ -151,12 +150,14 @@ def _encode_columns(rows: int, columns: Sequence[tuple[str, Any]]) -> bytes:
 
 def _encoded_values(values: Any) -> list[bytes]:
     """Each value's JSON, as :func:`_encode` writes it inside a record."""
-    if isinstance(values, np.ndarray):
-        if not values.size:
+    if hasattr(values, "dtype"):
+        # A numpy array (recognised, not imported: writers that never see
+        # one, such as `gpus --format json`, load no numpy).  orjson writes
+        # its NaN and infinities as null, and its numbers as Python's.
+        if not len(values):
             return []
-        # orjson writes a numpy array's NaN and infinities as null, and its
-        # numbers as it writes Python's.
-        return orjson.dumps(np.ascontiguousarray(values), option=_OPTION)[1:-1].split(b",")
+        data = values if values.flags.c_contiguous else values.copy()
+        return orjson.dumps(data, option=_OPTION)[1:-1].split(b",")
     codes = getattr(values, "codes", None)
     if codes is not None:
         # A coded text column: its distinct values encoded once, then indexed.
@@ -164,9 +165,8 @@ def _encoded_values(values: Any) -> list[bytes]:
         if json_has_unsafe_lead(b"".join(encoded)):
             encoded = [json_escape_unsafe_bytes(e) for e in encoded]
         # Index -1 (missing) reads the null at the end.
-        table = np.array([*encoded, b"null"], dtype=object)
-        picked: list[bytes] = table[codes].tolist()
-        return picked
+        table = [*encoded, b"null"]
+        return list(map(table.__getitem__, codes.tolist()))
     kinds = set(map(type, values))
     if kinds <= _TEXT:
         return _encoded_texts(values, values)
