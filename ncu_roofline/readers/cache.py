@@ -226,20 +226,35 @@ class Entry:
         try:
             data = _encode(self.key, columns, info)
         except Exception:  # Uncacheable, pyarrow's errors, MemoryError: not cached, never fatal
+            _release()
             return False
         tmp = self.file.with_name(f"{_TEMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}{SUFFIX}")
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "wb") as fh:
                 for chunk in data:
-                    fh.write(chunk)
+                    if isinstance(chunk, _Leaf):
+                        chunk.write_to(fh)
+                    else:
+                        fh.write(chunk)
             os.replace(tmp, self.file)
         except OSError:
             with contextlib.suppress(OSError):
                 tmp.unlink()
             return False
+        finally:
+            del data
+            _release()
         trim(self.file.parent, limit_bytes())
         return True
+
+
+def _release() -> None:
+    """Arrow's pool hands back the encoded file's buffers: freed, they would stay resident
+    for the rest of the command (as much again as the cache file)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def lookup(path: str, cache: bool = True) -> Entry | None:
@@ -392,6 +407,63 @@ def _encode(key: dict[str, Any], columns: LaunchColumns, info: SourceInfo) -> li
     return out
 
 
+class _Leaf:
+    """One record batch to be written as an Arrow IPC file: its size known before it is
+    written (a dry run that keeps no bytes), then written straight into the cache file, so
+    that the file's bytes are never held in memory beside the columns they copy."""
+
+    def __init__(self, batch: Any) -> None:
+        import pyarrow as pa
+
+        self.batch = batch
+        counter = pa.MockOutputStream()
+        self._write(counter)
+        self.size = int(counter.size())
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _write(self, sink: Any) -> None:
+        import pyarrow as pa
+
+        with pa.ipc.new_file(sink, self.batch.schema) as writer:
+            writer.write_batch(self.batch)
+
+    def write_to(self, fh: Any) -> None:
+        """Write the IPC file at ``fh``'s position (exactly :attr:`size` bytes)."""
+        import pyarrow as pa
+
+        start = fh.tell()
+        sink = pa.PythonFile(_Unclosed(fh), mode="w")
+        self._write(sink)
+        sink.flush()
+        if fh.tell() - start != self.size:
+            raise OSError("the Arrow file written differs in size from its dry run")
+
+
+class _Unclosed:
+    """A file whose ``close`` leaves it open (Arrow closes the sink it is given)."""
+
+    def __init__(self, fh: Any) -> None:
+        self._fh = fh
+        self.closed = False
+
+    def write(self, data: Any) -> int:
+        return int(self._fh.write(data))
+
+    def flush(self) -> None:
+        self._fh.flush()
+
+    def tell(self) -> int:
+        return int(self._fh.tell())
+
+    def close(self) -> None:
+        self.closed = True
+
+    def writable(self) -> bool:
+        return True
+
+
 def _aligned(n: int) -> int:
     return (n + _ALIGN - 1) // _ALIGN * _ALIGN
 
@@ -438,11 +510,7 @@ def _leaf_bytes(columns: LaunchColumns) -> Any:
         else:
             add(f"m:{name}", _numbers(values), {"kind": values.dtype.str})
     schema = pa.schema(fields)
-    batch = pa.record_batch(arrays, schema=schema)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_file(sink, schema) as writer:
-        writer.write_batch(batch)
-    return sink.getvalue()
+    return _Leaf(pa.record_batch(arrays, schema=schema))
 
 
 def _numbers(values: np.ndarray, valid: np.ndarray | None = None) -> Any:
@@ -585,11 +653,7 @@ def _rules_bytes(rules: RuleTable) -> Any:
     lengths = {len(a) for a in arrays.values()}
     if len(lengths) > 1:
         raise Uncacheable("rule table columns differ in length")
-    batch = pa.record_batch(list(arrays.values()), names=list(arrays))
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_file(sink, batch.schema) as writer:
-        writer.write_batch(batch)
-    return sink.getvalue()
+    return _Leaf(pa.record_batch(list(arrays.values()), names=list(arrays)))
 
 
 def _rules(buf: Any, src: _Bytes) -> RuleTable:
