@@ -294,6 +294,25 @@ def test_an_unwritable_cache_folder_turns_the_cache_off(
 # -- writers at once ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("error", [MemoryError, OSError])
+def test_a_write_failing_midway_leaves_no_file_and_never_raises(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: type
+) -> None:
+    # The Arrow files are written straight into the cache file: whatever
+    # their writer raises part way (ArrowMemoryError is a MemoryError) is a
+    # file not cached, never a failed read, and no temporary file is left.
+    path = _copy(CACHED_SAMPLES[1], tmp_path / "rules.csv")
+
+    def failing(self: object, fh: object) -> None:
+        fh.write(b"partial")  # type: ignore[attr-defined]
+        raise error("failed part way")
+
+    monkeypatch.setattr(parse_cache._Leaf, "write_to", failing)
+    cold, _ = readers._read_columns(str(path), progress=False)
+    assert len(cold) > 0
+    assert list(cache_dir.iterdir()) == []
+
+
 def test_threads_writing_the_same_key_at_once(cache_dir: Path, tmp_path: Path) -> None:
     path = _copy(CACHED_SAMPLES[1], tmp_path / "p.csv")
     columns, info = readers._parse_columns(str(path), False, None)

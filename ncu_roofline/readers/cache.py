@@ -238,7 +238,7 @@ class Entry:
                     else:
                         fh.write(chunk)
             os.replace(tmp, self.file)
-        except OSError:
+        except Exception:  # OSError; MemoryError, pyarrow's errors from the Arrow writer
             with contextlib.suppress(OSError):
                 tmp.unlink()
             return False
