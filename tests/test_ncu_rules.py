@@ -266,3 +266,26 @@ def test_tail_effect_agrees_with_ncus_launch_rule(samples_dir: Path) -> None:
     tail = [f for f in a.findings if f.kind == "tail-effect"]
     assert len(tail) == 1
     assert "up to 50% of the runtime: this estimate is within that bound" in tail[0].message
+
+
+def test_rule_row_ids_as_python_reads_them() -> None:
+    """IDs with a plus, leading zeros or 19 digits are read as Python's int reads them;
+    one past an int64 is a damaged row, left out."""
+    from ncu_roofline.readers.rule_rows import rule_table
+
+    header = ["ID", "Process ID", "Kernel Name", "Rule Name", "Rule Type", "Rule Description"]
+
+    def row(launch: str, pid: str) -> str:
+        return ",".join(f'"{v}"' for v in (launch, pid, "k", "SOLBottleneck", "OPT", "m"))
+
+    table = rule_table(
+        [
+            row("+7", "0000000000000000000042"),
+            row("0009223372036854775807", "1"),
+            row("9223372036854775808", "1"),
+            row(" 1,234 ", "-0"),
+        ],
+        header,
+    )
+    assert table.launch_id == [7, 2**63 - 1, 1234]
+    assert table.process_id == [42, 1, 0]

@@ -20,9 +20,9 @@ from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import flags, indices, numbers, strings
 from ncu_roofline.core.rules import RuleTable, speedup_number
 
-#: A whole number as ncu prints one, once blanks and thousands separators are gone
-#: (an ID of more digits than an int64 holds is a damaged row).
-_WHOLE = r"^[+-]?[0-9]{1,18}$"
+#: A whole number as ncu prints one, once blanks, thousands separators, a plus
+#: and leading zeros are gone (more digits than an int64 holds: a damaged row).
+_WHOLE = r"^-?[0-9]{1,19}$"
 #: A decimal number Arrow's cast reads exactly as Python's ``float`` does.
 _DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 #: Arrow's largest parse block; rule rows are single lines far shorter.
@@ -66,14 +66,19 @@ def _filled(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def _wholes(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """Whole numbers (values, which are whole) of a text column."""
-    cleaned = _cleaned(column)
+    # Leading zeros go first ("0001" is 1), and Arrow's cast refuses the
+    # leading plus Python's int reads.
+    cleaned = ac.replace_substring_regex(_cleaned(column), r"^(-?)\+?0*([0-9])", r"\1\2")
     ok = flags(ac.match_substring_regex(cleaned, _WHOLE))
+    # 19 digits may exceed an int64 (which no launch number does): read those
+    # few in Python; a larger one is a damaged row.
+    long = ok & (numbers(ac.utf8_length(cleaned), missing=0) >= 19)
+    for i in np.flatnonzero(long).tolist():
+        text = cleaned[i].as_py()
+        ok[i] = text is not None and -(2**63) <= int(text) < 2**63
     values = np.full(len(cleaned), -1, dtype=np.int64)
     if ok.any():
-        # Arrow's cast refuses a leading plus, which Python's int reads.
-        picked = ac.replace_substring_regex(
-            ac.take(cleaned, indices(np.flatnonzero(ok))), r"^\+", ""
-        )
+        picked = ac.take(cleaned, indices(np.flatnonzero(ok)))
         values[ok] = numbers(ac.cast(picked, pa.int64()), missing=-1)
     return values, ok
 
