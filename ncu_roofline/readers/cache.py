@@ -55,7 +55,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
@@ -158,7 +158,44 @@ def _note(message: str) -> None:
         print(f"{NAME}: note: {message}", file=sys.stderr, flush=True)
 
 
-def _key(name: str, resolved: str, st: os.stat_result) -> dict[str, Any]:
+class CacheKey(TypedDict):
+    """What a cache file must carry to stand for an input: the tool, the name and the file."""
+
+    format: int
+    version: str
+    name: str
+    path: str
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    #: ``[st_dev, st_ino]`` (a list: the key goes through JSON).
+    inode: list[int]
+
+
+class _Tree(TypedDict, total=False):
+    """The shape of stored columns: a leaf (its Arrow file) or the parts of a concat."""
+
+    n: int
+    leaf: int
+    renamed: bool
+    parts: list[_Tree]
+
+
+class _Header(TypedDict):
+    """A cache file's JSON header."""
+
+    key: CacheKey
+    #: :class:`SourceInfo`'s fields but its rules (:func:`_info_data`).
+    info: dict[str, Any]
+    tree: _Tree
+    #: The index in ``leaves`` of the rule table's Arrow file.
+    rules: int
+    #: ``[offset, size]`` of each Arrow file, from the header's aligned end.
+    leaves: list[list[int]]
+    length: int
+
+
+def _key(name: str, resolved: str, st: os.stat_result) -> CacheKey:
     return {
         "format": FORMAT,
         "version": __version__,
@@ -177,7 +214,7 @@ class Entry:
     """The cache file of one input, and the key its contents must carry."""
 
     file: Path
-    key: dict[str, Any]
+    key: CacheKey
     source: str
 
     def load(self) -> tuple[LaunchColumns, SourceInfo] | None:
@@ -196,10 +233,10 @@ class Entry:
             _note(f"cannot read the parse cache file {self.file} ({exc.strerror}); parsing again")
             return None
         try:
-            header, body = _header(data)
+            header, start = _header(data)
             if header.get("key") != self.key:
                 return None  # another version of the input, or of the tool: a miss
-            read = _decode(header, body)
+            read = _decode(header, start, data)
         except MemoryError:
             return None  # not the file's fault: parse instead, keep it
         except (CorruptCache, Uncacheable, ValueError, TypeError, KeyError, IndexError) as exc:
@@ -349,8 +386,10 @@ def _now_ns() -> int:
 # -- encoding --------------------------------------------------------------------
 
 
-def _header(data: bytearray) -> tuple[dict[str, Any], bytearray]:
-    """The header and the bytes after it; :class:`CorruptCache` when it is not a cache file."""
+def _header(data: bytearray) -> tuple[_Header, int]:
+    """The header and where the Arrow files start; :class:`CorruptCache` when it is not a
+    cache file (its fields are checked as they are read: a wrong one raises a ``KeyError``,
+    ``TypeError`` or ``ValueError``, which :meth:`Entry.load` takes as a damaged file)."""
     if len(data) < 16 or data[:8] != MAGIC:
         raise CorruptCache("not a parse cache file")
     size = int.from_bytes(data[8:16], "little")
@@ -366,11 +405,10 @@ def _header(data: bytearray) -> tuple[dict[str, Any], bytearray]:
     length = header.get("length")
     if not isinstance(length, int) or start + length != len(data):
         raise CorruptCache("truncated" if isinstance(length, int) else "bad length")
-    header["start"] = start
-    return header, data
+    return cast("_Header", header), start
 
 
-def _encode(key: dict[str, Any], columns: LaunchColumns, info: SourceInfo) -> list[Any]:
+def _encode(key: CacheKey, columns: LaunchColumns, info: SourceInfo) -> list[Any]:
     """The cache file's bytes, in pieces; :class:`Uncacheable` when something cannot be kept."""
     leaves: list[Any] = []
     tree = _tree(columns, leaves)
@@ -382,7 +420,7 @@ def _encode(key: dict[str, Any], columns: LaunchColumns, info: SourceInfo) -> li
     for blob in leaves:
         offsets.append([at, len(blob)])
         at = _aligned(at + len(blob))
-    header: dict[str, Any] = {
+    header: _Header = {
         "key": key,
         "info": info_data,
         "tree": tree,
@@ -468,7 +506,7 @@ def _aligned(n: int) -> int:
     return (n + _ALIGN - 1) // _ALIGN * _ALIGN
 
 
-def _tree(columns: LaunchColumns, leaves: list[Any]) -> dict[str, Any]:
+def _tree(columns: LaunchColumns, leaves: list[Any]) -> _Tree:
     """The shape of ``columns``: a leaf (its index in ``leaves``) or the parts of a concat."""
     if columns._parts is not None:
         return {
@@ -676,16 +714,16 @@ def _rules(buf: Any, src: _Bytes) -> RuleTable:
     return RuleTable(**out)
 
 
-def _decode(header: dict[str, Any], body: bytearray) -> tuple[LaunchColumns, SourceInfo]:
+def _decode(header: _Header, start: int, body: bytearray) -> tuple[LaunchColumns, SourceInfo]:
     import pyarrow as pa
 
     whole = pa.py_buffer(body)
     src = _Bytes(body, whole.address)
     # The Arrow files' offsets count from the end of the header.
-    buf = whole.slice(header["start"])
+    buf = whole.slice(start)
     leaves = header["leaves"]
 
-    def build(node: dict[str, Any]) -> LaunchColumns:
+    def build(node: _Tree) -> LaunchColumns:
         if "parts" in node:
             out = LaunchColumns.concat([build(p) for p in node["parts"]], renamed=node["renamed"])
             if out.n != node["n"]:
