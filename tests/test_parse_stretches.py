@@ -24,7 +24,7 @@ from ncu_roofline.readers import read_source
 from ncu_roofline.readers import table as table_mod
 from ncu_roofline.readers.locate import non_blank_lines
 from tests.helpers import SAMPLES
-from tests.test_stream import LONG_SAMPLES, TEMPLATE
+from tests.test_stream import LONG_SAMPLES, _ragged_export
 
 pytestmark = pytest.mark.skipif(
     not SAMPLES.is_dir(), reason=f"the real ncu exports are not there: {SAMPLES}"
@@ -89,28 +89,12 @@ def test_stretches_match_one_parse_on_real_exports(
     _assert_same(_read(path, None, monkeypatch), _read(path, 2048, monkeypatch))
 
 
-def _noisy_export(tmp_path: Path, launches: int) -> Path:
-    """The template's launch ``launches`` times, IDs renumbered, with a stray program
-    line after launch 20 and blank lines after launches 5 and 30."""
-    lines = (SAMPLES / TEMPLATE).read_bytes().splitlines(keepends=True)
-    header, body = lines[0], lines[1:]
-    out = [b"==PROF== Connected to process 1742833\n", header]
-    for i in range(launches):
-        out += [b'"%d"' % i + ln[len(b'"0"') :] for ln in body]
-        if i == launches // 2:
-            out.append(b"step 17: loss 0.25\n")
-        if i in (5, 30):
-            out.append(b"\n\r\n")
-    path = tmp_path / "noisy.csv"
-    path.write_bytes(b"".join(out))
-    return path
-
-
 @pytest.mark.parametrize("stretch", [300, 1500, 9000])
 def test_stray_line_numbered_across_stretches(
     tmp_path: Path, stretch: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = _noisy_export(tmp_path, 40)
+    # A stray line after launch 20, blank lines after launches 5 and 30.
+    path = _ragged_export(tmp_path, 40, blank_after=(5, 30))
     one = _read(path, None, monkeypatch)
     split = _read(path, stretch, monkeypatch)
     _assert_same(one, split)

@@ -10,6 +10,7 @@ whole-table read exactly.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -109,9 +110,10 @@ def test_any_batch_size_gives_the_same_launches(batch: int) -> None:
     _assert_same(whole, batched)
 
 
-def _ragged_export(tmp_path: Path, launches: int) -> Path:
+def _ragged_export(tmp_path: Path, launches: int, blank_after: Collection[int] = ()) -> Path:
     """The template's launch (ragged metric rows, 20-field rule rows) ``launches`` times,
-    IDs renumbered, with a stray program line in the middle of the table."""
+    IDs renumbered, with a stray program line in the middle of the table (and two blank
+    lines, one LF and one CRLF, after each launch of ``blank_after``)."""
     lines = (SAMPLES / TEMPLATE).read_bytes().splitlines(keepends=True)
     header, body = lines[0], lines[1:]
     assert sum(1 for ln in body if ln.count(b'","') == 19) == 4  # the rule rows
@@ -120,6 +122,8 @@ def _ragged_export(tmp_path: Path, launches: int) -> Path:
         out += [b'"%d"' % i + ln[len(b'"0"') :] for ln in body]
         if i == launches // 2:
             out.append(b"step 17: loss 0.25\n")
+        if i in blank_after:
+            out.append(b"\n\r\n")
     path = tmp_path / "ragged.csv"
     path.write_bytes(b"".join(out))
     return path
