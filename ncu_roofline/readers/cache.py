@@ -263,7 +263,6 @@ class Entry:
         try:
             data = _encode(self.key, columns, info)
         except Exception:  # Uncacheable, pyarrow's errors, MemoryError: not cached, never fatal
-            _release()
             return False
         tmp = self.file.with_name(f"{_TEMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}{SUFFIX}")
         try:
@@ -279,19 +278,8 @@ class Entry:
             with contextlib.suppress(OSError):
                 tmp.unlink()
             return False
-        finally:
-            del data
-            _release()
         trim(self.file.parent, limit_bytes())
         return True
-
-
-def _release() -> None:
-    """Arrow's pool hands back the encoded file's buffers: freed, they would stay resident
-    for the rest of the command (as much again as the cache file)."""
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
 
 
 def lookup(path: str, cache: bool = True) -> Entry | None:

@@ -178,9 +178,8 @@ def _encoded_values(values: Any) -> list[bytes]:
 
 def _encoded_texts(values: list[Any], keys: list[Any]) -> list[bytes]:
     """Hashable values encoded once per distinct key; escaped only where a lead byte says so."""
-    distinct = dict.fromkeys(keys)
-    firsts = list(dict(zip(keys, values, strict=True)).values())
-    encoded = [orjson.dumps(v) for v in firsts]
+    distinct = dict(zip(keys, values, strict=True))  # equal keys: equal values
+    encoded = [orjson.dumps(v) for v in distinct.values()]
     if json_has_unsafe_lead(b"".join(encoded)):
         encoded = [json_escape_unsafe_bytes(e) for e in encoded]
     known = dict(zip(distinct, encoded, strict=True))

@@ -111,18 +111,13 @@ class LaunchRecords(Sequence[LaunchRecord]):
         """
         if size < 1:
             raise ValueError(f"block size must be >= 1, not {size}")
-        n = len(self._frame)
-        present = [f for f in self._fields if f in self._frame]
-        for start in range(0, n, size):
+        for start in range(0, len(self._frame), size):
             part = self._frame.iloc[start : start + size]
             rows = len(part)
-            cols: list[ColumnValues] = []
-            for f in self._fields:
-                if f not in present:
-                    cols.append((f, [None] * rows))
-                    continue
-                cols.append((f, _column_array(part[f])))
-            yield rows, cols
+            yield (
+                rows,
+                [(f, _column_array(part[f]) if f in part else [None] * rows) for f in self._fields],
+            )
 
     def __iter__(self) -> Iterator[LaunchRecord]:
         for block in self.blocks():
