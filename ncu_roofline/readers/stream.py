@@ -34,11 +34,15 @@ class _Dictionary:
 
     def recode(self, dictionary: pa.Array) -> np.ndarray:
         """The shared code of each value of a batch's dictionary (new ones appended)."""
+        return self.recode_texts(dictionary.to_pylist())
+
+    def recode_texts(self, texts: list[str]) -> np.ndarray:
+        """The shared code of each of ``texts`` (distinct values; new ones appended)."""
         codes = self.codes
         values = self.values
-        out = np.empty(len(dictionary), dtype=np.int64)
+        out = np.empty(len(texts), dtype=np.int64)
         # A loop over the batch's distinct values, never over its rows.
-        for i, text in enumerate(dictionary.to_pylist()):
+        for i, text in enumerate(texts):
             code = codes.get(text)
             if code is None:
                 code = codes[text] = len(values)
@@ -104,7 +108,7 @@ def join_parts(stretches: list[CompactParts]) -> pa.Table:
             if not own:
                 first.codes[i].extend(later.codes[i])
                 continue
-            lookup = shared.recode(strings(own))
+            lookup = shared.recode_texts(own)
             narrow, _ = _index_type(len(shared.values))
             first.codes[i].extend(lookup.astype(narrow)[c] for c in later.codes[i])
             later.codes[i] = []

@@ -283,11 +283,12 @@ def read_table(
         parse_opts = pacsv.ParseOptions(invalid_row_handler=counter, newlines_in_values=False)
         options = (read_opts, parse_opts, convert_opts)
         try:
-            stretches = rule_width is not None and not numbered and batched
+            stretches = not numbered and batched
             if stretches and path is not None and isinstance(buf, mmap.mmap):
-                # Only where rule rows keep Arrow to one thread (without them
-                # its own threads use less time), and with whole lines: a row
-                # longer than a block is read on one thread.
+                # Arrow's batch-by-batch reader parses on one thread whether
+                # or not rule rows keep its worker threads away; stretches
+                # of whole lines use the cores.  A row longer than a block
+                # is read on one thread.
                 table = (
                     _parse_stretches(buf, path, start, end, progress, options, counter)
                     if block == BATCH_BYTES
@@ -498,7 +499,8 @@ def _parse_stretches(
 
     Arrow's reader with its own threads would call the rule-row handler from
     all of them at once (six times slower, see :func:`read_table`), and its
-    batch-by-batch reader keeps the interpreter lock while it parses; so each
+    batch-by-batch reader parses one batch at a time, holding the interpreter
+    lock, with or without rule rows; so each
     stretch is parsed whole on one thread of Arrow's, with a handler of its
     own, several stretches side by side, and kept as codes
     (:class:`~ncu_roofline.readers.stream.CompactParts`) as soon as it is
@@ -513,18 +515,24 @@ def _parse_stretches(
     read_opts, _, convert_opts = options
     starts = [start, *bounds[:-1]]
     counters = [counter] + [SkipCounter(rule_width=counter.rule_width) for _ in bounds[1:]]
-    later_opts = pacsv.ReadOptions(
-        column_names=read_opts.column_names,
-        skip_rows=0,  # a later stretch starts at a row: no header rows to skip
-        block_size=read_opts.block_size,
-        use_threads=False,
-    )
+    # One thread each: the stretches are the parallelism (and a rule-row
+    # handler must not be called from several of Arrow's threads at once).
+    stretch_opts = [
+        pacsv.ReadOptions(
+            column_names=read_opts.column_names,
+            # A later stretch starts at a row: no header rows to skip.
+            skip_rows=read_opts.skip_rows if k == 0 else 0,
+            block_size=read_opts.block_size,
+            use_threads=False,
+        )
+        for k in range(len(bounds))
+    ]
 
     def stretch(k: int) -> CompactParts:
         data = _read_range(path, starts[k], bounds[k], progress)
         table = pacsv.read_csv(
             pa.py_buffer(data),
-            read_options=read_opts if k == 0 else later_opts,
+            read_options=stretch_opts[k],
             parse_options=pacsv.ParseOptions(
                 invalid_row_handler=counters[k], newlines_in_values=False
             ),
