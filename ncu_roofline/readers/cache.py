@@ -62,6 +62,7 @@ import numpy as np
 from ncu_roofline.core.launches import Coded, LaunchColumns
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import RuleTable
+from ncu_roofline.core.user_cache import DIR_VARIABLE, OFF_VARIABLE, cache_dir, cache_off
 from ncu_roofline.version import NAME, __version__
 
 __all__ = [
@@ -92,10 +93,6 @@ RACY_NS = 2 * 10**9
 #: The default bound on the cache folder's total size.
 DEFAULT_LIMIT_MB = 2048
 
-#: The cache folder (default: ``$XDG_CACHE_HOME/ncu-roofline`` or ``~/.cache/ncu-roofline``).
-DIR_VARIABLE = "NCU_ROOFLINE_CACHE_DIR"
-#: Set (to anything but empty or ``0``) to turn the cache off.
-OFF_VARIABLE = "NCU_ROOFLINE_NO_CACHE"
 #: The bound on the folder's total size, in MB.
 LIMIT_VARIABLE = "NCU_ROOFLINE_CACHE_MB"
 #: Inputs smaller than this many bytes are not cached (default :data:`MIN_BYTES`).
@@ -115,10 +112,6 @@ class CorruptCache(Exception):
     """A cache file that cannot be read back."""
 
 
-def _flag(variable: str) -> bool:
-    return os.environ.get(variable, "").strip() not in ("", "0")
-
-
 def _number(variable: str, default: int) -> int:
     text = os.environ.get(variable, "").strip()
     try:
@@ -129,17 +122,7 @@ def _number(variable: str, default: int) -> int:
 
 def enabled(cache: bool = True) -> bool:
     """Whether to use the cache: asked for (``cache``) and not turned off by :data:`OFF_VARIABLE`."""
-    return cache and not _flag(OFF_VARIABLE)
-
-
-def cache_dir() -> Path:
-    """The cache folder: :data:`DIR_VARIABLE`, else under ``$XDG_CACHE_HOME``, else ``~/.cache``."""
-    own = os.environ.get(DIR_VARIABLE, "").strip()
-    if own:
-        return Path(own).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / NAME
+    return cache and not cache_off()
 
 
 def limit_bytes() -> int:

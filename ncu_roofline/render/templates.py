@@ -7,16 +7,23 @@ checkout (or editable install) and an installed wheel find them.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import sys
+import uuid
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import jinja2
+import jinja2.bccache
 from markupsafe import Markup
 
+from ncu_roofline.core.user_cache import cache_dir, cache_off
 from ncu_roofline.render.json_report import dumps
 from ncu_roofline.render.safe_text import json_shows_otherwise, safe_data, safe_text
-from ncu_roofline.version import NAME
+from ncu_roofline.version import NAME, __version__
 
 #: The package root (``ncu_roofline/``), one level above this stage.
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -48,6 +55,81 @@ def _autoescape(template_name: str | None) -> bool:
     return name.endswith(_MARKUP_SUFFIXES) or not name.endswith(".txt")
 
 
+#: The environment's settings that shape a template's compiled code.
+_SETTINGS: dict[str, Any] = {
+    "trim_blocks": True,
+    "lstrip_blocks": True,
+    "keep_trailing_newline": False,
+}
+
+
+def _signature() -> str:
+    """What a compiled template depends on besides its source (which Jinja checks itself)."""
+    parts = (
+        __version__,
+        jinja2.__version__,
+        sys.version,
+        sorted(_SETTINGS.items()),
+        _autoescape.__qualname__,
+        _finalize.__qualname__,
+    )
+    return hashlib.sha1(repr(parts).encode(), usedforsecurity=False).hexdigest()[:16]
+
+
+class CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept in the user cache folder (``templates/``) between runs.
+
+    Compiling the report's template takes about a tenth of a second, a
+    fair share of a re-report that reads its input from the parse cache.
+    Jinja checks each file's source checksum and its own format; the file
+    name carries :func:`_signature`, so a new version of the tool, of Jinja
+    or of Python never reads another's code.  The folder is looked up on
+    each use (:func:`~ncu_roofline.core.user_cache.cache_dir`, off with
+    :data:`~ncu_roofline.core.user_cache.OFF_VARIABLE`); a file that cannot
+    be read or written leaves the template compiled as without the cache.
+    """
+
+    def _file(self, bucket: jinja2.bccache.Bucket) -> Path | None:
+        if cache_off():
+            return None
+        return cache_dir() / "templates" / f"{_signature()}-{bucket.key}.jinja"
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        """Fill ``bucket`` from its file, where one was kept and is whole."""
+        file = self._file(bucket)
+        if file is None:
+            return
+        try:
+            with open(file, "rb") as fh:
+                _load(bucket, fh)
+        except OSError:
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        """Keep ``bucket``'s code: a temporary file, then renamed (readers see all or nothing)."""
+        file = self._file(bucket)
+        if file is None:
+            return
+        tmp = file.with_name(f".tmp-{os.getpid()}-{uuid.uuid4().hex}")
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "wb") as fh:
+                bucket.write_bytecode(fh)
+            os.replace(tmp, file)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _load(bucket: jinja2.bccache.Bucket, fh: BinaryIO) -> None:
+    """``bucket``'s code from ``fh``; a damaged file leaves it empty (compiled again)."""
+    try:
+        bucket.load_bytecode(fh)
+    # Jinja unpickles the checksum: a damaged file can raise nearly anything.
+    except Exception:
+        bucket.reset()
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The Jinja environment: autoescape for HTML, undefined names are errors.
@@ -62,10 +144,9 @@ def environment() -> jinja2.Environment:
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         autoescape=_autoescape,
         undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
         finalize=_finalize,
+        bytecode_cache=CompiledTemplates(),
+        **_SETTINGS,
     )
     env.globals["program"] = NAME
     # ``tojson`` (data embedded in pages) through the writers' one JSON encoder;
