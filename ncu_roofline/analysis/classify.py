@@ -39,6 +39,7 @@ from ncu_roofline.analysis.roofs.assign import peak_column
 from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import floats
+from ncu_roofline.core.grouping import per_distinct, row_groups
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -368,22 +369,23 @@ def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
     # The function name only: template arguments such as WarpAllReduce<float>
     # inside a softmax kernel must not make it a collective.
     col = "kernel_short" if "kernel_short" in frame else "kernel"
-    names = frame[col].astype(object).fillna("")
-    uniques = pd.unique(names)
-    hits = {u for u in uniques if COMMUNICATION_PATTERN.search(str(u))}
-    return names.isin(hits).to_numpy()
+
+    def collective(name: object) -> bool:
+        return bool(COMMUNICATION_PATTERN.search(str(name)))
+
+    hits: npt.NDArray[np.bool_] = per_distinct(frame[col], collective, collective(""), bool)
+    return hits
 
 
 class Groups:
     """Launches' group ids and the vectorised per-group reductions over them."""
 
     def __init__(self, launches: pd.DataFrame) -> None:
-        keys = launches[list(GROUP_KEYS)].astype(object).fillna("")
-        self.gid: npt.NDArray[np.intp] = (
-            keys.groupby(list(GROUP_KEYS), sort=False).ngroup().to_numpy()
-        )
+        # Missing keys group with empty ones, as the page shows both blank.
+        self.gid: npt.NDArray[np.intp] = row_groups([launches[k] for k in GROUP_KEYS], "")
         self.n = int(self.gid.max()) + 1 if len(self.gid) else 0
-        self.first = pd.Series(np.arange(len(launches))).groupby(self.gid).first().to_numpy()
+        # Groups are numbered in order of first appearance: the first launch of each.
+        self.first = np.unique(self.gid, return_index=True)[1]
 
     def count(self, weights: FloatArray) -> FloatArray:
         """Per-group sum of ``weights`` with NaN as nothing."""

@@ -6,7 +6,7 @@ recoverable time and findings, for every launch and every kernel group.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -104,6 +104,20 @@ class Analysis:
         )
 
 
+def _put(frame: pd.DataFrame, columns: Mapping[str, Any]) -> None:
+    """Columns added to ``frame`` in place; text columns stay Python objects (None where missing).
+
+    pandas would convert each array of texts to its own string type (a
+    conversion per launch, and another each time a rule reads the column
+    back); the launch model's texts are objects, and so are these.
+    """
+    for col, values in columns.items():
+        if isinstance(values, np.ndarray) and values.dtype == object:
+            frame[col] = pd.Series(values, index=frame.index, dtype=object, copy=False)
+        else:
+            frame[col] = values
+
+
 def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
     """Compute capability per launch: the export's, else the chosen or matched GPU's."""
     cc: npt.NDArray[np.object_] = np.array(launches["cc"].to_numpy(dtype=object), dtype=object)
@@ -157,11 +171,9 @@ def analyze(
     measured = measure(src, cc=cc)
 
     frame = pd.DataFrame({c: src[c] for c in PROFILE_COLUMNS if c in src}, index=src.index)
-    frame["cc"] = cc
     inv = src["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
-    frame["total_duration_s"] = floats(src["duration_s"]) * inv
-    for col, values in measured.columns.items():
-        frame[col] = values
+    _put(frame, {"cc": cc, "total_duration_s": floats(src["duration_s"]) * inv})
+    _put(frame, measured.columns)
 
     basis = {
         lvl: np.asarray(measured.columns[f"{lvl}_bytes_basis"], dtype=object)
@@ -189,27 +201,23 @@ def analyze(
             frame[col] = floats(src[col])
 
     placed = place(frame, thresholds)
-    for col, values in placed.items():
-        frame[col] = values
+    _put(frame, placed)
     _add_roof_sources(frame, np.asarray(placed["precision"], dtype=object), assignment)
     frame["mix_share"] = mix_share(src, np.asarray(placed["precision"], dtype=object))
     judged = judge(src, frame, _sm_counts(src, assignment.devices), thresholds)
-    for col, values in judged.items():
-        frame[col] = values
+    _put(frame, judged)
     # ncu's own rule results and speedup estimates, and the recoverable time
     # that ranks: ours bounded by ncu's (a step apart from the judgement).
-    for col, rule_column in combine(frame, profile.sources).items():
-        frame[col] = rule_column
+    _put(frame, combine(frame, profile.sources))
     _mark_failed(frame, failed_profiles(src))
 
     unmatched: list[str] = []
     if theory is not None:
         theory_cols, unmatched = apply_theory(frame, theory)
-        for col, values in theory_cols.items():
-            frame[col] = values
+        _put(frame, theory_cols)
         add_comparison(frame)
         distrust_absurd_theory(frame, profile.sources)
-    frame["placement"] = placement(frame)
+    _put(frame, {"placement": placement(frame)})
 
     kernels = group_kernels(frame, thresholds)
     kernels["advice"] = np.array(group_advice_ids(kernels), dtype=object)
@@ -241,7 +249,7 @@ def _mark_failed(frame: pd.DataFrame, failed: npt.NDArray[np.object_]) -> None:
     Whatever few values such a launch has say nothing about the kernel, so
     its verdicts are cleared rather than drawn from them.
     """
-    frame["profiling_failed"] = failed
+    _put(frame, {"profiling_failed": failed})
     rows = pd.notna(failed)
     if not rows.any():
         return
@@ -298,10 +306,14 @@ def _add_roof_sources(
     for key in pd.unique(precision[pd.notna(precision)]):
         rows = precision == key
         compute_source[rows] = assignment.sources[str(key)][rows]
-    frame["roof_source_compute"] = compute_source
-    frame["roof_source_dram"] = assignment.sources["dram"]
-    frame["roof_source"] = np.where(
-        pd.notna(compute_source), compute_source, assignment.sources["dram"]
+    dram = assignment.sources["dram"]
+    _put(
+        frame,
+        {
+            "roof_source_compute": compute_source,
+            "roof_source_dram": dram,
+            "roof_source": np.where(pd.notna(compute_source), compute_source, dram),
+        },
     )
 
 

@@ -41,6 +41,7 @@ from ncu_roofline.analysis.tensor_names import name_mma_flops
 from ncu_roofline.core.architecture import PACKED_FP32_OPS, architecture
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.frame import optional_column as _col
+from ncu_roofline.core.grouping import per_distinct
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -345,6 +346,12 @@ def _tensor_ops(
     return out_counts, out_rates, basis
 
 
+def _name_factor(name: object) -> float:
+    """FLOPs per MMA instruction the kernel name says (NaN where it says none)."""
+    factor = name_mma_flops(str(name))
+    return np.nan if factor is None else float(factor)
+
+
 def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, ObjArray, FloatArray]:
     """Tensor FLOPs from instruction counts x a FLOPs-per-instruction factor.
 
@@ -398,9 +405,7 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
         flops[rows] = count[rows] * factor
         basis[rows] = f"tensor instructions x {factor:g} (approximate: assumes {shape})"
     if "kernel" in df:
-        names = df["kernel"].astype(object).fillna("")
-        lookup = {u: name_mma_flops(str(u)) for u in pd.unique(names)}
-        from_name = floats(names.map(lookup))
+        from_name = per_distinct(df["kernel"], _name_factor, _name_factor(""), np.float64)
         rows = ~np.isnan(from_name) & ~np.isnan(count) & ~zero
         flops[rows] = count[rows] * from_name[rows]
         for factor in pd.unique(from_name[rows]):

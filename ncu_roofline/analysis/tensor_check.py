@@ -41,6 +41,7 @@ import pandas as pd
 from ncu_roofline.analysis.advice import ATTENTION_FAMILIES, GEMM_FAMILIES
 from ncu_roofline.analysis.tensor_names import is_tensor_kernel_name
 from ncu_roofline.core.frame import floats
+from ncu_roofline.core.grouping import per_distinct
 from ncu_roofline.core.metrics import (
     TENSOR_PIPE_UTILISATION,
     TENSOR_SECTION,
@@ -86,11 +87,17 @@ def _named(df: pd.DataFrame) -> tuple[BoolArray, BoolArray]:
     if "kernel" not in df:
         none = np.zeros(len(df), dtype=bool)
         return none, none.copy()
-    names = df["kernel"].astype(object).fillna("").astype(str)
-    unique = pd.unique(names)
-    tensor = {u for u in unique if is_tensor_kernel_name(u)}
-    matrix = {u for u in unique if classify(u).family in MATRIX_FAMILIES}
-    return names.isin(tensor).to_numpy(dtype=bool), names.isin(matrix).to_numpy(dtype=bool)
+
+    def says_tensor(name: object) -> bool:
+        return is_tensor_kernel_name(str(name))
+
+    def matrix_family(name: object) -> bool:
+        return classify(str(name)).family in MATRIX_FAMILIES
+
+    names = df["kernel"]
+    tensor = per_distinct(names, says_tensor, says_tensor(""), bool)
+    matrix = per_distinct(names, matrix_family, matrix_family(""), bool)
+    return tensor, matrix
 
 
 def tensor_uncounted(
@@ -117,11 +124,13 @@ def tensor_uncounted(
     )
     marked = (busy | named | no_factor) & np.isnan(flops_tensor)
     basis = np.full(len(df), None, dtype=object)
-    pct = pd.Series(util).round(1).astype(str).to_numpy(dtype=object)
     basis[marked & named] = "the kernel name says tensor cores"
     basis[marked & no_factor] = "tensor instructions without a FLOPs-per-instruction factor"
     rows = marked & busy
-    basis[rows] = "tensor pipe " + pct[rows] + "% busy (" + metric[rows] + ")"
+    # Each distinct busy share written once (as pandas writes a float: "12.5").
+    shares, at = np.unique(np.round(util[rows], 1), return_inverse=True)
+    pct = np.array([str(float(v)) for v in shares] or [""], dtype=object)[at.reshape(-1)]
+    basis[rows] = "tensor pipe " + pct + "% busy (" + metric[rows] + ")"
     both = rows & named
     basis[both] = basis[both] + " and the kernel name says tensor cores"
     return marked, basis

@@ -1,0 +1,108 @@
+"""Launches told apart by the values of a few text columns, hashing each column once.
+
+The launch table repeats a handful of texts on every launch: kernel names
+(up to a kilobyte each), sources, devices, launch shapes.  Rules that read
+those texts, and the kernel groups, need each launch's distinct value,
+not the text itself; converting every row to a Python object, filling its
+missing values or hashing its text again per row costs far more than the
+rule.  These helpers give codes per row and the distinct values once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+__all__ = ["distinct_codes", "per_distinct", "row_groups"]
+
+#: Calls ``id`` on each element of an object array (a C-level loop).
+_IDS = np.frompyfunc(id, 1, 1)
+
+#: Combined group keys stay below this (products of distinct counts), else renumbered.
+_KEY_LIMIT = 1 << 62
+
+
+def distinct_codes(values: pd.Series) -> tuple[npt.NDArray[np.int64], list[Any]]:
+    """Each value's code (-1 where missing) and the distinct values, in order of first appearance.
+
+    An object column is hashed by object first: the launch model's text
+    columns hold one object per distinct text, and pandas would hash each
+    row's text anew (a kilobyte kernel name, 100,000 times).  The few
+    objects are then told apart by value, so equal texts held in different
+    objects still share a code.  Other columns (Arrow strings, categories,
+    numbers), and object columns holding unhashable values, are factorised
+    by pandas.
+    """
+    if values.dtype == object and len(values):
+        items = values.to_numpy(dtype=object)
+        object_codes, objects = pd.factorize(_IDS(items).astype(np.int64), sort=False)
+        firsts = np.full(len(objects), len(items), dtype=np.int64)
+        # The first row of each object: its value, and whether it is missing.
+        np.minimum.at(firsts, object_codes, np.arange(len(items), dtype=np.int64))
+        missing = pd.isna(items[firsts])
+        code_of: dict[Any, int] = {}
+        uniques: list[Any] = []
+        object_code = np.empty(len(objects), dtype=np.int64)
+        try:
+            for j, row in enumerate(firsts.tolist()):
+                if missing[j]:
+                    object_code[j] = -1
+                    continue
+                value = items[row]
+                code = code_of.get(value)
+                if code is None:
+                    code = code_of[value] = len(uniques)
+                    uniques.append(value)
+                object_code[j] = code
+        except TypeError:  # an unhashable value: pandas tells them apart
+            pass
+        else:
+            out: npt.NDArray[np.int64] = object_code[object_codes]
+            return out, uniques
+    codes, distinct = values.factorize(use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), list(distinct)
+
+
+def per_distinct(
+    values: pd.Series, fn: Callable[[Any], Any], missing: Any, dtype: npt.DTypeLike = object
+) -> np.ndarray:
+    """``fn`` of each value, called once per distinct value; ``missing`` where a value is missing."""
+    codes, uniques = distinct_codes(values)
+    table = np.empty(len(uniques) + 1, dtype=dtype)
+    # One at a time: ``fn`` may return sequences, which numpy would spread.
+    for i, value in enumerate(uniques):
+        table[i] = fn(value)
+    table[-1] = missing  # code -1 (missing) reads the last entry
+    out: np.ndarray = table[codes]
+    return out
+
+
+def row_groups(columns: Sequence[pd.Series], blank: Any = "") -> npt.NDArray[np.intp]:
+    """Each row's group over the values of ``columns``, numbered in order of first appearance.
+
+    A missing value counts as ``blank`` (the same group as a row holding
+    ``blank``), as grouping the columns filled with it does: the numbers
+    are those of ``groupby(sort=False).ngroup()`` over the filled columns.
+    """
+    n = len(columns[0]) if columns else 0
+    key = np.zeros(n, dtype=np.int64)
+    span = 1
+    for values in columns:
+        codes, uniques = distinct_codes(values)
+        missing = codes < 0
+        if missing.any():
+            at = [i for i, u in enumerate(uniques) if type(u) is type(blank) and u == blank]
+            codes[missing] = at[0] if at else len(uniques)
+        width = len(uniques) + 1
+        if span * width >= _KEY_LIMIT:
+            key, distinct = pd.factorize(key, sort=False)
+            span = len(distinct)
+        key = key * width + codes
+        span *= width
+    groups, _ = pd.factorize(key, sort=False)
+    out: npt.NDArray[np.intp] = np.asarray(groups, dtype=np.intp)
+    return out

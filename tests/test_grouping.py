@@ -1,0 +1,94 @@
+"""Per-distinct and row-group helpers agree with pandas' own, row for row.
+
+``row_groups`` replaces ``fillna(blank).groupby(sort=False).ngroup()`` on
+the launch table's group keys and ``per_distinct`` a map over filled
+names; both hash each column once instead of converting every row to a
+Python object.  Hypothesis draws columns mixing texts, blanks, missing
+values and numbers, with few distinct values as real kernel names have.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ncu_roofline.core.grouping import distinct_codes, per_distinct, row_groups
+
+_TEXTS = st.sampled_from(["", "gemm", "gemm ", "ΔΣ", "(1, 1, 1)", None])
+_NUMBERS = st.sampled_from([0, 1, 7, None])
+
+
+def _series(values: list[Any], kind: str) -> pd.Series:
+    dtype = {"arrow": "string[pyarrow]", "category": "category"}.get(kind, object)
+    series: pd.Series = pd.Series(values, dtype=dtype)
+    return series
+
+
+@st.composite
+def _frames(draw: st.DrawFn) -> tuple[list[pd.Series], pd.DataFrame]:
+    n = draw(st.integers(0, 40))
+    columns: list[pd.Series] = []
+    for _ in range(draw(st.integers(1, 4))):
+        if draw(st.booleans()):
+            texts = draw(st.lists(_TEXTS, min_size=n, max_size=n))
+            columns.append(_series(texts, draw(st.sampled_from(["arrow", "object", "category"]))))
+        else:
+            numbers = draw(st.lists(_NUMBERS, min_size=n, max_size=n))
+            columns.append(pd.Series(numbers, dtype="Int64"))
+    frame = pd.DataFrame({f"c{i}": c for i, c in enumerate(columns)})
+    return columns, frame
+
+
+@settings(max_examples=300, deadline=None)
+@given(_frames())
+def test_row_groups_number_rows_as_groupby_does(
+    drawn: tuple[list[pd.Series], pd.DataFrame],
+) -> None:
+    columns, frame = drawn
+    filled = frame.astype(object).fillna("")
+    expected = filled.groupby(list(filled.columns), sort=False).ngroup().to_numpy()
+    got = row_groups(columns, "")
+    assert got.tolist() == expected.tolist()
+
+
+def test_row_groups_on_a_hand_made_table() -> None:
+    kernel = pd.Series(["a", "b", None, "a", "", "b"], dtype="string[pyarrow]")
+    grid = pd.Series([1, 1, 1, 1, 1, 2], dtype="Int64")
+    # "a"/1 first, "b"/1, then the missing and the empty name together, "b"/2 last.
+    assert row_groups([kernel, grid], "").tolist() == [0, 1, 2, 0, 2, 3]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TEXTS, max_size=40), st.sampled_from(["arrow", "object", "category"]))
+def test_per_distinct_is_the_map_over_filled_values(values: list[Any], kind: str) -> None:
+    calls: list[Any] = []
+
+    def size(value: object) -> int:
+        calls.append(value)
+        return len(str(value))
+
+    series = _series(values, kind)
+    got = per_distinct(series, size, size(""), np.int64)
+    expected = [len(v) if v is not None else 0 for v in values]
+    assert got.tolist() == expected
+    # Once per distinct value present (plus the one call for the missing value).
+    assert len(calls) == len({v for v in values if v is not None}) + 1
+
+
+def test_per_distinct_keeps_sequences_whole() -> None:
+    series = pd.Series(["x", "yy", "x"], dtype=object)
+    got = per_distinct(series, lambda v: (v, len(v)), None)
+    assert got.tolist() == [("x", 1), ("yy", 2), ("x", 1)]
+
+
+def test_equal_texts_in_different_objects_share_a_code() -> None:
+    name = "void gemm<128>(float*)" * 40
+    copy = "".join([name[:10], name[10:]])
+    assert copy is not name and copy == name
+    codes, uniques = distinct_codes(pd.Series([name, copy, None, name, ""], dtype=object))
+    assert codes.tolist() == [0, 0, -1, 0, 1]
+    assert uniques == [name, ""]
