@@ -17,7 +17,7 @@ import pytest
 from helpers import DATA
 
 import ncu_roofline
-from ncu_roofline.analysis.ncu_rules import combine, disagrees, rank_bound
+from ncu_roofline.analysis.ncu_rules import combine, disagrees, launch_rule_columns, rank_bound
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import speedup_number
 from ncu_roofline.render.markdown_report import render_markdown
@@ -289,3 +289,41 @@ def test_rule_row_ids_as_python_reads_them() -> None:
     )
     assert table.launch_id == [7, 2**63 - 1, 1234]
     assert table.process_id == [42, 1, 0]
+
+
+def test_equal_rule_rows_share_one_record_and_tail_shares_read_per_message() -> None:
+    message = "the partial wave may account for up to 37.5% of the total kernel runtime"
+    rules = pd.DataFrame(
+        {
+            "launch": [0, 0, 1, 2, 2],
+            "name": ["TailEffect", "Occupancy", "TailEffect", "TailEffect", "Bad"],
+            "type": ["OPT"] * 5,
+            "section": ["LaunchStats"] * 5,
+            "speedup_type": ["global"] * 5,
+            "speedup_pct": [12.5, np.nan, 12.5, 12.5, 3.0],
+            "message": [
+                message,
+                "occupancy is limited",
+                message,
+                message,
+                "may account for up to 1.2.3% (partial wave)",
+            ],
+        }
+    )
+    got = launch_rule_columns(rules, 4, np.array([1.0, 2.0, 4.0, 8.0]))
+    first, again, third = got["ncu_rules"][0][0], got["ncu_rules"][1][0], got["ncu_rules"][2][0]
+    # One dict for the three equal TailEffect rows, as the per-row records read.
+    assert first is again is third
+    assert first == {
+        "name": "TailEffect",
+        "type": "OPT",
+        "section": "LaunchStats",
+        "speedup_type": "global",
+        "speedup_pct": 12.5,
+    }
+    assert got["ncu_rules"][0][1]["speedup_pct"] is None
+    assert got["ncu_rules"][3] is None
+    # 37.5 where a rule says it; "1.2.3" is no number; launch 3 has no rule.
+    tail = got["ncu_tail_pct"]
+    assert tail[:3].tolist() == [37.5, 37.5, 37.5]
+    assert math.isnan(tail[3])

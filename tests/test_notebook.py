@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -452,7 +453,13 @@ def test_importing_the_package_and_its_entry_points_stays_light() -> None:
         text=True,
         cwd=REPO,
         timeout=120,
-        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(REPO)},
+        env={
+            "PYTHONPATH": str(REPO),
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(REPO),
+            # The test's own cache folder (conftest): nothing written under HOME.
+            "NCU_ROOFLINE_CACHE_DIR": os.environ["NCU_ROOFLINE_CACHE_DIR"],
+        },
         check=False,
     )
     assert proc.returncode == 0, proc.stderr

@@ -9,6 +9,7 @@ Whether start-up is fast is measured by ``bench/bench_startup.py``, not here.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -74,7 +75,13 @@ def _run(args: list[str], cwd: Path = ROOT) -> dict[str, object]:
         text=True,
         cwd=cwd,
         timeout=120,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+        env={
+            "PYTHONPATH": str(ROOT),
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(cwd),
+            # The test's own cache folder (conftest): nothing written under HOME.
+            "NCU_ROOFLINE_CACHE_DIR": os.environ["NCU_ROOFLINE_CACHE_DIR"],
+        },
     )
     assert proc.returncode == 0, proc.stderr
     result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -35,8 +35,9 @@ first of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from itertools import chain, repeat
+from itertools import chain
 from typing import Any, TypedDict
 
 import numpy as np
@@ -44,6 +45,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.core.frame import column as _f
+from ncu_roofline.core.grouping import per_distinct
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import DISAGREE_FACTOR, RULE_FIELDS
 
@@ -101,7 +103,12 @@ LAUNCH_RULE_FIELDS = tuple(f for f in RULE_FIELDS if f != "message")
 
 
 def _records(rules: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Rule rows as plain JSON records (NaN speedup as None), built column by column."""
+    """Rule rows as plain JSON records (NaN speedup as None), built column by column.
+
+    Equal rows share one record (read, never changed): a long run repeats
+    the same few rule results on every launch of a kernel, and a dict per
+    row would hold hundreds of megabytes at 100,000 launches.
+    """
     cols: list[list[Any]] = []
     for name in fields:
         values = rules[name].to_numpy(dtype=object)
@@ -110,7 +117,15 @@ def _records(rules: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any
             values = values.copy()
             values[missing] = None
         cols.append(values.tolist())
-    return list(map(dict, map(zip, repeat(fields), zip(*cols, strict=True))))
+    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def record(row: tuple[Any, ...]) -> dict[str, Any]:
+        made = shared.get(row)
+        if made is None:
+            made = shared[row] = dict(zip(fields, row, strict=True))
+        return made
+
+    return list(map(record, zip(*cols, strict=True)))
 
 
 class _RuleFields(TypedDict):
@@ -186,6 +201,7 @@ def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> Rul
 #: LaunchConfiguration / TailEffect rules): "the partial wave may account for
 #: up to 50.0% of the total kernel runtime".
 _NCU_TAIL = r"partial wave may account for up to ([0-9.]+)%"
+_TAIL_PATTERN = re.compile(_NCU_TAIL)
 
 
 def _tail_pct(rules: pd.DataFrame, n: int) -> FloatArray:
@@ -196,19 +212,26 @@ def _tail_pct(rules: pd.DataFrame, n: int) -> FloatArray:
     out = np.full(n, np.nan)
     if not len(rules):
         return out
-    text = rules["message"].astype(object).fillna("").astype(str)
-    # A plain substring test first: the regular expression runs on the few
-    # rules that speak of a partial wave, not on every rule of every launch.
-    near = text.str.contains("partial wave", regex=False).to_numpy(dtype=bool)
-    if not near.any():
-        return out
-    said = text[near].str.extract(_NCU_TAIL)[0]
-    pct = pd.to_numeric(said, errors="coerce").to_numpy(dtype=np.float64)
+    # Read once per distinct message: a long run repeats a few texts on
+    # every launch, and a copy of each row's text would cost its size again.
+    pct = per_distinct(rules["message"], _said_tail_pct, np.nan, np.float64)
     has = ~np.isnan(pct)
     if has.any():
-        launch = rules["launch"].to_numpy(dtype=np.int64)[near][has]
+        launch = rules["launch"].to_numpy(dtype=np.int64)[has]
         np.fmax.at(out, launch, pct[has])
     return out
+
+
+def _said_tail_pct(message: object) -> float:
+    """The partial wave's share of the runtime one rule message gives (NaN where none)."""
+    text = str(message)
+    # A plain substring test first: the regular expression runs only on
+    # messages that speak of a partial wave.
+    found = _TAIL_PATTERN.search(text) if "partial wave" in text else None
+    try:
+        return float(found.group(1)) if found else np.nan
+    except ValueError:  # "1.2.3%": not a number
+        return np.nan
 
 
 def rank_bound(ours: FloatArray, ncu: FloatArray) -> tuple[FloatArray, ObjArray]:
