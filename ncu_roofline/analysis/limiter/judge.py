@@ -358,22 +358,28 @@ def _busiest(util: Utilisations, n: int) -> Busiest:
     A named unit wins over ncu's composites unless a composite is more
     than :data:`COMPOSITE_MARGIN` busier (the busy unit was not collected).
     """
-    stack = np.vstack([util.values[u.key] for u in UNITS]) if UNITS else np.empty((0, n))
-    known = ~np.isnan(stack)
-    any_known = known.any(axis=0)
-    filled = np.where(known, stack, -1.0)
-    max_util = np.where(any_known, filled.max(axis=0), np.nan) if len(stack) else np.full(n, np.nan)
-    named = np.array([not u.composite for u in UNITS], dtype=bool)
+    # A running maximum over the units, one launch-long array at a time: a
+    # units x launches matrix (and its copies) would cost hundreds of MB at
+    # 200,000 launches.  Ties go to the first unit, as an argmax's do.
+    any_known = np.zeros(n, dtype=bool)
+    best_all = np.zeros(n, dtype=np.intp)
+    best_all_util = np.full(n, -1.0)
+    best_named = np.zeros(n, dtype=np.intp)
+    best_named_util = np.full(n, -1.0)
+    named_keys_list: list[str] = []
+    for i, unit in enumerate(UNITS):
+        values = util.values[unit.key]
+        known = ~np.isnan(values)
+        any_known |= known
+        filled = np.where(known, values, -1.0)
+        _keep_larger(best_all, best_all_util, filled, i, first=i == 0)
+        if not unit.composite:
+            first = not named_keys_list
+            _keep_larger(best_named, best_named_util, filled, len(named_keys_list), first)
+            named_keys_list.append(unit.key)
+    max_util = np.where(any_known, best_all_util, np.nan)
     keys = np.array([u.key for u in UNITS], dtype=object)
-    named_best = np.where(known[named], filled[named], -1.0)
-    if named.any():
-        best_named = named_best.argmax(axis=0)
-        best_named_util = named_best.max(axis=0)
-    else:
-        best_named = np.zeros(n, dtype=np.intp)
-        best_named_util = np.full(n, -1.0)
-    best_all = filled.argmax(axis=0) if len(stack) else np.zeros(n, dtype=np.intp)
-    named_keys = keys[named] if named.any() else keys
+    named_keys = np.array(named_keys_list, dtype=object) if named_keys_list else keys
     use_named = (best_named_util >= 0) & (best_named_util >= max_util - COMPOSITE_MARGIN)
     limiter = np.where(use_named, named_keys[best_named], keys[best_all]).astype(object)
     lim_util = np.where(use_named, best_named_util, max_util)
@@ -388,6 +394,15 @@ def _busiest(util: Utilisations, n: int) -> Busiest:
     lim_util = np.where(named_any, lim_util, np.nan)
     top = keys[best_all].astype(object) if len(keys) else np.full(n, None, dtype=object)
     return Busiest(limiter, lim_util, lim_basis, max_util, top)
+
+
+def _keep_larger(
+    best: npt.NDArray[np.intp], best_util: FloatArray, filled: FloatArray, index: int, first: bool
+) -> None:
+    """``best``/``best_util`` updated in place where ``filled`` is larger (or set, for the first)."""
+    take = np.ones(len(filled), dtype=bool) if first else filled > best_util
+    best[take] = index
+    best_util[take] = filled[take]
 
 
 def _pct_codes(values: FloatArray) -> tuple[list[str], np.ndarray]:
