@@ -137,3 +137,16 @@ def test_another_version_never_reads_this_ones_code(monkeypatch: pytest.MonkeyPa
     _fresh().get_template(NAME)
     files = _kept(_cache_folder())
     assert len(files) == 2 and file in files
+
+
+def test_no_home_folder_leaves_the_page_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(DIR_VARIABLE)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    template = _fresh().get_template(NAME)
+    monkeypatch.setenv(OFF_VARIABLE, "1")
+    assert _code(template) == _code(_fresh().get_template(NAME))

@@ -92,7 +92,11 @@ class CompiledTemplates(jinja2.BytecodeCache):
     def _file(self, bucket: jinja2.bccache.Bucket) -> Path | None:
         if cache_off():
             return None
-        return cache_dir() / "templates" / f"{_signature()}-{bucket.key}.jinja"
+        try:
+            folder = cache_dir()
+        except (RuntimeError, OSError, ValueError):  # no home folder to find
+            return None
+        return folder / "templates" / f"{_signature()}-{bucket.key}.jinja"
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         """Fill ``bucket`` from its file, where one was kept and is whole."""
