@@ -60,7 +60,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -258,13 +258,26 @@ def _best(runs: list[Run], shape: str, what: str) -> Run | None:
     return min(found, key=lambda r: r.wall_s) if found else None
 
 
-def evaluate(runs: list[Run], shape: str, size: int, goals: list[str]) -> list[dict[str, Any]]:
+class GoalRow(TypedDict):
+    """One goal measured on one input shape: the ratio, its two sides, met or not."""
+
+    goal: str
+    limit: float
+    #: What the ratio compares, in words.
+    what: str
+    ratio: float | None
+    num: str
+    den: str
+    #: None where the goal does not apply to the shape (or nothing ran).
+    met: bool | None
+
+
+def evaluate(runs: list[Run], shape: str, size: int, goals: list[str]) -> list[GoalRow]:
     """One row per goal: the ratio, its two sides, met or not."""
-    rows: list[dict[str, Any]] = []
+    rows: list[GoalRow] = []
     peer = _best(runs, shape, "peer")
     for goal in goals:
         limit, text = GOALS[goal]
-        row: dict[str, Any] = {"goal": goal, "limit": limit, "what": text}
         num = den = None
         if goal == "inspect":
             num, den = _best(runs, shape, "inspect"), _best(runs, shape, "bare")
@@ -272,40 +285,45 @@ def evaluate(runs: list[Run], shape: str, size: int, goals: list[str]) -> list[d
             num, den = _best(runs, shape, goal), peer
         elif goal == "help":
             num, den = _best(runs, "-", "help"), _best(runs, "-", "pandas")
+        ratio: float | None = None
+        num_text = den_text = "-"
         if goal == "memory":
             mine = [r for r in runs if r.shape == shape and r.what in NCU_RUNS]
             if mine:
                 top = max(mine, key=lambda r: r.peak_rss_bytes)
-                row.update(
-                    ratio=top.peak_rss_bytes / size,
-                    num=f"{top.peak_rss_bytes / 1e6:,.0f} MB ({top.what})",
-                    den=f"{size / 1e6:,.0f} MB",
-                )
+                ratio = top.peak_rss_bytes / size
+                num_text = f"{top.peak_rss_bytes / 1e6:,.0f} MB ({top.what})"
+                den_text = f"{size / 1e6:,.0f} MB"
         elif num is not None and den is not None:
-            row.update(
-                ratio=num.wall_s / den.wall_s,
-                num=f"{num.wall_s:.2f} s",
-                den=f"{den.wall_s:.2f} s",
-            )
+            ratio = num.wall_s / den.wall_s
+            num_text, den_text = f"{num.wall_s:.2f} s", f"{den.wall_s:.2f} s"
         else:
-            row.update(ratio=None, num=f"{num.wall_s:.2f} s" if num else "-", den="n/a")
-        ratio = row.get("ratio")
-        row["met"] = None if ratio is None else ratio <= limit
-        rows.append(row)
+            num_text, den_text = (f"{num.wall_s:.2f} s" if num else "-"), "n/a"
+        rows.append(
+            GoalRow(
+                goal=goal,
+                limit=limit,
+                what=text,
+                ratio=ratio,
+                num=num_text,
+                den=den_text,
+                met=None if ratio is None else ratio <= limit,
+            )
+        )
     return rows
 
 
-def print_table(shape: str, path: Path, size: int, rows: list[dict[str, Any]]) -> None:
+def print_table(shape: str, path: Path, size: int, rows: list[GoalRow]) -> None:
     print(f"\n## {shape}: {path.name} ({size / 1e6:,.1f} MB)")
     print(
         f"{'goal':<8} {'ratio':<42} {'limit':>6} {'measured':>9}  {'num':>22} {'den':>10}  verdict"
     )
     for r in rows:
-        ratio = "n/a" if r.get("ratio") is None else f"{r['ratio']:.2f}x"
+        ratio = "n/a" if r["ratio"] is None else f"{r['ratio']:.2f}x"
         verdict = {None: "n/a", True: "met", False: "NOT MET"}[r["met"]]
         print(
             f"{r['goal']:<8} {r['what']:<42} {r['limit']:>5g}x {ratio:>9}  "
-            f"{r.get('num', '-'):>22} {r.get('den', '-'):>10}  {verdict}"
+            f"{r['num']:>22} {r['den']:>10}  {verdict}"
         )
 
 

@@ -14,7 +14,7 @@ import sys
 import uuid
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypedDict
 
 import jinja2
 import jinja2.bccache
@@ -55,12 +55,15 @@ def _autoescape(template_name: str | None) -> bool:
     return name.endswith(_MARKUP_SUFFIXES) or not name.endswith(".txt")
 
 
-#: The environment's settings that shape a template's compiled code.
-_SETTINGS: dict[str, Any] = {
-    "trim_blocks": True,
-    "lstrip_blocks": True,
-    "keep_trailing_newline": False,
-}
+class _Layout(TypedDict):
+    """The environment's whitespace settings, which shape a template's compiled code."""
+
+    trim_blocks: bool
+    lstrip_blocks: bool
+    keep_trailing_newline: bool
+
+
+_SETTINGS = _Layout(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
 
 
 def _signature() -> str:

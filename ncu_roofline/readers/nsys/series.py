@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ncu_roofline.core.grouping import distinct_codes, per_distinct
 from ncu_roofline.core.timeline import grid_text
 
 __all__ = [
@@ -93,19 +94,14 @@ def object_ints(values: pd.Series) -> pd.Series:
 
 def distinct_map(values: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
     """``fn`` of each value, computed once per distinct value; missing stays ``None``."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    mapped = np.empty(len(uniques) + 1, dtype=object)
-    mapped[: len(uniques)] = [fn(u) for u in uniques]
-    mapped[len(uniques)] = None
-    # Code -1 (missing) indexes the trailing None.
-    return series_of(mapped[codes], dtype=object)
+    return series_of(per_distinct(values, fn, None), dtype=object)
 
 
 def distinct_pair(
     values: pd.Series, fn: Callable[[Any], tuple[Any, Any]]
 ) -> tuple[pd.Series, pd.Series]:
     """The two parts of ``fn`` of each value, computed once per distinct value (missing: ``None``)."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = distinct_codes(values)
     first = np.empty(len(uniques) + 1, dtype=object)
     second = np.empty(len(uniques) + 1, dtype=object)
     for i, u in enumerate(uniques):
