@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import ncu_roofline.core.user_cache as user_cache
 import ncu_roofline.readers as readers
 from ncu_roofline.cli import cli
 from ncu_roofline.readers import cache as parse_cache
@@ -62,7 +63,12 @@ def _copy(name: str, dest: Path, mtime_ns: int = OLD_NS) -> Path:
 
 
 def _cached(folder: Path) -> list[Path]:
-    return sorted(folder.glob(f"*{parse_cache.SUFFIX}"))
+    """The parse cache's files (the report cache's share the folder and the ending)."""
+    return sorted(
+        p
+        for p in folder.glob(f"*{parse_cache.SUFFIX}")
+        if p.read_bytes()[: len(parse_cache.MAGIC)] == parse_cache.MAGIC
+    )
 
 
 class Parses:
@@ -230,7 +236,7 @@ def test_small_inputs_and_stdin_are_not_cached(
     assert path.stat().st_size < parse_cache.MIN_BYTES
     readers._read_columns(str(path), progress=False)
     assert _cached(folder) == []
-    monkeypatch.setattr(parse_cache, "MIN_BYTES", 0)
+    monkeypatch.setattr(user_cache, "MIN_BYTES", 0)
     assert parse_cache.lookup("-") is None
     readers._read_columns(str(path), progress=False)
     assert len(_cached(folder)) == 1

@@ -17,6 +17,8 @@ from ncu_roofline.cli.messages import (
     note,
     note_gpu_alias,
     print_warnings,
+    recording,
+    replay,
     warn,
     warn_gates_without_theory,
 )
@@ -132,14 +134,40 @@ def analyse_and_gate(
     """The report context of ``inputs`` and the gates that tripped on it.
 
     The context carries the gates record when ``gates`` were asked for.  On
-    stderr: gates that can never trip, then the inputs' warnings and the
-    warning findings.
-    """
-    from ncu_roofline.report.context import build_context
+    stderr: gates that can never trip, what the analysis said, then the
+    inputs' warnings and the warning findings.
 
-    context = build_context(
-        analyse(inputs, roofs, theory, progress, merge, gates, nsys, project_to)
+    The context comes from the report cache (:mod:`ncu_roofline.report.context_cache`)
+    when the same inputs, unchanged, were analysed with the same options
+    before; what that analysis said on stderr is said again.
+    """
+    from ncu_roofline.report import context_cache
+
+    warn_gates_without_theory(gates, theory.given())
+    entry = context_cache.lookup(
+        inputs,
+        [*([roofs.roofs_file] if roofs.roofs_file else []), *theory.files(), *nsys],
+        {
+            "merge": merge,
+            "roofs": roofs.values(),
+            "theory": theory.values(),
+            "nsys": list(nsys),
+            "project_to": list(project_to),
+        },
+        cache=use_cache(),
     )
+    cached = entry.load() if entry is not None else None
+    if cached is not None:
+        context, said = cached
+        replay(said)
+    else:
+        from ncu_roofline.report.context import build_context
+
+        with recording() as said:
+            analysis = analyse(inputs, roofs, theory, progress, merge, (), nsys, project_to)
+        context = build_context(analysis)
+        if entry is not None:
+            entry.store(context, said)
     tripped = evaluate_report(gates, context)
     if gates:
         context["gates"] = gates_record(gates, tripped)

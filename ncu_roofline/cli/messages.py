@@ -6,7 +6,8 @@ logs; stdout carries only documents, never these lines.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
@@ -31,14 +32,45 @@ PROG = NAME
 _MAX_TRIPPED_LINES = 20
 
 
+#: The open :func:`recording` lists: each warning and note is added to all of them.
+_RECORDINGS: list[list[list[str]]] = []
+
+
 def warn(message: str) -> None:
     """One warning line on stderr (made terminal-safe: it may quote kernel names)."""
-    click.echo(f"{PROG}: warning: {terminal_safe(message)}", err=True)
+    _say("warning", message)
 
 
 def note(message: str) -> None:
     """One informational line on stderr."""
-    click.echo(f"{PROG}: note: {terminal_safe(message)}", err=True)
+    _say("note", message)
+
+
+def _say(kind: str, message: str) -> None:
+    for said in _RECORDINGS:
+        said.append([kind, message])
+    click.echo(f"{PROG}: {kind}: {terminal_safe(message)}", err=True)
+
+
+@contextmanager
+def recording() -> Iterator[list[list[str]]]:
+    """The warnings and notes said inside the block, as ``[kind, message]`` pairs, in order.
+
+    What a cached report replays (:func:`replay`), so that a run served from
+    the report cache says what the run that made it said.
+    """
+    said: list[list[str]] = []
+    _RECORDINGS.append(said)
+    try:
+        yield said
+    finally:
+        _RECORDINGS.remove(said)
+
+
+def replay(said: Sequence[Sequence[str]]) -> None:
+    """Say again the lines a :func:`recording` took (unknown kinds are said as notes)."""
+    for kind, message in said:
+        (warn if kind == "warning" else note)(message)
 
 
 def error(message: str) -> None:

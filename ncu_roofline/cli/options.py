@@ -74,6 +74,12 @@ class Options:
                 changes[name] = convert(settings[key])
         return dataclasses.replace(self, **changes)
 
+    def values(self) -> dict[str, Any]:
+        """The options' values by field name (not where they came from)."""
+        return {
+            f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "defaulted"
+        }
+
 
 def option_group(cls: type[OptionsT], name: str, *options: Decorator[Any]) -> Decorator[F]:
     """Add ``options`` (in help order) and pass their values as one ``cls`` named ``name``.
@@ -366,6 +372,14 @@ class TheoryOptions(Options):
     #: Only ``report`` has --excess-threshold.
     excess_threshold: float = theory_defaults.EXCESS_THRESHOLD
 
+    def given(self) -> bool:
+        """Whether --theory, --model or --model-config was given (:meth:`config` is not None)."""
+        return not (self.theory_file is None and self.model is None and self.model_config is None)
+
+    def files(self) -> list[str]:
+        """The files the theory is read from: --theory and --model-config, where given."""
+        return [f for f in (self.theory_file, self.model_config) if f is not None]
+
     def config(self) -> TheoryConfig | None:
         """The analysis' theory, or None without --theory, --model or --model-config.
 
@@ -373,7 +387,7 @@ class TheoryOptions(Options):
         """
         if self.model and self.model_config:
             raise UsageError("give either --model or --model-config, not both")
-        if self.theory_file is None and self.model is None and self.model_config is None:
+        if not self.given():
             return None
         # Here, not at the top: the op library and model table cost ~20 ms
         # to import, and most runs give no theory.

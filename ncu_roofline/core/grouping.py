@@ -17,13 +17,26 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-__all__ = ["distinct_codes", "per_distinct", "row_groups"]
+__all__ = ["distinct_codes", "distinct_objects", "per_distinct", "row_groups"]
 
 #: Calls ``id`` on each element of an object array (a C-level loop).
 _IDS = np.frompyfunc(id, 1, 1)
 
 #: Combined group keys stay below this (products of distinct counts), else renumbered.
 _KEY_LIMIT = 1 << 62
+
+
+def distinct_objects(items: np.ndarray) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int64]]:
+    """Each element's object (an index among the distinct objects of an object array) and
+    the first row holding each object, in order of first appearance.
+
+    Objects are told apart by identity, never hashed by value: equal values
+    held in different objects are different objects here.
+    """
+    codes, objects = pd.factorize(_IDS(items).astype(np.int64), sort=False)
+    firsts = np.full(len(objects), len(items), dtype=np.int64)
+    np.minimum.at(firsts, codes, np.arange(len(items), dtype=np.int64))
+    return np.asarray(codes, dtype=np.intp), firsts
 
 
 def distinct_codes(values: pd.Series) -> tuple[npt.NDArray[np.int64], list[Any]]:
@@ -39,14 +52,12 @@ def distinct_codes(values: pd.Series) -> tuple[npt.NDArray[np.int64], list[Any]]
     """
     if values.dtype == object and len(values):
         items = values.to_numpy(dtype=object)
-        object_codes, objects = pd.factorize(_IDS(items).astype(np.int64), sort=False)
-        firsts = np.full(len(objects), len(items), dtype=np.int64)
         # The first row of each object: its value, and whether it is missing.
-        np.minimum.at(firsts, object_codes, np.arange(len(items), dtype=np.int64))
+        object_codes, firsts = distinct_objects(items)
         missing = pd.isna(items[firsts])
         code_of: dict[Any, int] = {}
         uniques: list[Any] = []
-        object_code = np.empty(len(objects), dtype=np.int64)
+        object_code = np.empty(len(firsts), dtype=np.int64)
         try:
             for j, row in enumerate(firsts.tolist()):
                 if missing[j]:

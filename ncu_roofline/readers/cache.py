@@ -49,75 +49,68 @@ import hashlib
 import json
 import os
 import stat
-import sys
-import threading
-import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import Any, BinaryIO, TypedDict, cast
 
 import numpy as np
 
 from ncu_roofline.core.launches import Coded, LaunchColumns
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import RuleTable
-from ncu_roofline.core.user_cache import DIR_VARIABLE, OFF_VARIABLE, cache_dir, cache_off
-from ncu_roofline.version import NAME, __version__
+from ncu_roofline.core.user_cache import (
+    DEFAULT_LIMIT_MB,
+    DIR_VARIABLE,
+    LIMIT_VARIABLE,
+    MIN_BYTES,
+    MIN_VARIABLE,
+    OFF_VARIABLE,
+    RACY_NS,
+    SUFFIX,
+    CorruptCache,
+    FileStamp,
+    aligned,
+    cache_dir,
+    cache_off,
+    file_stamp,
+    header_bytes,
+    limit_bytes,
+    min_bytes,
+    note,
+    now_ns,
+    split_header,
+    trim,
+    writable_dir,
+    write_atomic,
+)
+from ncu_roofline.version import __version__
 
 __all__ = [
+    "DEFAULT_LIMIT_MB",
     "DIR_VARIABLE",
     "FORMAT",
     "LIMIT_VARIABLE",
     "MIN_BYTES",
     "MIN_VARIABLE",
     "OFF_VARIABLE",
+    "RACY_NS",
+    "SUFFIX",
     "Entry",
     "cache_dir",
     "enabled",
     "limit_bytes",
     "lookup",
+    "trim",
 ]
 
 #: The cache file format; bump it whenever what is stored changes.
 FORMAT = 1
 
-#: Inputs smaller than this parse too fast to be worth a cache file.
-MIN_BYTES = 1 << 20
-
-#: An input modified less than this long before it was read is not cached: a
-#: file system stamps times in ticks of a few milliseconds, so a rewrite of the
-#: same size within one tick would keep its key ("racily clean", as git says).
-RACY_NS = 2 * 10**9
-
-#: The default bound on the cache folder's total size.
-DEFAULT_LIMIT_MB = 2048
-
-#: The bound on the folder's total size, in MB.
-LIMIT_VARIABLE = "NCU_ROOFLINE_CACHE_MB"
-#: Inputs smaller than this many bytes are not cached (default :data:`MIN_BYTES`).
-MIN_VARIABLE = "NCU_ROOFLINE_CACHE_MIN_BYTES"
-
-SUFFIX = ".ncucache"
-_TEMP_PREFIX = ".tmp-"
 MAGIC = b"NCURPC\x00\x01"
-_ALIGN = 8
 
 
 class Uncacheable(Exception):
     """Columns or info holding something the cache does not store (they are not cached)."""
-
-
-class CorruptCache(Exception):
-    """A cache file that cannot be read back."""
-
-
-def _number(variable: str, default: int) -> int:
-    text = os.environ.get(variable, "").strip()
-    try:
-        return max(0, int(float(text))) if text else default
-    except ValueError:
-        return default
 
 
 def enabled(cache: bool = True) -> bool:
@@ -125,34 +118,11 @@ def enabled(cache: bool = True) -> bool:
     return cache and not cache_off()
 
 
-def limit_bytes() -> int:
-    """The bound on the cache folder's total size (:data:`LIMIT_VARIABLE`, in MB)."""
-    return _number(LIMIT_VARIABLE, DEFAULT_LIMIT_MB) << 20
-
-
-def min_bytes() -> int:
-    """Inputs smaller than this are not cached (:data:`MIN_VARIABLE`, else :data:`MIN_BYTES`)."""
-    return _number(MIN_VARIABLE, MIN_BYTES)
-
-
-def _note(message: str) -> None:
-    """One note on stderr: never in a report, which must read the same with and without the cache."""
-    with contextlib.suppress(OSError, ValueError):
-        print(f"{NAME}: note: {message}", file=sys.stderr, flush=True)
-
-
-class CacheKey(TypedDict):
+class CacheKey(FileStamp):
     """What a cache file must carry to stand for an input: the tool, the name and the file."""
 
     format: int
     version: str
-    name: str
-    path: str
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-    #: ``[st_dev, st_ino]`` (a list: the key goes through JSON).
-    inode: list[int]
 
 
 class _Tree(TypedDict, total=False):
@@ -179,17 +149,7 @@ class _Header(TypedDict):
 
 
 def _key(name: str, resolved: str, st: os.stat_result) -> CacheKey:
-    return {
-        "format": FORMAT,
-        "version": __version__,
-        "name": name,
-        "path": resolved,
-        "size": st.st_size,
-        "mtime_ns": st.st_mtime_ns,
-        # A file replaced by another (``cp -p``), or its time set back: a miss too.
-        "ctime_ns": st.st_ctime_ns,
-        "inode": [st.st_dev, st.st_ino],
-    }
+    return {"format": FORMAT, "version": __version__, **file_stamp(name, resolved, st)}
 
 
 @dataclass
@@ -213,7 +173,7 @@ class Entry:
         except MemoryError:
             return None
         except OSError as exc:
-            _note(f"cannot read the parse cache file {self.file} ({exc.strerror}); parsing again")
+            note(f"cannot read the parse cache file {self.file} ({exc.strerror}); parsing again")
             return None
         try:
             header, start = _header(data)
@@ -241,25 +201,21 @@ class Entry:
             return False
         if _key(self.key["name"], self.key["path"], st) != self.key:
             return False  # changed while it was read: what was parsed may be neither
-        if _now_ns() - st.st_mtime_ns < RACY_NS:
+        if now_ns() - st.st_mtime_ns < RACY_NS:
             return False  # it may change again within the same time stamp
         try:
             data = _encode(self.key, columns, info)
         except Exception:  # Uncacheable, pyarrow's errors, MemoryError: not cached, never fatal
             return False
-        tmp = self.file.with_name(f"{_TEMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}{SUFFIX}")
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            with open(tmp, "wb") as fh:
-                for chunk in data:
-                    if isinstance(chunk, _Leaf):
-                        chunk.write_to(fh)
-                    else:
-                        fh.write(chunk)
-            os.replace(tmp, self.file)
-        except Exception:  # OSError; MemoryError, pyarrow's errors from the Arrow writer
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+
+        def write(fh: BinaryIO) -> None:
+            for chunk in data:
+                if isinstance(chunk, _Leaf):
+                    chunk.write_to(fh)
+                else:
+                    fh.write(chunk)
+
+        if not write_atomic(self.file, write):
             return False
         trim(self.file.parent, limit_bytes())
         return True
@@ -276,82 +232,18 @@ def lookup(path: str, cache: bool = True) -> Entry | None:
         resolved = os.path.realpath(path)
     except (OSError, ValueError):
         return None
-    try:
-        folder = cache_dir()
-    except (RuntimeError, OSError, ValueError):  # no home folder to find
-        return None
-    if not _usable(folder):
+    folder = writable_dir()
+    if folder is None:
         return None
     digest = hashlib.sha256(json.dumps([path, resolved]).encode("utf-8", "surrogatepass"))
     name = digest.hexdigest()[:40] + SUFFIX
     return Entry(folder / name, _key(path, resolved, st), path)
 
 
-_USABLE: dict[Path, bool] = {}
-_USABLE_LOCK = threading.Lock()
-
-
-def _usable(folder: Path) -> bool:
-    """Whether the folder exists (made if not) and can be written; asked once per process."""
-    with _USABLE_LOCK:
-        if folder not in _USABLE:
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-                ok = os.access(folder, os.W_OK | os.X_OK)
-            except OSError:
-                ok = False
-            _USABLE[folder] = ok
-        return _USABLE[folder]
-
-
 def _corrupt(file: Path, why: str) -> None:
-    _note(f"ignoring the unreadable parse cache file {file} ({why}); parsing the input again")
+    note(f"ignoring the unreadable parse cache file {file} ({why}); parsing the input again")
     with contextlib.suppress(OSError):
         file.unlink()
-
-
-def trim(folder: Path, limit: int) -> None:
-    """Delete cache files, least recently used first, until the folder holds at most ``limit`` bytes.
-
-    Temporary files of writers that died are removed when a day old.
-    """
-    files: list[tuple[int, int, Path]] = []
-    try:
-        with os.scandir(folder) as it:
-            entries = list(it)
-    except OSError:
-        return
-    now = _now_ns()
-    for entry in entries:
-        if not entry.name.endswith(SUFFIX):
-            continue
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if not stat.S_ISREG(st.st_mode):
-            continue
-        if entry.name.startswith(_TEMP_PREFIX):
-            if now - st.st_mtime_ns > 86_400 * 10**9:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
-            continue
-        files.append((st.st_mtime_ns, st.st_size, Path(entry.path)))
-    total = sum(size for _, size, _ in files)
-    for _, size, file in sorted(files, key=lambda f: (f[0], f[2].name)):
-        if total <= limit:
-            break
-        try:
-            file.unlink()
-        except FileNotFoundError:
-            pass  # another process trimmed it first
-        except OSError:
-            continue
-        total -= size
-
-
-def _now_ns() -> int:
-    return time.time_ns()
 
 
 # -- encoding --------------------------------------------------------------------
@@ -361,18 +253,7 @@ def _header(data: bytearray) -> tuple[_Header, int]:
     """The header and where the Arrow files start; :class:`CorruptCache` when it is not a
     cache file (its fields are checked as they are read: a wrong one raises a ``KeyError``,
     ``TypeError`` or ``ValueError``, which :meth:`Entry.load` takes as a damaged file)."""
-    if len(data) < 16 or data[:8] != MAGIC:
-        raise CorruptCache("not a parse cache file")
-    size = int.from_bytes(data[8:16], "little")
-    if 16 + size > len(data):
-        raise CorruptCache("truncated")
-    try:
-        header = json.loads(bytes(data[16 : 16 + size]).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise CorruptCache(f"bad header: {exc}") from None
-    if not isinstance(header, dict):
-        raise CorruptCache("bad header")
-    start = _aligned(16 + size)
+    header, start = split_header(data, MAGIC, "parse cache")
     length = header.get("length")
     if not isinstance(length, int) or start + length != len(data):
         raise CorruptCache("truncated" if isinstance(length, int) else "bad length")
@@ -390,7 +271,7 @@ def _encode(key: CacheKey, columns: LaunchColumns, info: SourceInfo) -> list[Any
     offsets, at = [], 0
     for blob in leaves:
         offsets.append([at, len(blob)])
-        at = _aligned(at + len(blob))
+        at = aligned(at + len(blob))
     header: _Header = {
         "key": key,
         "info": info_data,
@@ -399,14 +280,7 @@ def _encode(key: CacheKey, columns: LaunchColumns, info: SourceInfo) -> list[Any
         "leaves": offsets,
         "length": at,
     }
-    text = json.dumps(header, allow_nan=True).encode("utf-8")
-    start = _aligned(16 + len(text))
-    out: list[Any] = [
-        MAGIC,
-        len(text).to_bytes(8, "little"),
-        text,
-        b"\0" * (start - 16 - len(text)),
-    ]
+    out: list[Any] = header_bytes(MAGIC, json.dumps(header, allow_nan=True).encode("utf-8"))
     pos = 0
     for (at, _), blob in zip(offsets, leaves, strict=True):
         out.append(b"\0" * (at - pos))
@@ -471,10 +345,6 @@ class _Unclosed:
 
     def writable(self) -> bool:
         return True
-
-
-def _aligned(n: int) -> int:
-    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
 
 
 def _tree(columns: LaunchColumns, leaves: list[Any]) -> _Tree:

@@ -9,10 +9,16 @@ and ``'``), so no kernel name can end the script or open a tag.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import hashlib
+import importlib.util
+import os
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
+from ncu_roofline.core.user_cache import cache_dir, cache_off, code_stamp, write_atomic
 from ncu_roofline.render.options import PLOTLY_MODES
 from ncu_roofline.render.safe_text import escape_unsafe
 from ncu_roofline.render.templates import Code, environment, templates_dir
@@ -24,6 +30,21 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=1)
 def _plotly_inline() -> str:
+    """plotly.js as a page inlines it: from the cache folder when it was kept there."""
+    kept = _kept_plotly()
+    if kept is not None:
+        text = _read_kept(kept)
+        if text is not None:
+            return text
+    text = _escaped_plotly()
+    if kept is not None:
+        data = text.encode("utf-8")
+        digest = hashlib.sha256(data).digest()
+        write_atomic(kept, lambda fh: fh.writelines((_KEPT_MAGIC, digest, data)))
+    return text
+
+
+def _escaped_plotly() -> str:
     from plotly.offline import get_plotlyjs
 
     source: str = get_plotlyjs()
@@ -32,6 +53,59 @@ def _plotly_inline() -> str:
     # characters (in string literals: a PNG signature's SUB) are written as
     # their JavaScript escapes, which mean the same: no page holds one raw.
     return escape_unsafe(source.replace("</script", "<\\/script"))
+
+
+#: The start of a kept plotly.js: then the SHA-256 of the text that follows.
+_KEPT_MAGIC = b"NCURJS\x00\x01"
+
+
+def _kept_plotly() -> Path | None:
+    """Where the escaped plotly.js is kept in the cache folder; None when off or not found.
+
+    Escaping its 4.6 MB takes about 0.07 s, a tenth of a re-report served
+    from the report cache.  It lies with the compiled templates
+    (``templates/``): one file per version of plotly and of the tool.  The
+    name carries the tool's code and the bundled file's path, size and
+    modification time: a new plotly or a new escape is another file.
+    """
+    if cache_off():
+        return None
+    try:
+        spec = importlib.util.find_spec("plotly")
+        places = list(spec.submodule_search_locations or []) if spec else []
+        if not places:
+            return None
+        bundled = os.path.join(places[0], "package_data", "plotly.min.js")
+        st = os.stat(bundled)
+        folder = cache_dir()
+    except (ImportError, RuntimeError, OSError, ValueError):  # no plotly file, no home folder
+        return None
+    parts = (code_stamp(), bundled, st.st_size, st.st_mtime_ns)
+    name = hashlib.sha1(repr(parts).encode(), usedforsecurity=False).hexdigest()[:24]
+    return folder / "templates" / f"plotly-{name}.js"
+
+
+def _read_kept(file: Path) -> str | None:
+    """The kept text, when the file is whole (its checksum matches); None otherwise."""
+    try:
+        with open(file, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    head = len(_KEPT_MAGIC) + 32
+    body = data[head:]
+    if (
+        not data.startswith(_KEPT_MAGIC)
+        or hashlib.sha256(body).digest() != data[len(_KEPT_MAGIC) : head]
+    ):
+        return None  # damaged: made again and written over
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(file)  # a use, for the least-recently-used trim
+    return text
 
 
 def plotly_cdn_url() -> str:

@@ -12,24 +12,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, cast, overload
 
 import numpy as np
+import orjson
 import pandas as pd
+import pyarrow as pa
 
 from ncu_roofline.core.frame import floats
+from ncu_roofline.core.grouping import distinct_codes, distinct_objects
 from ncu_roofline.report.schema import LaunchRecord
+from ncu_roofline.report.table_records import (
+    BLOCK_ROWS,
+    JSON_FIELD,
+    CodedColumn,
+    ColumnValues,
+    same_value,
+)
 
 __all__ = ["BLOCK_ROWS", "CodedColumn", "ColumnValues", "LaunchRecords", "records"]
-
-#: One field of a block of records: its name and its values (:meth:`LaunchRecords.column_blocks`).
-ColumnValues = tuple[str, "np.ndarray | CodedColumn | list[Any]"]
-
-#: Rows turned into dicts per block when the records are iterated: about
-#: 25 MB of dicts for a report's ~70 launch fields.
-BLOCK_ROWS = 5_000
 
 
 def records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -123,6 +125,30 @@ class LaunchRecords(Sequence[LaunchRecord]):
         for block in self.blocks():
             yield from block
 
+    def arrow_table(self) -> pa.Table | None:
+        """The records as an Arrow table that
+        :class:`~ncu_roofline.report.table_records.TableRecords` reads back as they are.
+
+        One column per field, holding the plain values the records give:
+        numbers with missing and non-finite ones null, texts dictionary-encoded,
+        lists and dicts (ncu's rule results, projections per GPU) as their JSON
+        texts, dictionary-encoded and marked :data:`JSON_FIELD`, a field the
+        frame lacks as nulls.  None when a field mixes kinds of value (texts
+        and numbers, ints and floats) that one Arrow column could not give back
+        as they were, or holds a nested value JSON would change.
+        """
+        n = len(self._frame)
+        arrays: list[pa.Array] = []
+        fields: list[pa.Field] = []
+        for f in self._fields:
+            made = _arrow_column(self._frame[f]) if f in self._frame else (pa.nulls(n), False)
+            if made is None:
+                return None
+            array, as_json = made
+            arrays.append(array)
+            fields.append(pa.field(f, array.type, metadata=JSON_FIELD if as_json else None))
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LaunchRecords):
             if other._frame is self._frame and other._fields == self._fields:
@@ -147,12 +173,142 @@ def _launches(rows: list[dict[str, Any]]) -> list[LaunchRecord]:
 _PLAIN_TYPES = frozenset({str, int, bool, type(None)})
 
 
-@dataclass(frozen=True)
-class CodedColumn:
-    """A text column as its distinct values and each row's index among them (-1: missing)."""
+#: The Arrow type of an object column whose plain values are all of one Python type.
+_ARROW_TYPES = {str: pa.string(), int: pa.int64(), bool: pa.bool_(), float: pa.float64()}
 
-    distinct: list[str]
-    codes: np.ndarray
+
+def _arrow_column(s: pd.Series) -> tuple[pa.Array, bool] | None:
+    """One column's plain values (as :func:`_column_values` gives them) as an Arrow array,
+    and whether it holds JSON texts; None when they mix Python types."""
+    if pd.api.types.is_float_dtype(s.dtype):
+        arr = floats(s)
+        return pa.array(arr, type=pa.float64(), mask=~np.isfinite(arr)), False
+    if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
+        return pa.array(s.to_numpy()), False
+    if isinstance(s.dtype, pd.api.extensions.ExtensionDtype) and (
+        pd.api.types.is_integer_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype)
+    ):
+        # Nullable ints and booleans: their values and their missing mask, no objects.
+        missing = s.isna().to_numpy(dtype=bool)
+        if pd.api.types.is_integer_dtype(s.dtype):
+            values = s.to_numpy(dtype=np.int64, na_value=0)
+        else:
+            values = s.to_numpy(dtype=np.bool_, na_value=False)
+        return pa.array(values, mask=missing if missing.any() else None), False
+    if isinstance(s.dtype, pd.StringDtype):
+        return _one(_coded_texts(s))
+    if s.dtype != object:
+        return _one(_object_column(_column_values(s)))
+    kinds = set(map(type, s.to_numpy()))
+    if kinds & _NESTED:
+        if not kinds <= _NESTED | _MISSING:
+            return None
+        json = _json_texts(s.to_numpy())
+        return None if json is None else (json, True)
+    if kinds <= _MISSING | {str} and _long_texts(s):
+        texts = _coded_texts(s)
+        if texts is not None:
+            return texts, False
+    return _one(_objects_column(s))
+
+
+def _one(array: pa.Array | None) -> tuple[pa.Array, bool] | None:
+    return None if array is None else (array, False)
+
+
+#: What a row of an object column may hold for a missing value.
+_MISSING = frozenset({type(None), float, type(pd.NA)})
+#: Nested values, kept as their JSON texts.
+_NESTED = frozenset({list, dict})
+
+
+def _json_texts(items: np.ndarray) -> pa.Array | None:
+    """Lists and dicts as a dictionary array of their JSON texts, each distinct object
+    encoded once; None when one would not read back from JSON as it is."""
+    objects, firsts = distinct_objects(items)
+    text_code: dict[bytes, int] = {}
+    object_code = np.empty(len(firsts), dtype=np.int32)
+    for j, row in enumerate(firsts.tolist()):
+        value = items[row]
+        if type(value) not in _NESTED:
+            if not pd.isna(value):
+                return None  # a number among the lists: not one kind of value
+            object_code[j] = -1
+            continue
+        try:
+            text = orjson.dumps(value)
+        except TypeError:
+            return None  # a key that is no text, a value JSON cannot hold
+        if not same_value(orjson.loads(text), value):
+            return None
+        object_code[j] = text_code.setdefault(text, len(text_code))
+    codes = object_code[objects]
+    indices = pa.array(codes, mask=codes < 0)
+    distinct = pa.array([t.decode("utf-8") for t in text_code], type=pa.string())
+    return pa.DictionaryArray.from_arrays(indices, distinct)
+
+
+#: Texts longer than this on average (kernel names: up to a kilobyte) are
+#: told apart by object rather than copied into Arrow row by row.
+_LONG_TEXT = 64
+
+
+def _long_texts(s: pd.Series) -> bool:
+    """Whether a sample of the column holds long texts, equal ones held in one object.
+
+    Such a column (kernel names, sources) is a few objects repeated on every
+    row: coded by object, nothing is copied.  A column made row by row
+    (explanations formatted per launch) holds an object per row: Arrow
+    copies and encodes it faster than Python could tell its objects apart.
+    """
+    sample = [v for v in s.iloc[:: max(1, len(s) // 32)].to_numpy() if type(v) is str]
+    if not sample or sum(map(len, sample)) <= _LONG_TEXT * len(sample):
+        return False
+    return len(set(map(id, sample))) <= len(set(sample))
+
+
+def _coded_texts(s: pd.Series) -> pa.Array | None:
+    """A column of texts (missing values aside) as a dictionary array, each distinct
+    text once, never copied or hashed per row; None when it holds anything else."""
+    if s.dtype == object and not (_MISSING | {str}).issuperset(map(type, s.to_numpy())):
+        return None
+    codes, distinct = distinct_codes(s)
+    if not all(type(v) is str for v in distinct):
+        return None  # a float that is a number, not a missing value
+    indices = pa.array(codes.astype(np.int32), mask=codes < 0)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(distinct, type=pa.string()))
+
+
+def _objects_column(s: pd.Series) -> pa.Array | None:
+    """An object column as Arrow converts it (in C), where that keeps every value as it is."""
+    try:
+        array = pa.array(s.to_numpy(), from_pandas=True)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return _object_column(_column_values(s))
+    kind = array.type
+    if pa.types.is_string(kind):
+        return array.dictionary_encode()
+    if pa.types.is_int64(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind):
+        return array  # only ints, only bools, only missing: Arrow takes no other mix
+    # Floats (maybe mixed with ints, which Arrow would turn into floats), and the rest.
+    return _object_column(_column_values(s))
+
+
+def _object_column(values: list[Any]) -> pa.Array | None:
+    """Plain values of one Python type (and ``None``) as an Arrow array; None when mixed."""
+    kinds = set(map(type, values))
+    kinds.discard(type(None))
+    if not kinds:
+        return pa.nulls(len(values))
+    if len(kinds) > 1:
+        return None
+    kind = kinds.pop()
+    if kind not in _ARROW_TYPES:
+        return None
+    try:
+        return pa.array(values, type=_ARROW_TYPES[kind])
+    except (pa.ArrowException, OverflowError):
+        return None  # an int beyond 64 bits
 
 
 def _column_array(s: pd.Series) -> np.ndarray | CodedColumn | list[Any]:

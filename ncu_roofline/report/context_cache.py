@@ -1,0 +1,318 @@
+"""The report cache: one report context kept on disk, read back instead of analysed.
+
+Re-running ``report`` or ``summary`` on an unchanged export with the same
+options (another output format, another ``--fail-on`` gate, the same report
+again in CI) needs the same report context.  Even with the parse cache
+(:mod:`ncu_roofline.readers.cache`) that context costs the analysis and the
+import of pandas: about a second on 100,000 launches.  This cache keeps the
+context itself: a hit reads it back with numpy and pyarrow only.
+
+Layout of one cache file (``<hash>.ncucache``, beside the parse cache's, under
+the same bound on the folder's size)::
+
+    MAGIC (8 bytes) | header length (8 bytes, little-endian) | header (JSON)
+    | the launch records as one Arrow IPC file, 8-byte aligned, to the end
+
+The header holds the key, the lines the analysis said on stderr (replayed on
+a hit, so a cached run says what the first one said), the context but its
+launches, and where the launches went among the context's keys.  The
+launches are the table of :meth:`~ncu_roofline.report.records.LaunchRecords.arrow_table`,
+read back as :class:`~ncu_roofline.report.table_records.TableRecords`.
+
+Key: every file the context rests on (the inputs, ``--roofs``, ``--theory``,
+``--model-config``, ``--nsys``), each by its name as given, resolved path,
+size, modification and change times (ns) and inode; the options that change
+the analysis; the tool's version, a stamp of its installed files (so an
+edited checkout never reads a context made by other code), and the versions
+of Python, numpy, pyarrow and pandas.  The file name is a hash of the names
+and options only, so a changed input overwrites its own entry; the whole key
+is stored inside and checked on read.
+
+Nothing is kept that would not read back as it was: a context holding a value
+JSON would change (a NaN, a tuple, a numpy number) or a launch field mixing
+kinds of value is not cached.  Inputs smaller in all than the parse cache's
+threshold, standard input, and files modified less than
+:data:`~ncu_roofline.core.user_cache.RACY_NS` ago are not cached; an input
+changed while it was analysed is not stored.  A damaged file is ignored with
+a note on stderr, deleted, and the analysis made again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import os
+import stat
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, TypedDict, cast
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.ipc
+
+from ncu_roofline.core.user_cache import (
+    RACY_NS,
+    SUFFIX,
+    CorruptCache,
+    FileStamp,
+    cache_off,
+    code_stamp,
+    file_stamp,
+    header_bytes,
+    limit_bytes,
+    min_bytes,
+    note,
+    now_ns,
+    split_header,
+    trim,
+    writable_dir,
+    write_atomic,
+)
+from ncu_roofline.report.table_records import TableRecords, same_value
+from ncu_roofline.version import __version__
+
+if TYPE_CHECKING:
+    from ncu_roofline.report.schema import ReportContext
+
+__all__ = ["FORMAT", "ReportEntry", "Said", "lookup"]
+
+#: The cache file format; bump it whenever what is stored changes.
+FORMAT = 1
+
+MAGIC = b"NCURRC\x00\x01"
+
+#: What the analysis said on stderr: ``[kind, line]`` pairs, kind ``warning`` or ``note``.
+Said = list[list[str]]
+
+
+class ReportKey(TypedDict):
+    """What a cache file must carry to stand for a report: the tool, the files, the options."""
+
+    format: int
+    version: str
+    code: str
+    libraries: list[str]
+    options: dict[str, Any]
+    files: list[FileStamp]
+
+
+class _Header(TypedDict):
+    key: ReportKey
+    said: Said
+    context: dict[str, Any]
+    #: The index of ``launches`` among the context's keys.
+    launches_at: int
+    #: The launch records' count and fields (checked against the Arrow file's).
+    rows: int
+    fields: list[str]
+
+
+def _stamp(name: str, st: os.stat_result) -> FileStamp:
+    return file_stamp(name, os.path.realpath(name), st)
+
+
+def _stamps(names: Sequence[str]) -> list[FileStamp] | None:
+    """Each file's stamp; None when one is not a regular file that can be looked at."""
+    out = []
+    for name in names:
+        try:
+            st = os.stat(name)
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            out.append(_stamp(name, st))
+        except (OSError, ValueError):
+            return None
+    return out
+
+
+@cache
+def _libraries() -> list[str]:
+    """The versions the analysis' numbers depend on, besides the tool's own."""
+    return [sys.version, np.__version__, pa.__version__, _installed("pandas")]
+
+
+def _installed(package: str) -> str:
+    """Which version of ``package`` is installed, without importing it.
+
+    The names of its ``.dist-info`` folders beside it (what
+    :mod:`importlib.metadata` reads, at a tenth of its import time), else its
+    ``__init__.py``'s path, size and time; ``-`` when it is not found.
+    """
+    try:
+        spec = importlib.util.find_spec(package)
+        origin = spec.origin if spec is not None else None
+        if origin is None:
+            return "-"
+        site = os.path.dirname(os.path.dirname(origin))
+        with os.scandir(site) as entries:
+            names = sorted(
+                e.name
+                for e in entries
+                if e.name.startswith(f"{package}-") and e.name.endswith(".dist-info")
+            )
+        if names:
+            return " ".join(names)
+        st = os.stat(origin)
+        return f"{origin} {st.st_size} {st.st_mtime_ns}"
+    except (ImportError, OSError, ValueError):
+        return "-"
+
+
+@dataclass
+class ReportEntry:
+    """The cache file of one report, and the key its contents must carry."""
+
+    file: Path
+    key: ReportKey
+
+    def load(self) -> tuple[ReportContext, Said] | None:
+        """The cached context and what its analysis said; None on a miss or a damaged file."""
+        try:
+            with open(self.file, "rb") as fh:
+                data = fh.read()
+        except FileNotFoundError:
+            return None
+        except (OSError, MemoryError):
+            return None
+        try:
+            header, start = _header(data)
+            if header.get("key") != self.key:
+                return None  # another version of an input, an option or the tool: a miss
+            got = _decode(header, start, data)
+        except MemoryError:
+            return None
+        except Exception as exc:  # CorruptCache, a wrong header field, pyarrow's errors
+            note(
+                f"ignoring the unreadable report cache file {self.file} "
+                f"({type(exc).__name__}: {exc}); analysing again"
+            )
+            with contextlib.suppress(OSError):
+                self.file.unlink()
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(self.file)  # least recently used goes first: a hit counts as a use
+        return got
+
+    def store(self, context: ReportContext, said: Said) -> bool:
+        """Write the cache file (atomically); False when not written (never raises)."""
+        now = _stamps([f["name"] for f in self.key["files"]])
+        if now != self.key["files"]:
+            return False  # a file changed while it was read: what was made may be neither
+        if any(now_ns() - f["mtime_ns"] < RACY_NS for f in self.key["files"]):
+            return False  # it may change again within the same time stamp
+        try:
+            made = _encode(self.key, context, said)
+        except Exception:  # not storable as it is; pyarrow's errors, MemoryError
+            return False
+        if made is None:
+            return False
+        head, table = made
+
+        def write(fh: BinaryIO) -> None:
+            fh.writelines(head)
+            # Straight into the file: no second copy of the table in memory.
+            with pyarrow.ipc.new_file(fh, table.schema) as writer:
+                writer.write_table(table)
+
+        if not write_atomic(self.file, write):
+            return False
+        trim(self.file.parent, limit_bytes())
+        return True
+
+
+def lookup(
+    inputs: Sequence[str],
+    files: Sequence[str],
+    options: Mapping[str, Any],
+    cache: bool = True,
+) -> ReportEntry | None:
+    """The cache entry of the report of ``inputs`` made with ``options``; None where not cached.
+
+    ``files`` are the other files the report reads (roofs, theory, model
+    config, timelines); ``options`` every option that changes the context,
+    as JSON values.  None when the cache is off, an input is standard input
+    or not a regular file, or the inputs are small.
+    """
+    if not cache or cache_off() or "-" in inputs:
+        return None
+    stamps = _stamps([*inputs, *files])
+    if stamps is None or sum(s["size"] for s in stamps[: len(inputs)]) < min_bytes():
+        return None
+    folder = writable_dir()
+    if folder is None:
+        return None
+    key: ReportKey = {
+        "format": FORMAT,
+        "version": __version__,
+        "code": code_stamp(),
+        "libraries": _libraries(),
+        "options": {},
+        "files": stamps,
+    }
+    try:
+        # As JSON gives them back, so that the key read from a file compares equal.
+        key["options"] = orjson.loads(orjson.dumps(dict(options)))
+        name = orjson.dumps(["report", [[s["name"], s["path"]] for s in stamps], key["options"]])
+    except TypeError:
+        return None  # an option JSON cannot hold: not cached
+    return ReportEntry(folder / (hashlib.sha256(name).hexdigest()[:40] + SUFFIX), key)
+
+
+# -- encoding --------------------------------------------------------------------
+
+
+def _encode(
+    key: ReportKey, context: ReportContext, said: Said
+) -> tuple[list[bytes], pa.Table] | None:
+    """The cache file's head (magic, header, padding) and the launch table that follows it;
+    None when the context would not read back as it is."""
+    keys = list(context)
+    launches = context["launches"]
+    to_table = getattr(launches, "arrow_table", None)
+    table = to_table() if callable(to_table) else None
+    if table is None or len(set(table.column_names)) != table.num_columns:
+        return None
+    rest = {k: v for k, v in context.items() if k != "launches"}
+    header: _Header = {
+        "key": key,
+        "said": said,
+        "context": rest,
+        "launches_at": keys.index("launches"),
+        "rows": table.num_rows,
+        "fields": table.column_names,
+    }
+    text = orjson.dumps(header)
+    if not same_value(orjson.loads(text)["context"], rest):
+        return None
+    return header_bytes(MAGIC, text), table
+
+
+def _header(data: bytes) -> tuple[_Header, int]:
+    header, start = split_header(data, MAGIC, "report cache", orjson.loads)
+    if start >= len(data):
+        raise CorruptCache("truncated")
+    return cast("_Header", header), start
+
+
+def _decode(header: _Header, start: int, data: bytes) -> tuple[ReportContext, Said]:
+    # A damaged or truncated Arrow file fails here (its footer is checked).
+    table = pyarrow.ipc.open_file(pa.py_buffer(data)[start:]).read_all()
+    if table.num_rows != header["rows"] or table.column_names != header["fields"]:
+        raise CorruptCache("the launch table does not match the header")
+    rest = header["context"]
+    if not isinstance(rest, dict):
+        raise CorruptCache("bad context")
+    items = list(rest.items())
+    items.insert(int(header["launches_at"]), ("launches", TableRecords(table)))
+    said = header["said"]
+    if not all(
+        isinstance(s, list) and len(s) == 2 and all(isinstance(t, str) for t in s) for s in said
+    ):
+        raise CorruptCache("bad lines")
+    return cast("ReportContext", dict(items)), said

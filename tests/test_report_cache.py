@@ -1,0 +1,355 @@
+"""The report cache (:mod:`ncu_roofline.report.context_cache`): hits, misses, damage, races, bounds.
+
+A report served from the cache must be the report made without it, byte
+for byte and stderr line for line, in every format.  Every test has a cache
+folder of its own (the autouse fixture in ``tests/conftest.py``); here the
+size threshold is lowered so that the small sample files are cached, and
+inputs have their modification time set back (a file modified within
+:data:`~ncu_roofline.core.user_cache.RACY_NS` is not cached).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import ncu_roofline.cli.analyse as cli_analyse
+import ncu_roofline.core.user_cache as user_cache
+from ncu_roofline.cli import cli
+from ncu_roofline.report import context_cache
+from tests.helpers import REPO, SAMPLES
+
+DETAILS = "wangzy0327__cuda-roofline__src_output.csv"
+RULES = (
+    "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode__"
+    "gqa_bf16_b128_ctx2k_p64.ncu.csv"
+)
+RAW = (
+    "leleucas__Actual-Parameter-Collection-for-Machine-Learning-Operators__"
+    "attention_actual_parameter_analysis_data_5-9_bert_torch_nsight.csv"
+)
+SUMMARY = "Giotyp__GPU-Roofline-Python__multi_kernels_metrics.csv"
+NSYS_NCU = "CodeGandee__llm-perf-opt__reports_20251107-dsocr_ncu-v2_kernel_0005_ncu.details.csv"
+NSYS = "CodeGandee__llm-perf-opt__reports_20251107-dsocr_nsys_per-stage_decode_nsys_summary_cuda_gpu_kern_sum.csv"
+NSYS_SAMPLES = SAMPLES.parent / "nsys-samples"
+
+#: A time well before any test ran (2020-01-01), in ns.
+OLD_NS = 1_577_836_800 * 10**9
+
+#: The page's generation time: the one thing two runs of one report write differently.
+_GENERATED = re.compile(rb"generated \d{4}-\d\d-\d\dT[\d:]+\+00:00")
+
+
+@pytest.fixture
+def folder(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's cache folder, every input cached whatever its size."""
+    monkeypatch.setenv(user_cache.MIN_VARIABLE, "0")
+    return Path(os.environ[user_cache.DIR_VARIABLE])
+
+
+def _copy(src: Path, dest: Path, mtime_ns: int = OLD_NS) -> Path:
+    if not src.is_file():
+        pytest.skip(f"real sample {src.name} not found in {src.parent}")
+    shutil.copyfile(src, dest)
+    os.utime(dest, ns=(mtime_ns, mtime_ns))
+    return dest
+
+
+def _reports(folder: Path) -> list[Path]:
+    """The report cache's files (the parse cache's share the folder and the ending)."""
+    return sorted(
+        p for p in folder.glob(f"*{user_cache.SUFFIX}") if p.read_bytes()[:8] == context_cache.MAGIC
+    )
+
+
+class Analyses:
+    """Counts the analyses :func:`ncu_roofline.cli.analyse.analyse` makes; may forbid them."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        self.forbidden = False
+        real = cli_analyse.analyse
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            assert not self.forbidden, "analysed although the report was cached"
+            self.count += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(cli_analyse, "analyse", counted)
+
+
+@pytest.fixture
+def analyses(monkeypatch: pytest.MonkeyPatch) -> Analyses:
+    return Analyses(monkeypatch)
+
+
+def _run(args: list[str], out: Path | None = None, fmt: str = "json") -> tuple[bytes, str]:
+    """The document a report command writes and its stderr (exit code 0 asserted)."""
+    runner = CliRunner()
+    command = [*args]
+    if out is not None:
+        command += ["--format", fmt, "-o", str(out), "--force"]
+    result = runner.invoke(cli, command, catch_exceptions=False)
+    assert result.exit_code == 0, result.output + result.stderr
+    document = out.read_bytes() if out is not None else result.stdout_bytes
+    return _GENERATED.sub(b"generated T", document), result.stderr
+
+
+# -- hits ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sample", [DETAILS, RULES, RAW, SUMMARY])
+def test_a_cached_report_is_the_report_made_without_the_cache(
+    sample: str, folder: Path, tmp_path: Path, analyses: Analyses
+) -> None:
+    path = _copy(SAMPLES / sample, tmp_path / "p.csv")
+    formats = ("json", "html", "md", "junit")
+    plain = {f: _run(["report", str(path), "--no-cache"], tmp_path / f"o.{f}", f) for f in formats}
+    assert _reports(folder) == []
+    assert _run(["report", str(path)], tmp_path / "o.json") == plain["json"]
+    assert len(_reports(folder)) == 1
+    analyses.forbidden = True
+    for fmt in formats:
+        assert _run(["report", str(path)], tmp_path / f"o.{fmt}", fmt) == plain[fmt]
+    analyses.forbidden = False
+    assert analyses.count == len(formats) + 1
+    text = _run(["summary", str(path)])
+    analyses.forbidden = True
+    assert _run(["summary", str(path)]) == text
+
+
+def test_theory_timeline_gpu_and_projection_are_cached_too(
+    folder: Path, tmp_path: Path, analyses: Analyses
+) -> None:
+    path = _copy(SAMPLES / NSYS_NCU, tmp_path / "p.csv")
+    nsys = _copy(NSYS_SAMPLES / NSYS, tmp_path / "t.csv")
+    args = [
+        "report",
+        str(path),
+        "--gpu",
+        "h100",
+        "--model",
+        "llama-3-8b",
+        "--nsys",
+        str(nsys),
+        "--project-to",
+        "a100",
+    ]
+    plain = _run([*args, "--no-cache"], tmp_path / "o.json")
+    first = _run(args, tmp_path / "o.json")
+    analyses.forbidden = True
+    again = _run(args, tmp_path / "o.json")
+    assert first == plain == again
+    # The notes the analysis said (what --gpu h100 resolved to) are said again.
+    assert "note:" in again[1]
+
+
+def test_the_report_cache_is_read_without_pandas(folder: Path, tmp_path: Path) -> None:
+    path = _copy(SAMPLES / RULES, tmp_path / "p.csv")
+    out = tmp_path / "o.html"
+    _run(["report", str(path)], out, "html")
+    assert len(_reports(folder)) == 1
+    code = (
+        "import sys\n"
+        "from ncu_roofline.cli import main\n"
+        f"sys.argv = ['ncu-roofline', 'report', {str(path)!r}, '-o', {str(out)!r}, '--force']\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "False"
+
+
+# -- misses ----------------------------------------------------------------------
+
+
+def test_a_changed_input_option_or_file_is_a_miss(
+    folder: Path, tmp_path: Path, analyses: Analyses
+) -> None:
+    path = _copy(SAMPLES / DETAILS, tmp_path / "p.csv")
+    roofs = tmp_path / "roofs.toml"
+    roofs.write_text('[gpu.mine]\nname = "Mine"\nfp32_tflops = 20\ndram_gbps = 1000\n')
+    os.utime(roofs, ns=(OLD_NS, OLD_NS))
+    out = tmp_path / "o.json"
+    runs = [
+        ["report", str(path)],
+        ["report", str(path), "--gpu", "a100"],
+        ["report", str(path), "--gpu", "h100"],
+        ["report", str(path), "--clocks", "datasheet"],
+        ["report", str(path), "--excess-threshold", "3"],
+        ["report", str(path), "--roofs", str(roofs)],
+    ]
+    for args in runs:
+        _run(args, out)
+    assert analyses.count == len(runs)
+    assert len(_reports(folder)) == len(runs)
+    analyses.forbidden = True
+    for args in runs:
+        _run(args, out)
+    analyses.forbidden = False
+    # The roofs file changes: a miss (its entry is written over).
+    roofs.write_text('[gpu.mine]\nname = "Mine"\nfp32_tflops = 30\ndram_gbps = 1000\n')
+    os.utime(roofs, ns=(OLD_NS + 10**9, OLD_NS + 10**9))
+    _run(runs[-1], out)
+    assert analyses.count == len(runs) + 1
+    # The input changes: a miss.
+    os.utime(path, ns=(OLD_NS + 10**9, OLD_NS + 10**9))
+    _run(runs[0], out)
+    assert analyses.count == len(runs) + 2
+    assert len(_reports(folder)) == len(runs)
+
+
+def test_another_tool_version_or_code_is_a_miss(
+    folder: Path, tmp_path: Path, analyses: Analyses, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(SAMPLES / DETAILS, tmp_path / "p.csv")
+    out = tmp_path / "o.json"
+    _run(["report", str(path)], out)
+    monkeypatch.setattr(context_cache, "__version__", "0.0.0-other")
+    _run(["report", str(path)], out)
+    monkeypatch.setattr(context_cache, "code_stamp", lambda: "edited")
+    _run(["report", str(path)], out)
+    monkeypatch.setattr(context_cache, "FORMAT", context_cache.FORMAT + 1)
+    _run(["report", str(path)], out)
+    assert analyses.count == 4
+
+
+def test_the_code_stamp_follows_the_package_files() -> None:
+    stamp = user_cache.code_stamp()
+    assert re.fullmatch(r"[0-9a-f]{32}", stamp)
+    user_cache.code_stamp.cache_clear()
+    assert user_cache.code_stamp() == stamp
+
+
+def test_not_cached_when_off_small_recent_or_stdin(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(SAMPLES / DETAILS, tmp_path / "p.csv")
+    out = tmp_path / "o.json"
+    _run(["report", str(path), "--no-cache"], out)
+    monkeypatch.setenv(user_cache.OFF_VARIABLE, "1")
+    _run(["report", str(path)], out)
+    monkeypatch.delenv(user_cache.OFF_VARIABLE)
+    monkeypatch.setenv(user_cache.MIN_VARIABLE, str(path.stat().st_size + 1))
+    _run(["report", str(path)], out)
+    monkeypatch.setenv(user_cache.MIN_VARIABLE, "0")
+    fresh = shutil.copyfile(path, tmp_path / "fresh.csv")  # modified just now: racy
+    _run(["report", str(fresh)], out)
+    assert _reports(folder) == []
+    runner = CliRunner()
+    result = runner.invoke(
+        cli, ["report", "-", "--format", "json", "-o", str(out), "--force"], input=path.read_bytes()
+    )
+    assert result.exit_code == 0, result.stderr
+    assert _reports(folder) == []
+    assert context_cache.lookup(["-"], [], {}) is None
+
+
+# -- damage and races ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "header", "empty", "flipped"])
+def test_a_damaged_cache_file_is_ignored_with_a_note(
+    damage: str, folder: Path, tmp_path: Path, analyses: Analyses
+) -> None:
+    path = _copy(SAMPLES / RULES, tmp_path / "p.csv")
+    out = tmp_path / "o.json"
+    made = _run(["report", str(path)], out)
+    (file,) = _reports(folder)
+    data = bytearray(file.read_bytes())
+    if damage == "garbage":
+        data = bytearray(b"not a cache file at all" * 10)
+    elif damage == "truncated":
+        data = data[: len(data) - 100]
+    elif damage == "header":
+        data[20:30] = b"}}}}}}}}}}"
+    elif damage == "empty":
+        data = bytearray()
+    else:
+        data[-40] ^= 0xFF  # inside the Arrow file's footer
+    file.write_bytes(bytes(data))
+    document, stderr = _run(["report", str(path)], out)
+    assert document == made[0]
+    assert analyses.count == 2
+    assert "unreadable report cache file" in stderr
+    # Stored again, whole: the next run is a hit.
+    analyses.forbidden = True
+    assert _run(["report", str(path)], out)[0] == made[0]
+
+
+def test_concurrent_writers_leave_one_whole_file(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(SAMPLES / RULES, tmp_path / "p.csv")
+    out = tmp_path / "o.json"
+    entries: list[context_cache.ReportEntry] = []
+    stores: list[tuple[Any, Any]] = []
+    real_lookup = context_cache.lookup
+
+    def lookup(*args: Any, **kwargs: Any) -> context_cache.ReportEntry | None:
+        entry = real_lookup(*args, **kwargs)
+        assert entry is not None
+        entries.append(entry)
+        return entry
+
+    def keep(self: context_cache.ReportEntry, context: Any, said: Any) -> bool:
+        stores.append((context, said))
+        return False
+
+    monkeypatch.setattr(context_cache, "lookup", lookup)
+    monkeypatch.setattr(context_cache.ReportEntry, "store", keep)
+    made = _run(["report", str(path)], out)
+    monkeypatch.undo()
+    monkeypatch.setenv(user_cache.MIN_VARIABLE, "0")
+    (entry,) = entries
+    ((context, said),) = stores
+    assert _reports(folder) == []
+    barrier = threading.Barrier(4)
+    results: list[bool] = []
+
+    def write() -> None:
+        barrier.wait()
+        results.append(entry.store(context, said))
+
+    threads = [threading.Thread(target=write) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [True] * 4
+    assert _reports(folder) == [entry.file]
+    assert [p.name for p in folder.iterdir() if p.name.startswith(user_cache.TEMP_PREFIX)] == []
+    got = entry.load()
+    assert got is not None and got[1] == said
+    assert _run(["report", str(path)], out)[0] == made[0]
+
+
+def test_the_folder_stays_within_its_bound(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(SAMPLES / RULES, tmp_path / "p.csv")
+    out = tmp_path / "o.json"
+    _run(["report", str(path)], out)
+    (first,) = _reports(folder)
+    size = first.stat().st_size
+    # Room for about one report file: the older one goes when another is written.
+    monkeypatch.setenv(user_cache.LIMIT_VARIABLE, "0")
+    monkeypatch.setattr(context_cache, "limit_bytes", lambda: size + size // 2)
+    os.utime(first, ns=(OLD_NS, OLD_NS))  # least recently used
+    _run(["report", str(path), "--gpu", "a100"], out)
+    assert not first.exists()
+    assert len(_reports(folder)) == 1
+    assert sum(p.stat().st_size for p in folder.glob(f"*{user_cache.SUFFIX}")) <= size + size // 2
