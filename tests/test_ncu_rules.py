@@ -323,6 +323,16 @@ def test_equal_rule_rows_share_one_record_and_tail_shares_read_per_message() -> 
     }
     assert got["ncu_rules"][0][1]["speedup_pct"] is None
     assert got["ncu_rules"][3] is None
+    # Launches with the same rule results share one list; others have their own.
+    again_rules = launch_rule_columns(
+        pd.concat([rules, rules.assign(launch=rules["launch"] + 4)], ignore_index=True),
+        8,
+        np.ones(8),
+    )["ncu_rules"]
+    assert again_rules[0] is again_rules[4]
+    assert again_rules[2] is again_rules[6]
+    assert again_rules[0] is not again_rules[2]
+    assert again_rules[1] == [first] and again_rules[1] is not again_rules[0]
     # 37.5 where a rule says it; "1.2.3" is no number; launch 3 has no rule.
     tail = got["ncu_tail_pct"]
     assert tail[:3].tolist() == [37.5, 37.5, 37.5]

@@ -160,10 +160,14 @@ def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> Rul
         records = _records(order, LAUNCH_RULE_FIELDS)
         texts = order["message"].astype(object).where(order["message"].notna(), None).tolist()
         bounds = [*starts.tolist(), len(records)]
+        # Launches with the same rule results share one list, as equal rows
+        # share one record: one list per distinct set, not per launch.
+        shared: dict[tuple[int, ...], list[dict[str, Any]]] = {}
         # One slice of records per launch that has rules: the loop is over
         # launches with rules, each a handful of rule results.
         for k, start in enumerate(starts.tolist()):
-            listed[launch[start]] = records[start : bounds[k + 1]]
+            part = records[start : bounds[k + 1]]
+            listed[launch[start]] = shared.setdefault(tuple(map(id, part)), part)
             messages[launch[start]] = texts[start : bounds[k + 1]]
         est = order.dropna(subset=["speedup_pct"])
         if len(est):
