@@ -16,7 +16,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ncu_roofline.core.grouping import distinct_codes, per_distinct, row_groups
+from ncu_roofline.core.grouping import distinct_codes, distinct_rows, per_distinct, row_groups
 
 _TEXTS = st.sampled_from(["", "gemm", "gemm ", "ΔΣ", "(1, 1, 1)", None])
 _NUMBERS = st.sampled_from([0, 1, 7, None])
@@ -53,6 +53,33 @@ def test_row_groups_number_rows_as_groupby_does(
     expected = filled.groupby(list(filled.columns), sort=False).ngroup().to_numpy()
     got = row_groups(columns, "")
     assert got.tolist() == expected.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(_frames(), st.lists(st.sampled_from([0.5, 12.5, -0.0, float("nan"), None]), max_size=40))
+def test_distinct_rows_are_the_rows_as_plain_values_shared_when_equal(
+    drawn: tuple[list[pd.Series], pd.DataFrame], speedups: list[Any]
+) -> None:
+    columns, _ = drawn
+    n = len(columns[0])
+    floats = pd.Series((speedups * (n + 1))[:n] if speedups else [None] * n, dtype=np.float64)
+    columns = [*columns, floats]
+    groups, rows = distinct_rows(columns)
+
+    def plain(value: Any) -> Any:
+        if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+            return None
+        return value.item() if isinstance(value, np.generic) else value
+
+    # Each row as a tuple of plain values (missing ones None), as records made row by row.
+    expected = [tuple(plain(c.iloc[i]) for c in columns) for i in range(n)]
+    got = [tuple(rows[g]) for g in groups.tolist()]
+    assert got == expected
+    assert [type(v) for row in got for v in row] == [type(v) for row in expected for v in row]
+    # Numbered in order of first appearance; equal rows one group, different rows apart.
+    first_seen = list(dict.fromkeys(expected))
+    assert [first_seen.index(e) for e in expected] == groups.tolist()
+    assert len(rows) == len(first_seen)
 
 
 def test_row_groups_on_a_hand_made_table() -> None:

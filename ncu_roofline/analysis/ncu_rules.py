@@ -38,14 +38,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from itertools import chain
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.core.frame import column as _f
-from ncu_roofline.core.grouping import per_distinct
+from ncu_roofline.core.grouping import distinct_rows, per_distinct
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import DISAGREE_FACTOR, RULE_FIELDS
 
@@ -66,11 +66,17 @@ def rule_frame(sources: Sequence[SourceInfo], launches: pd.DataFrame) -> pd.Data
         if not len(rules):
             continue
         pid, lid = rules.keys()
-        part = pd.DataFrame({"source": info.path, "pid": pid, "lid": lid})
+        columns: dict[str, Any] = {"source": info.path, "pid": pid, "lid": lid}
         for name in RULE_FIELDS:
             values = getattr(rules, name)
-            part[name] = np.asarray(values, dtype=np.float64 if name == "speedup_pct" else object)
-        parts.append(part)
+            # Texts stay the reader's objects (a few, shared by many rows): pandas'
+            # string type would copy every row's text, 200 MB at 135,000 rules.
+            columns[name] = (
+                np.asarray(values, dtype=np.float64)
+                if name == "speedup_pct"
+                else pd.Series(np.asarray(values, dtype=object), dtype=object, copy=False)
+            )
+        parts.append(pd.DataFrame(columns))
     if not parts or not len(launches):
         empty: pd.DataFrame = pd.DataFrame(columns=["launch", *RULE_FIELDS])
         return empty
@@ -103,29 +109,21 @@ LAUNCH_RULE_FIELDS = tuple(f for f in RULE_FIELDS if f != "message")
 
 
 def _records(rules: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Rule rows as plain JSON records (NaN speedup as None), built column by column.
+    """Rule rows as plain JSON records (NaN speedup as None), equal rows sharing one record.
 
-    Equal rows share one record (read, never changed): a long run repeats
-    the same few rule results on every launch of a kernel, and a dict per
-    row would hold hundreds of megabytes at 100,000 launches.
+    A long run repeats the same few rule results on every launch of a
+    kernel: a dict per row would hold hundreds of megabytes at 100,000
+    launches, and so would the per-row Python values of the columns they
+    are made from.  So the distinct rows are found from codes
+    (:func:`~ncu_roofline.core.grouping.distinct_rows`), one record is made
+    per distinct row (read, never changed), and each row refers to its own.
     """
-    cols: list[list[Any]] = []
-    for name in fields:
-        values = rules[name].to_numpy(dtype=object)
-        missing = pd.isna(values)
-        if missing.any():
-            values = values.copy()
-            values[missing] = None
-        cols.append(values.tolist())
-    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
-
-    def record(row: tuple[Any, ...]) -> dict[str, Any]:
-        made = shared.get(row)
-        if made is None:
-            made = shared[row] = dict(zip(fields, row, strict=True))
-        return made
-
-    return list(map(record, zip(*cols, strict=True)))
+    if not len(rules):
+        return []
+    groups, rows = distinct_rows([rules[name] for name in fields])
+    shared = np.empty(len(rows), dtype=object)
+    shared[:] = [dict(zip(fields, row, strict=True)) for row in rows]
+    return cast("list[dict[str, Any]]", shared[groups].tolist())
 
 
 class _RuleFields(TypedDict):

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-__all__ = ["distinct_codes", "distinct_objects", "per_distinct", "row_groups"]
+__all__ = ["distinct_codes", "distinct_objects", "distinct_rows", "per_distinct", "row_groups"]
 
 #: Calls ``id`` on each element of an object array (a C-level loop).
 _IDS = np.frompyfunc(id, 1, 1)
@@ -99,16 +99,52 @@ def row_groups(columns: Sequence[pd.Series], blank: Any = "") -> npt.NDArray[np.
     ``blank``), as grouping the columns filled with it does: the numbers
     are those of ``groupby(sort=False).ngroup()`` over the filled columns.
     """
-    n = len(columns[0]) if columns else 0
-    key = np.zeros(n, dtype=np.int64)
-    span = 1
+    coded = []
     for values in columns:
         codes, uniques = distinct_codes(values)
         missing = codes < 0
         if missing.any():
             at = [i for i, u in enumerate(uniques) if type(u) is type(blank) and u == blank]
             codes[missing] = at[0] if at else len(uniques)
-        width = len(uniques) + 1
+        coded.append((codes, len(uniques) + 1))
+    return _combined(coded, len(columns[0]) if columns else 0)
+
+
+def distinct_rows(
+    columns: Sequence[pd.Series],
+) -> tuple[npt.NDArray[np.intp], list[list[Any]]]:
+    """Each row's distinct row of ``columns`` (numbered in order of first appearance), and
+    each distinct row's values as plain Python values, a missing one as ``None``.
+
+    What building a record per row and sharing equal ones would give, with
+    no Python object made per row: a long table repeating a few rows (ncu's
+    rule results, the same on every launch of a kernel) costs its distinct
+    rows only.
+    """
+    n = len(columns[0]) if columns else 0
+    coded = []
+    plain: list[list[Any]] = []
+    for values in columns:
+        codes, uniques = distinct_codes(values)
+        # Code -1 (missing) reads the None at the end.
+        plain.append([u.item() if isinstance(u, np.generic) else u for u in uniques] + [None])
+        coded.append((codes + 1, len(uniques) + 1))
+    groups = _combined(coded, n)
+    firsts = np.full(int(groups.max()) + 1 if n else 0, n, dtype=np.int64)
+    np.minimum.at(firsts, groups, np.arange(n, dtype=np.int64))
+    rows = [
+        [values[codes[r] - 1] for (codes, _), values in zip(coded, plain, strict=True)]
+        for r in firsts.tolist()
+    ]
+    return groups, rows
+
+
+def _combined(coded: Sequence[tuple[npt.NDArray[np.int64], int]], n: int) -> npt.NDArray[np.intp]:
+    """Groups over several columns of codes (each in ``range(width)``), numbered in order
+    of first appearance."""
+    key = np.zeros(n, dtype=np.int64)
+    span = 1
+    for codes, width in coded:
         if span * width >= _KEY_LIMIT:
             key, distinct = pd.factorize(key, sort=False)
             span = len(distinct)
