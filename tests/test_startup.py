@@ -189,3 +189,43 @@ def test_group_help_matches_clicks_own_listing() -> None:
         for name, cmd in sorted(cli.commands.items())
     ]
     assert lazy.split("Commands:\n")[1].splitlines() == rows
+
+
+_READ_CHILD = """
+import json, sys
+import ncu_roofline.readers as readers
+real = readers.load
+seen = []
+def load(*args, **kwargs):
+    seen.append("pandas" in sys.modules)
+    return real(*args, **kwargs)
+readers.load = load
+from ncu_roofline.cli import main
+try:
+    main(json.loads(sys.argv[1]))
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.parametrize("command", [["report", "--format", "json"], ["summary"]])
+def test_pandas_is_loaded_only_after_the_read(command: list[str], tmp_path: Path) -> None:
+    """The parse's peak memory holds no pandas: the engine is imported after the read."""
+    export = ROOT / "tests" / "data" / "details_nvtx.csv"
+    out = ["-o", str(tmp_path / "out")] if command[0] == "report" else []
+    proc = subprocess.run(
+        [sys.executable, "-c", _READ_CHILD, json.dumps([*command, *out, str(export)])],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        env={
+            "PYTHONPATH": str(ROOT),
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "NCU_ROOFLINE_CACHE_DIR": os.environ["NCU_ROOFLINE_CACHE_DIR"],
+        },
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [False]

@@ -58,9 +58,10 @@ def analyse(
     ``project_to`` names GPUs to project the measured launches onto
     (:mod:`ncu_roofline.analysis.projection`), resolved before the read.
     """
-    # The readers and the engine load pandas and pyarrow: imported here, so
-    # that the commands sharing this module show their --help without them.
-    from ncu_roofline.analysis import analyze
+    # The readers load pyarrow, the engine pandas: imported here, so that the
+    # commands sharing this module show their --help without them.  The
+    # engine only after the read: pandas' 60 MB then join memory the parse
+    # has given back, rather than adding to the parse's peak.
     from ncu_roofline.readers import load
 
     # --gpu is resolved and --roofs read here, once, before the (possibly
@@ -76,8 +77,11 @@ def analyse(
             warn(f"{again} is the same file as {first}; it is read once")
     config = theory.config()
     warn_gates_without_theory(list(gates), config is not None)
+    profile = load(unique, progress=progress, merge=merge, cache=use_cache())
+    from ncu_roofline.analysis import analyze
+
     analysis = analyze(
-        load(unique, progress=progress, merge=merge, cache=use_cache()),
+        profile,
         gpu=gpu,
         roofs=specs if gpu is None else None,
         clocks=roofs.clocks,
@@ -161,10 +165,10 @@ def analyse_and_gate(
         context, said = cached
         replay(said)
     else:
-        from ncu_roofline.report.context import build_context
-
         with recording() as said:
             analysis = analyse(inputs, roofs, theory, progress, merge, (), nsys, project_to)
+        from ncu_roofline.report.context import build_context
+
         context = build_context(analysis)
         if entry is not None:
             entry.store(context, said)
