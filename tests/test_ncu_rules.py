@@ -17,7 +17,13 @@ import pytest
 from helpers import DATA
 
 import ncu_roofline
-from ncu_roofline.analysis.ncu_rules import combine, disagrees, launch_rule_columns, rank_bound
+from ncu_roofline.analysis.ncu_rules import (
+    combine,
+    disagrees,
+    group_rules,
+    launch_rule_columns,
+    rank_bound,
+)
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import speedup_number
 from ncu_roofline.render.markdown_report import render_markdown
@@ -337,3 +343,30 @@ def test_equal_rule_rows_share_one_record_and_tail_shares_read_per_message() -> 
     tail = got["ncu_tail_pct"]
     assert tail[:3].tolist() == [37.5, 37.5, 37.5]
     assert math.isnan(tail[3])
+
+
+def test_group_rule_fields_left_blank_are_none_not_nan() -> None:
+    """A rule without type or section (blank, or missing in a binary report) says None."""
+    records = [
+        {
+            "name": "Occupancy",
+            "type": "",
+            "section": None,
+            "speedup_type": None,
+            "speedup_pct": 3.0,
+        },
+        {"name": "Tail", "type": "OPT", "section": "", "speedup_type": None, "speedup_pct": None},
+    ]
+    listed = np.empty(2, dtype=object)
+    listed[0] = records
+    listed[1] = records[:1]
+    messages = np.empty(2, dtype=object)
+    messages[0] = ["occupancy", "tail"]
+    messages[1] = ["occupancy"]
+    (entries,) = group_rules(listed, messages, np.array([0, 0]), 1)
+    by_name = {e["name"]: e for e in entries}
+    assert by_name["Occupancy"]["type"] is None
+    assert by_name["Occupancy"]["section"] is None
+    assert by_name["Tail"]["section"] is None
+    assert by_name["Tail"]["type"] == "OPT"
+    assert by_name["Occupancy"]["launches"] == 2

@@ -10,6 +10,7 @@ inputs have their modification time set back (a file modified within
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -24,7 +25,7 @@ from click.testing import CliRunner
 
 import ncu_roofline.cli.analyse as cli_analyse
 import ncu_roofline.core.user_cache as user_cache
-from ncu_roofline.cli import cli
+from ncu_roofline.cli import cli, main
 from ncu_roofline.report import context_cache
 from tests.helpers import REPO, SAMPLES
 
@@ -261,7 +262,9 @@ def test_not_cached_when_off_small_recent_or_stdin(
 # -- damage and races ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "header", "empty", "flipped"])
+@pytest.mark.parametrize(
+    "damage", ["garbage", "truncated", "header", "empty", "flipped", "json bit", "table bit"]
+)
 def test_a_damaged_cache_file_is_ignored_with_a_note(
     damage: str, folder: Path, tmp_path: Path, analyses: Analyses
 ) -> None:
@@ -278,8 +281,16 @@ def test_a_damaged_cache_file_is_ignored_with_a_note(
         data[20:30] = b"}}}}}}}}}}"
     elif damage == "empty":
         data = bytearray()
-    else:
+    elif damage == "flipped":
         data[-40] ^= 0xFF  # inside the Arrow file's footer
+    elif damage == "json bit":
+        # One bit of a number in the header's JSON: still JSON, another value.
+        at = bytes(data).index(b'"kernels":') + 40
+        while not chr(data[at]).isdigit():
+            at += 1
+        data[at] ^= 0x01
+    else:
+        data[len(data) * 3 // 4] ^= 0x04  # one bit inside the launch table's values
     file.write_bytes(bytes(data))
     document, stderr = _run(["report", str(path)], out)
     assert document == made[0]
@@ -309,11 +320,13 @@ def test_concurrent_writers_leave_one_whole_file(
         stores.append((context, said))
         return False
 
+    real_store = context_cache.ReportEntry.store
     monkeypatch.setattr(context_cache, "lookup", lookup)
     monkeypatch.setattr(context_cache.ReportEntry, "store", keep)
     made = _run(["report", str(path)], out)
-    monkeypatch.undo()
-    monkeypatch.setenv(user_cache.MIN_VARIABLE, "0")
+    # Put back one by one: undo() would also undo the test's cache folder.
+    monkeypatch.setattr(context_cache, "lookup", real_lookup)
+    monkeypatch.setattr(context_cache.ReportEntry, "store", real_store)
     (entry,) = entries
     ((context, said),) = stores
     assert _reports(folder) == []
@@ -353,3 +366,67 @@ def test_the_folder_stays_within_its_bound(
     assert not first.exists()
     assert len(_reports(folder)) == 1
     assert sum(p.stat().st_size for p in folder.glob(f"*{user_cache.SUFFIX}")) <= size + size // 2
+
+
+def test_every_hit_says_the_gates_warning_of_its_own_gates(folder: Path, tmp_path: Path) -> None:
+    """The analysis' lines are replayed in order; the gates warning is each run's own."""
+    path = _copy(SAMPLES / DETAILS, tmp_path / "p.csv")
+    args = ["report", str(path), "--gpu", "a100"]
+    gated = [*args, "--fail-on", "excess-traffic"]
+    plain = _run([*gated, "--no-cache"], tmp_path / "o.json")
+    first = _run(gated, tmp_path / "o.json")
+    again = _run(gated, tmp_path / "o.json")
+    assert first == again == plain
+    lines = plain[1].splitlines()
+    alias = next(i for i, line in enumerate(lines) if "a100" in line and "note:" in line)
+    gate = next(i for i, line in enumerate(lines) if "excess-traffic" in line)
+    assert alias < gate  # the order the analysis says them in
+    # The same cached entry, other gates: no gates warning now.
+    ungated = _run(args, tmp_path / "o.json")
+    assert "excess-traffic" not in ungated[1]
+    assert ungated[1] == _run([*args, "--no-cache"], tmp_path / "o.json")[1]
+
+
+def test_an_invalid_jobs_variable_is_refused_cached_or_not(
+    folder: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = _copy(SAMPLES / DETAILS, tmp_path / "p.csv")
+    _run(["report", str(path)], tmp_path / "o.json")
+    assert len(_reports(folder)) == 1
+    monkeypatch.setenv("NCU_ROOFLINE_JOBS", "0")
+    with pytest.raises(SystemExit) as exited:
+        main(["report", str(path), "--format", "json", "-o", str(tmp_path / "o.json"), "--force"])
+    assert exited.value.code == 2
+    assert "NCU_ROOFLINE_JOBS" in capsys.readouterr().err
+
+
+def test_programs_that_read_binary_inputs_are_in_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An .nsys-rep input rests on the nsys found on the PATH; none found, nothing cached."""
+    capture = tmp_path / "run.nsys-rep"
+    capture.write_bytes(b"not read here")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert cli_analyse._tool_files([], [str(capture)]) is None
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    nsys = tools / "nsys"
+    nsys.write_text("#!/bin/sh\nexit 1\n")
+    nsys.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tools))
+    assert cli_analyse._tool_files([], [str(capture)]) == [os.path.realpath(nsys)]
+    assert cli_analyse._tool_files([], [str(tmp_path / "t.csv")]) == []
+    # A binary ncu report rests on the ncu_report module.
+    report = tmp_path / "r.ncu-rep"
+    report.write_bytes(b"NVR\x00" + b"\0" * 16)
+    real = importlib.util.find_spec
+
+    def without_ncu_report(name: str, package: str | None = None) -> Any:
+        return None if name == "ncu_report" else real(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_ncu_report)
+    assert cli_analyse._tool_files([str(report)], []) is None
+    assert cli_analyse._tool_files([str(tmp_path / "t.csv")], []) == []

@@ -15,7 +15,7 @@ import jinja2
 import pytest
 
 from ncu_roofline.core.user_cache import DIR_VARIABLE, OFF_VARIABLE
-from ncu_roofline.render import templates
+from ncu_roofline.render import html_report, templates
 
 #: A page template with markup, loops and the finalize hook: the report's own.
 NAME = "report.html.j2"
@@ -150,3 +150,36 @@ def test_no_home_folder_leaves_the_page_compiled(monkeypatch: pytest.MonkeyPatch
     template = _fresh().get_template(NAME)
     monkeypatch.setenv(OFF_VARIABLE, "1")
     assert _code(template) == _code(_fresh().get_template(NAME))
+
+
+# -- plotly.js, kept escaped beside the templates ---------------------------------
+
+
+def _plotly(monkeypatch: pytest.MonkeyPatch, stamp: str) -> str:
+    """plotly.js as a page inlines it, made or read anew under code stamp ``stamp``."""
+    monkeypatch.setattr(html_report, "code_stamp", lambda: stamp)
+    html_report._plotly_inline.cache_clear()
+    return html_report._plotly_inline()
+
+
+def test_plotly_is_kept_in_one_file_whatever_the_versions(monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = _cache_folder() / "templates"
+    escaped = html_report._escaped_plotly()
+    assert _plotly(monkeypatch, "one") == escaped
+    kept = folder / "plotly.js"
+    assert kept.is_file()
+    # Read back, not escaped again.
+    real = html_report._escaped_plotly
+    monkeypatch.setattr(html_report, "_escaped_plotly", lambda: pytest.fail("escaped again"))
+    assert _plotly(monkeypatch, "one") == escaped
+    monkeypatch.setattr(html_report, "_escaped_plotly", real)
+    # Another version of the tool writes over the file instead of beside it.
+    assert _plotly(monkeypatch, "two") == escaped
+    assert sorted(p.name for p in folder.iterdir() if "plotly" in p.name) == ["plotly.js"]
+    # A damaged file is made again and written over.
+    data = bytearray(kept.read_bytes())
+    data[len(data) // 2] ^= 0x20
+    kept.write_bytes(bytes(data))
+    assert _plotly(monkeypatch, "two") == escaped
+    assert kept.read_bytes() != bytes(data)
+    html_report._plotly_inline.cache_clear()

@@ -314,7 +314,10 @@ def group_rules(
         recs = part[[*RULE_FIELDS, "launches"]].astype(object)
         recs = recs.where(recs.notna(), None)
         for k in ("name", "type", "section"):
-            recs[k] = recs[k].map(lambda v: v or None)
+            # Blank or missing is None, never NaN: an object column built as
+            # such (pandas would infer its string type, whose missing value is NaN).
+            blanked = [v if isinstance(v, str) and v else None for v in recs[k].tolist()]
+            recs[k] = pd.Series(blanked, index=recs.index, dtype=object)
         out[int(g)] = list(recs.to_dict(orient="records"))
     return out
 

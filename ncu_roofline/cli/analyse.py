@@ -10,15 +10,18 @@ table) stays in the commands.  :func:`gates_record` is also the record
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ncu_roofline.cli.messages import (
     note,
     note_gpu_alias,
+    placeholder,
     print_warnings,
     recording,
     replay,
+    unrecorded,
     warn,
     warn_gates_without_theory,
 )
@@ -47,6 +50,7 @@ def analyse(
     gates: Sequence[Gate] = (),
     nsys: Sequence[str] = (),
     project_to: Sequence[str] = (),
+    gate_warning: Callable[[], None] | None = None,
 ) -> Analysis:
     """The analysis of ``inputs`` with the roof and theory options.
 
@@ -57,6 +61,8 @@ def analyse(
     step budget, the groups weighted by real time, the overhead findings.
     ``project_to`` names GPUs to project the measured launches onto
     (:mod:`ncu_roofline.analysis.projection`), resolved before the read.
+    ``gate_warning``, when given, says the gates warning instead (the
+    report cache replays the analysis' lines with each run's own gates).
     """
     # The readers load pyarrow, the engine pandas: imported here, so that the
     # commands sharing this module show their --help without them.  The
@@ -76,7 +82,13 @@ def analyse(
         else:
             warn(f"{again} is the same file as {first}; it is read once")
     config = theory.config()
-    warn_gates_without_theory(list(gates), config is not None)
+    if gate_warning is None:
+        warn_gates_without_theory(list(gates), config is not None)
+    else:
+        # Said with the gates of each run: a place in the recorded lines, not a line.
+        placeholder(_GATES)
+        with unrecorded():
+            gate_warning()
     profile = load(unique, progress=progress, merge=merge, cache=use_cache())
     from ncu_roofline.analysis import analyze
 
@@ -105,6 +117,49 @@ def analyse(
 
         project_analysis(analysis, targets)
     return analysis
+
+
+#: Where the gates warning goes among an analysis' recorded lines.
+_GATES = "gates"
+
+
+def _tool_files(inputs: Sequence[str], nsys: Sequence[str]) -> list[str] | None:
+    """The programs and modules a report's content also rests on, as files for the report
+    cache's key; None when one is missing (the read will say so, uncached).
+
+    ``.nsys-rep`` captures are exported by the ``nsys`` on the PATH, ``.ncu-rep``
+    reports read by the ``ncu_report`` module: another version may read them
+    differently.
+    """
+    import importlib.util
+    import shutil
+
+    from ncu_roofline.core.files import NSYS_REP_SUFFIXES
+    from ncu_roofline.readers.locate import NCU_REP_MAGIC
+
+    files: list[str] = []
+    if any(name.endswith(NSYS_REP_SUFFIXES) for name in nsys):
+        tool = shutil.which("nsys")
+        if tool is None:
+            return None
+        files.append(os.path.realpath(tool))
+    if any(_starts_with(name, NCU_REP_MAGIC) for name in inputs):
+        try:
+            spec = importlib.util.find_spec("ncu_report")
+        except (ImportError, ValueError):
+            return None
+        if spec is None or spec.origin is None:
+            return None
+        files.append(spec.origin)
+    return files
+
+
+def _starts_with(name: str, magic: bytes) -> bool:
+    try:
+        with open(name, "rb") as fh:
+            return fh.read(len(magic)) == magic
+    except (OSError, ValueError):
+        return False
 
 
 def project_targets(names: Sequence[str]) -> list[GpuLookup]:
@@ -145,28 +200,41 @@ def analyse_and_gate(
     when the same inputs, unchanged, were analysed with the same options
     before; what that analysis said on stderr is said again.
     """
+    from ncu_roofline.readers.parallel import jobs_variable
     from ncu_roofline.report import context_cache
 
-    warn_gates_without_theory(gates, theory.given())
-    entry = context_cache.lookup(
-        inputs,
-        [*([roofs.roofs_file] if roofs.roofs_file else []), *theory.files(), *nsys],
-        {
-            "merge": merge,
-            "roofs": roofs.values(),
-            "theory": theory.values(),
-            "nsys": list(nsys),
-            "project_to": list(project_to),
-        },
-        cache=use_cache(),
+    # What a read would refuse is refused before the cache is asked.
+    jobs_variable()
+    tools = _tool_files(inputs, nsys)
+    entry = (
+        None
+        if tools is None
+        else context_cache.lookup(
+            inputs,
+            [*([roofs.roofs_file] if roofs.roofs_file else []), *theory.files(), *nsys, *tools],
+            {
+                "merge": merge,
+                "roofs": roofs.values(),
+                "theory": theory.values(),
+                "nsys": list(nsys),
+                "project_to": list(project_to),
+            },
+            cache=use_cache(),
+        )
     )
     cached = entry.load() if entry is not None else None
+
+    def gate_warning() -> None:
+        warn_gates_without_theory(gates, theory.given())
+
     if cached is not None:
         context, said = cached
-        replay(said)
+        replay(said, {_GATES: gate_warning})
     else:
         with recording() as said:
-            analysis = analyse(inputs, roofs, theory, progress, merge, (), nsys, project_to)
+            analysis = analyse(
+                inputs, roofs, theory, progress, merge, (), nsys, project_to, gate_warning
+            )
         from ncu_roofline.report.context import build_context
 
         context = build_context(analysis)

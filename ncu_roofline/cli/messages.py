@@ -6,7 +6,7 @@ logs; stdout carries only documents, never these lines.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -67,10 +67,38 @@ def recording() -> Iterator[list[list[str]]]:
         _RECORDINGS.remove(said)
 
 
-def replay(said: Sequence[Sequence[str]]) -> None:
-    """Say again the lines a :func:`recording` took (unknown kinds are said as notes)."""
+@contextmanager
+def unrecorded() -> Iterator[None]:
+    """Lines said inside the block go to no open :func:`recording`."""
+    paused = _RECORDINGS[:]
+    _RECORDINGS.clear()
+    try:
+        yield
+    finally:
+        _RECORDINGS[:0] = paused
+
+
+def placeholder(kind: str) -> None:
+    """Mark a place in the open recordings (nothing is said): :func:`replay` calls its
+    ``fills[kind]`` there, for lines that depend on more than what was recorded."""
+    for said in _RECORDINGS:
+        said.append([kind, ""])
+
+
+def replay(
+    said: Sequence[Sequence[str]], fills: Mapping[str, Callable[[], None]] | None = None
+) -> None:
+    """Say again the lines a :func:`recording` took; at a :func:`placeholder`, call its fill.
+
+    Unknown kinds are said as notes; a placeholder without a fill says nothing.
+    """
     for kind, message in said:
-        (warn if kind == "warning" else note)(message)
+        if kind in (fills or {}):
+            (fills or {})[kind]()
+        elif kind == "warning":
+            warn(message)
+        elif message:
+            note(message)
 
 
 def error(message: str) -> None:

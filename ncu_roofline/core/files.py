@@ -22,6 +22,9 @@ from ncu_roofline.errors import InputFormatError, InputNotFoundError
 #: How the name of inputs joined with ``--merge`` (passes of one run) joins theirs.
 MERGED_SEPARATOR = " + "
 
+#: Endings of Nsight Systems' binary captures (read by exporting them with ``nsys``).
+NSYS_REP_SUFFIXES = (".nsys-rep", ".qdrep")
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only

@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -43,6 +44,7 @@ __all__ = [
     "TEMP_PREFIX",
     "CorruptCache",
     "FileStamp",
+    "SummedSink",
     "cache_dir",
     "cache_off",
     "code_stamp",
@@ -276,6 +278,37 @@ class CorruptCache(Exception):
     """A cache file that cannot be read back."""
 
 
+class SummedSink:
+    """A file for Arrow to write into: it keeps a CRC-32 of every byte written through it,
+    and stays open when Arrow closes the sink it was given."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self._fh = fh
+        self.closed = False
+        self.crc = 0
+
+    def write(self, data: Any) -> int:
+        """Write ``data`` (any bytes-like object), adding it to :attr:`crc`."""
+        self.crc = zlib.crc32(data, self.crc)
+        return int(self._fh.write(data))
+
+    def flush(self) -> None:
+        """Flush the file."""
+        self._fh.flush()
+
+    def tell(self) -> int:
+        """The file's position."""
+        return int(self._fh.tell())
+
+    def close(self) -> None:
+        """Mark the sink closed (the file stays open)."""
+        self.closed = True
+
+    def writable(self) -> bool:
+        """Always True: a sink for writing."""
+        return True
+
+
 #: Where data after a cache file's header starts: a multiple of this.
 ALIGN = 8
 
@@ -293,7 +326,7 @@ def header_bytes(magic: bytes, header: bytes) -> list[bytes]:
 
 
 def split_header(
-    data: bytes | bytearray,
+    data: bytes | bytearray | memoryview,
     magic: bytes,
     what: str,
     loads: Callable[[bytes], Any] = json.loads,

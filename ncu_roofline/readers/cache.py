@@ -69,6 +69,7 @@ from ncu_roofline.core.user_cache import (
     SUFFIX,
     CorruptCache,
     FileStamp,
+    SummedSink,
     aligned,
     cache_dir,
     cache_off,
@@ -317,34 +318,11 @@ class _Leaf:
         import pyarrow as pa
 
         start = fh.tell()
-        sink = pa.PythonFile(_Unclosed(fh), mode="w")
+        sink = pa.PythonFile(SummedSink(fh), mode="w")
         self._write(sink)
         sink.flush()
         if fh.tell() - start != self.size:
             raise OSError("the Arrow file written differs in size from its dry run")
-
-
-class _Unclosed:
-    """A file whose ``close`` leaves it open (Arrow closes the sink it is given)."""
-
-    def __init__(self, fh: Any) -> None:
-        self._fh = fh
-        self.closed = False
-
-    def write(self, data: Any) -> int:
-        return int(self._fh.write(data))
-
-    def flush(self) -> None:
-        self._fh.flush()
-
-    def tell(self) -> int:
-        return int(self._fh.tell())
-
-    def close(self) -> None:
-        self.closed = True
-
-    def writable(self) -> bool:
-        return True
 
 
 def _tree(columns: LaunchColumns, leaves: list[Any]) -> _Tree:

@@ -94,7 +94,7 @@ def auto_jobs(paths: Sequence[str]) -> int:
     set, decides instead.
     """
     safe = [p for p in paths if parallel_safe(p)]
-    wanted = _jobs_variable()
+    wanted = jobs_variable()
     if wanted is not None:
         return max(1, min(wanted, len(safe)))
     jobs = min(_cpus(), len(safe), MAX_JOBS)
@@ -107,7 +107,9 @@ def auto_jobs(paths: Sequence[str]) -> int:
     return jobs
 
 
-def _jobs_variable() -> int | None:
+def jobs_variable() -> int | None:
+    """The count :data:`JOBS_VARIABLE` asks for (None when unset); a usage error when it is
+    not a whole number of 1 or more."""
     text = os.environ.get(JOBS_VARIABLE, "").strip()
     if not text:
         return None

@@ -9,7 +9,6 @@ and ``'``), so no kernel name can end the script or open a tag.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import hashlib
 import importlib.util
@@ -33,14 +32,15 @@ def _plotly_inline() -> str:
     """plotly.js as a page inlines it: from the cache folder when it was kept there."""
     kept = _kept_plotly()
     if kept is not None:
-        text = _read_kept(kept)
+        text = _read_kept(*kept)
         if text is not None:
             return text
     text = _escaped_plotly()
     if kept is not None:
+        file, key = kept
         data = text.encode("utf-8")
         digest = hashlib.sha256(data).digest()
-        write_atomic(kept, lambda fh: fh.writelines((_KEPT_MAGIC, digest, data)))
+        write_atomic(file, lambda fh: fh.writelines((_KEPT_MAGIC, key, digest, data)))
     return text
 
 
@@ -55,18 +55,18 @@ def _escaped_plotly() -> str:
     return escape_unsafe(source.replace("</script", "<\\/script"))
 
 
-#: The start of a kept plotly.js: then the SHA-256 of the text that follows.
-_KEPT_MAGIC = b"NCURJS\x00\x01"
+#: The start of a kept plotly.js: then the key's SHA-256, the text's SHA-256, the text.
+_KEPT_MAGIC = b"NCURJS\x00\x02"
 
 
-def _kept_plotly() -> Path | None:
-    """Where the escaped plotly.js is kept in the cache folder; None when off or not found.
+def _kept_plotly() -> tuple[Path, bytes] | None:
+    """Where the escaped plotly.js is kept, and the key it must carry; None when off.
 
     Escaping its 4.6 MB takes about 0.07 s, a tenth of a re-report served
-    from the report cache.  It lies with the compiled templates
-    (``templates/``): one file per version of plotly and of the tool.  The
-    name carries the tool's code and the bundled file's path, size and
-    modification time: a new plotly or a new escape is another file.
+    from the report cache.  One file, ``templates/plotly.js`` beside the
+    compiled templates; its key (the tool's code, the bundled file's path,
+    size and modification time) is a hash inside it, so a new plotly or a
+    new escape writes over it rather than beside it.
     """
     if cache_off():
         return None
@@ -81,31 +81,28 @@ def _kept_plotly() -> Path | None:
     except (ImportError, RuntimeError, OSError, ValueError):  # no plotly file, no home folder
         return None
     parts = (code_stamp(), bundled, st.st_size, st.st_mtime_ns)
-    name = hashlib.sha1(repr(parts).encode(), usedforsecurity=False).hexdigest()[:24]
-    return folder / "templates" / f"plotly-{name}.js"
+    return folder / "templates" / "plotly.js", hashlib.sha256(repr(parts).encode()).digest()
 
 
-def _read_kept(file: Path) -> str | None:
-    """The kept text, when the file is whole (its checksum matches); None otherwise."""
+def _read_kept(file: Path, key: bytes) -> str | None:
+    """The kept text, when the file carries ``key`` and is whole; None otherwise."""
     try:
         with open(file, "rb") as fh:
             data = fh.read()
     except OSError:
         return None
-    head = len(_KEPT_MAGIC) + 32
-    body = data[head:]
+    at = len(_KEPT_MAGIC)
+    body = data[at + 64 :]
     if (
-        not data.startswith(_KEPT_MAGIC)
-        or hashlib.sha256(body).digest() != data[len(_KEPT_MAGIC) : head]
+        data[:at] != _KEPT_MAGIC
+        or data[at : at + 32] != key
+        or hashlib.sha256(body).digest() != data[at + 32 : at + 64]
     ):
-        return None  # damaged: made again and written over
+        return None  # another version, or damaged: made again and written over
     try:
-        text = body.decode("utf-8")
+        return body.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    with contextlib.suppress(OSError):
-        os.utime(file)  # a use, for the least-recently-used trim
-    return text
 
 
 def plotly_cdn_url() -> str:

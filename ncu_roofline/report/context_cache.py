@@ -11,7 +11,8 @@ Layout of one cache file (``<hash>.ncucache``, beside the parse cache's, under
 the same bound on the folder's size)::
 
     MAGIC (8 bytes) | header length (8 bytes, little-endian) | header (JSON)
-    | the launch records as one Arrow IPC file, 8-byte aligned, to the end
+    | the launch records as one Arrow IPC file, 8-byte aligned
+    | CRC-32 of all the above (4 bytes, little-endian) | TRAILER (4 bytes)
 
 The header holds the key, the lines the analysis said on stderr (replayed on
 a hit, so a cached run says what the first one said), the context but its
@@ -45,6 +46,7 @@ import importlib.util
 import os
 import stat
 import sys
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -61,6 +63,7 @@ from ncu_roofline.core.user_cache import (
     SUFFIX,
     CorruptCache,
     FileStamp,
+    SummedSink,
     cache_off,
     code_stamp,
     file_stamp,
@@ -86,6 +89,8 @@ __all__ = ["FORMAT", "ReportEntry", "Said", "lookup"]
 FORMAT = 1
 
 MAGIC = b"NCURRC\x00\x01"
+#: The file's last 8 bytes: the CRC-32 of all before them (4 bytes, little-endian), then this.
+TRAILER = b"NCRC"
 
 #: What the analysis said on stderr: ``[kind, line]`` pairs, kind ``warning`` or ``note``.
 Said = list[list[str]]
@@ -181,10 +186,11 @@ class ReportEntry:
         except (OSError, MemoryError):
             return None
         try:
-            header, start = _header(data)
+            whole = _checked(data)
+            header, start = _header(whole)
             if header.get("key") != self.key:
                 return None  # another version of an input, an option or the tool: a miss
-            got = _decode(header, start, data)
+            got = _decode(header, start, whole)
         except MemoryError:
             return None
         except Exception as exc:  # CorruptCache, a wrong header field, pyarrow's errors
@@ -215,10 +221,13 @@ class ReportEntry:
         head, table = made
 
         def write(fh: BinaryIO) -> None:
-            fh.writelines(head)
+            sink = SummedSink(fh)
+            for piece in head:
+                sink.write(piece)
             # Straight into the file: no second copy of the table in memory.
-            with pyarrow.ipc.new_file(fh, table.schema) as writer:
+            with pyarrow.ipc.new_file(pa.PythonFile(sink, mode="w"), table.schema) as writer:
                 writer.write_table(table)
+            fh.write(sink.crc.to_bytes(4, "little") + TRAILER)
 
         if not write_atomic(self.file, write):
             return False
@@ -293,14 +302,25 @@ def _encode(
     return header_bytes(MAGIC, text), table
 
 
-def _header(data: bytes) -> tuple[_Header, int]:
+def _checked(data: bytes) -> memoryview:
+    """The file's bytes but its trailer, once their CRC-32 matches it: a flipped bit
+    anywhere (header, launch table) is a damaged file, never a different report."""
+    if len(data) < 24 or data[-4:] != TRAILER:
+        raise CorruptCache("truncated")
+    body = memoryview(data)[:-8]
+    if zlib.crc32(body) != int.from_bytes(data[-8:-4], "little"):
+        raise CorruptCache("checksum mismatch")
+    return body
+
+
+def _header(data: memoryview) -> tuple[_Header, int]:
     header, start = split_header(data, MAGIC, "report cache", orjson.loads)
     if start >= len(data):
         raise CorruptCache("truncated")
     return cast("_Header", header), start
 
 
-def _decode(header: _Header, start: int, data: bytes) -> tuple[ReportContext, Said]:
+def _decode(header: _Header, start: int, data: memoryview) -> tuple[ReportContext, Said]:
     # A damaged or truncated Arrow file fails here (its footer is checked).
     table = pyarrow.ipc.open_file(pa.py_buffer(data)[start:]).read_all()
     if table.num_rows != header["rows"] or table.column_names != header["fields"]:

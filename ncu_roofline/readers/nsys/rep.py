@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import tempfile
 
+from ncu_roofline.core.files import NSYS_REP_SUFFIXES
 from ncu_roofline.core.timeline import Timeline
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
 from ncu_roofline.readers.nsys.sqlite import read_sqlite
@@ -22,7 +23,7 @@ from ncu_roofline.readers.nsys.sqlite import read_sqlite
 __all__ = ["REP_SUFFIXES", "export_command", "read_nsys_rep"]
 
 #: File name endings of nsys captures (``.qdrep`` before nsys 2021.4).
-REP_SUFFIXES = (".nsys-rep", ".qdrep")
+REP_SUFFIXES = NSYS_REP_SUFFIXES
 
 
 def export_command(path: str, output: str) -> list[str]:
