@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             )
     if problems:
         raise pytest.UsageError("\n".join(problems))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A cache folder for what runs before each test's own: module- and session-scoped
+    fixtures (pages made once for a module's browser tests) never write the user's."""
+    folder = tmp_path_factory.mktemp("session-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("NCU_ROOFLINE_CACHE_DIR", str(folder))
+        yield folder
 
 
 @pytest.fixture(autouse=True)
