@@ -273,7 +273,9 @@ def test_columns_encode_as_the_records_do(rows: int, data: st.DataObject) -> Non
     fields = data.draw(st.lists(_TEXTS, max_size=4, unique=True))
     columns: list[tuple[str, Any]] = []
     for name in fields:
-        kind = data.draw(st.sampled_from(["float", "int", "bool", "simple", "mixed", "coded"]))
+        kind = data.draw(
+            st.sampled_from(["float", "int", "bool", "simple", "mixed", "coded", "shared"])
+        )
         if kind == "float":
             values = data.draw(st.lists(st.floats(allow_nan=True), min_size=rows, max_size=rows))
             columns.append((name, np.array(values, dtype=np.float64)))
@@ -293,6 +295,17 @@ def test_columns_encode_as_the_records_do(rows: int, data: st.DataObject) -> Non
             columns.append(
                 (name, data.draw(st.lists(_SIMPLE_VALUES, min_size=rows, max_size=rows)))
             )
+        elif kind == "shared":
+            # Lists and dicts held as one object by many rows (a launch's rule results).
+            nested = st.one_of(
+                st.lists(st.dictionaries(_TEXTS, _SIMPLE_VALUES, max_size=2), max_size=2),
+                st.dictionaries(_TEXTS, st.floats(allow_nan=False), max_size=2),
+            )
+            objects = data.draw(st.lists(nested, min_size=1, max_size=3))
+            picks = data.draw(
+                st.lists(st.integers(-1, len(objects) - 1), min_size=rows, max_size=rows)
+            )
+            columns.append((name, [None if p < 0 else objects[p] for p in picks]))
         else:
             other = st.one_of(_SIMPLE_VALUES, st.floats(), st.lists(_TEXTS, max_size=2))
             columns.append((name, data.draw(st.lists(other, min_size=rows, max_size=rows))))

@@ -173,7 +173,13 @@ def _encoded_values(values: Any) -> list[bytes]:
     if kinds <= _SIMPLE:
         # Keyed by type too: 1 and True are equal keys but different JSON.
         return _encoded_texts(values, list(zip(map(type, values), values, strict=True)))
-    return [_encode(v) for v in values]
+    # Lists and dicts (a launch's rule results, its projections) are one object
+    # shared by the launches that have the same: each object encoded once.
+    # ``values`` holds every object while this runs, so no id is reused.
+    memo: dict[int, bytes] = {}
+    return [
+        memo[key] if (key := id(v)) in memo else memo.setdefault(key, _encode(v)) for v in values
+    ]
 
 
 def _encoded_texts(values: list[Any], keys: list[Any]) -> list[bytes]:
