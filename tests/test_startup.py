@@ -68,9 +68,9 @@ THEORY = [
 ]
 
 
-def _run(args: list[str], cwd: Path = ROOT) -> dict[str, object]:
+def _run(args: list[str], cwd: Path = ROOT, child: str = _CHILD) -> dict[str, object]:
     proc = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps(args)],
+        [sys.executable, "-c", child, json.dumps(args)],
         capture_output=True,
         text=True,
         cwd=cwd,
@@ -205,7 +205,7 @@ try:
     main(json.loads(sys.argv[1]))
 except SystemExit as exc:
     assert not exc.code, exc.code
-print(json.dumps(seen))
+print(json.dumps({"pandas_at_read": seen}))
 """
 
 
@@ -214,18 +214,5 @@ def test_pandas_is_loaded_only_after_the_read(command: list[str], tmp_path: Path
     """The parse's peak memory holds no pandas: the engine is imported after the read."""
     export = ROOT / "tests" / "data" / "details_nvtx.csv"
     out = ["-o", str(tmp_path / "out")] if command[0] == "report" else []
-    proc = subprocess.run(
-        [sys.executable, "-c", _READ_CHILD, json.dumps([*command, *out, str(export)])],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-        env={
-            "PYTHONPATH": str(ROOT),
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path),
-            "NCU_ROOFLINE_CACHE_DIR": os.environ["NCU_ROOFLINE_CACHE_DIR"],
-        },
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [False]
+    result = _run([*command, *out, str(export)], cwd=tmp_path, child=_READ_CHILD)
+    assert result == {"pandas_at_read": [False]}

@@ -47,7 +47,6 @@ def analyse(
     theory: TheoryOptions,
     progress: bool | None,
     merge: bool = False,
-    gates: Sequence[Gate] = (),
     nsys: Sequence[str] = (),
     project_to: Sequence[str] = (),
     gate_warning: Callable[[], None] | None = None,
@@ -55,14 +54,15 @@ def analyse(
     """The analysis of ``inputs`` with the roof and theory options.
 
     Each input is read once (a repeated one is warned about); passes of one
-    run are joined per launch with ``merge``.  Gates that need theory when
-    none was given are warned about before the (possibly long) read.
+    run are joined per launch with ``merge``.
     ``nsys`` inputs (one capture's timeline) are joined to the groups: the
     step budget, the groups weighted by real time, the overhead findings.
     ``project_to`` names GPUs to project the measured launches onto
     (:mod:`ncu_roofline.analysis.projection`), resolved before the read.
-    ``gate_warning``, when given, says the gates warning instead (the
-    report cache replays the analysis' lines with each run's own gates).
+    ``gate_warning``, when given, warns about gates that need theory when
+    none was given, before the (possibly long) read; it is no recorded line
+    but a place among them (the report cache replays the analysis' lines
+    with each run's own gates).
     """
     # The readers load pyarrow, the engine pandas: imported here, so that the
     # commands sharing this module show their --help without them.  The
@@ -82,9 +82,7 @@ def analyse(
         else:
             warn(f"{again} is the same file as {first}; it is read once")
     config = theory.config()
-    if gate_warning is None:
-        warn_gates_without_theory(list(gates), config is not None)
-    else:
+    if gate_warning is not None:
         # Said with the gates of each run: a place in the recorded lines, not a line.
         placeholder(_GATES)
         with unrecorded():
@@ -233,7 +231,7 @@ def analyse_and_gate(
     else:
         with recording() as said:
             analysis = analyse(
-                inputs, roofs, theory, progress, merge, (), nsys, project_to, gate_warning
+                inputs, roofs, theory, progress, merge, nsys, project_to, gate_warning
             )
         from ncu_roofline.report.context import build_context
 
