@@ -203,3 +203,24 @@ def test_items_and_iteration(index: int) -> None:
         read[3]
     with pytest.raises(KeyError):
         read.column("c")
+
+
+def test_short_text_columns_hashed_once_read_back_as_records() -> None:
+    # Short texts are told apart by value (numpy's text type included, whose
+    # records are plain texts); a column of nothing but missing values is nulls.
+    texts = ["memory", np.str_("memory"), None, math.nan, pd.NA, "compute"] * 50
+    blank = [None, math.nan, pd.NA] * 100
+    frame = pd.DataFrame(
+        {"bound": pd.Series(texts, dtype=object), "basis": pd.Series(blank, dtype=object)}
+    )
+    records = LaunchRecords(frame, ("bound", "basis"))
+    table = records.arrow_table()
+    assert table is not None
+    bound = table.column("bound").chunk(0)
+    assert bound.dictionary.to_pylist() == ["memory", "compute"]
+    assert pa.types.is_null(table.column("basis").type)
+    read = TableRecords(_through_ipc(table))
+    assert read.column("bound") == ["memory", "memory", None, None, None, "compute"] * 50
+    assert all(type(v) is str for v in read.column("bound") if v is not None)
+    assert read.column("basis") == [None] * 300
+    assert same_value(list(read), list(records))

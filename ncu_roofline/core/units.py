@@ -242,17 +242,25 @@ def parse_numbers_checked(
     tokens = ac.is_in(arr, value_set=strings(sorted(MISSING_TOKENS)))
     missing = flags(ac.or_kleene(ac.is_null(arr), tokens))
     group, shape = _GROUPING["," if decimal == "," else "."]
-    if ac.any_true(ac.match_substring(arr, group)):
-        # A separator that does not group thousands makes the value null
-        # (malformed) before the separators are deleted.
-        bad = ac.and_(
-            ac.match_substring(arr, group), ac.invert(ac.match_substring_regex(arr, shape))
-        )
-        arr = ac.if_else(false_where_null(bad), null_text(), arr)
-        arr = ac.replace_substring(arr, pattern=group, replacement="")
+    has_group = false_where_null(ac.match_substring(arr, group))
+    grouped = None
+    if ac.any_true(has_group):
+        # Only the values holding a separator (a minority) are matched and
+        # cleaned; the others are converted as they are.  A separator that
+        # does not group thousands makes the value null (malformed).
+        grouped = ac.filter_(arr, has_group)
+        fits = false_where_null(ac.match_substring_regex(grouped, shape))
+        grouped = ac.if_else(fits, ac.replace_substring(grouped, group, ""), null_text())
+        arr = ac.if_else(has_group, null_text(), arr)
     if decimal == ",":
         arr = ac.replace_substring(arr, pattern=",", replacement=".")
+        if grouped is not None:
+            grouped = ac.replace_substring(grouped, pattern=",", replacement=".")
     out = cleaned_to_float(arr, tokens)
+    if grouped is not None:
+        if not out.flags.writeable:
+            out = out.copy()  # a view of Arrow's buffer
+        out[flags(has_group)] = cleaned_to_float(grouped)
     malformed: np.ndarray = np.isnan(out) & ~missing
     return out, malformed
 

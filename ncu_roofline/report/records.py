@@ -199,6 +199,10 @@ def _arrow_column(s: pd.Series) -> tuple[pa.Array, bool] | None:
         return _one(_coded_texts(s))
     if s.dtype != object:
         return _one(_object_column(_column_values(s)))
+    if not _long_texts(s):
+        texts = _hashed_texts(s.to_numpy())
+        if texts is not None:
+            return texts, False
     kinds = set(map(type, s.to_numpy()))
     if kinds & _NESTED:
         if not kinds <= _NESTED | _MISSING:
@@ -265,6 +269,26 @@ def _long_texts(s: pd.Series) -> bool:
     if not sample or sum(map(len, sample)) <= _LONG_TEXT * len(sample):
         return False
     return len(set(map(id, sample))) <= len(set(sample))
+
+
+def _hashed_texts(items: np.ndarray) -> pa.Array | None:
+    """An object column of short texts (missing values aside) as a dictionary array,
+    its distinct texts found by hashing in C; None when it holds anything else.
+
+    Only the distinct values are looked at: a value equal to a text is a text
+    (or a subclass of one, whose record is the plain text), so no row is
+    looked at on its own.  A column with nothing but missing values is nulls.
+    """
+    try:
+        codes, distinct = pd.factorize(items, use_na_sentinel=True)
+    except TypeError:
+        return None  # lists or dicts: not texts
+    if not len(distinct):
+        return pa.nulls(len(items))
+    if not all(type(v) is str for v in distinct):
+        return None
+    indices = pa.array(codes.astype(np.int32), mask=codes < 0)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(distinct, type=pa.string()))
 
 
 def _coded_texts(s: pd.Series) -> pa.Array | None:
