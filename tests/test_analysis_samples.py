@@ -647,3 +647,16 @@ def test_codegandee_ops_path_tensor(samples_dir: Path) -> None:
     # (line 23) says "156.55" Gbyte/s.  Either source is acceptable: the two
     # differ by 0.02 %, well under the two-decimal rounding of "17.50" Mbyte.
     assert row["dram_bytes_per_s"] == _approx(156.52e9, 1e-3)
+
+
+@pytest.mark.parametrize("name", [LELEUCAS, LUKAS, WANGZY_A100])
+def test_launch_texts_are_shared_not_copied_per_launch(samples_dir: Path, name: str) -> None:
+    # A text column holds one object per distinct text: a basis or reason
+    # joined per launch, or a value pandas copies per row, would hold a copy
+    # per launch (tens of MB on a 170,000-launch export).
+    frame = _frame(samples_dir, name)
+    for col in frame.columns:
+        if frame[col].dtype != object:
+            continue
+        values = [v for v in frame[col].tolist() if isinstance(v, str)]
+        assert len({id(v) for v in values}) == len(set(values)), col

@@ -16,7 +16,13 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ncu_roofline.core.grouping import distinct_codes, distinct_rows, per_distinct, row_groups
+from ncu_roofline.core.grouping import (
+    distinct_codes,
+    distinct_rows,
+    per_distinct,
+    row_groups,
+    shared_texts,
+)
 
 _TEXTS = st.sampled_from(["", "gemm", "gemm ", "ΔΣ", "(1, 1, 1)", None])
 _NUMBERS = st.sampled_from([0, 1, 7, None])
@@ -119,3 +125,28 @@ def test_equal_texts_in_different_objects_share_a_code() -> None:
     codes, uniques = distinct_codes(pd.Series([name, copy, None, name, ""], dtype=object))
     assert codes.tolist() == [0, 0, -1, 0, 1]
     assert uniques == [name, ""]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(_TEXTS, st.just(float("nan")), st.just(pd.NA)), max_size=300))
+def test_shared_texts_hold_equal_texts_in_one_object(values: list[Any]) -> None:
+    # Each text made anew, as a per-launch join makes them: one object per row.
+    made = np.array([(v + "#")[:-1] if isinstance(v, str) else v for v in values], dtype=object)
+    shared = shared_texts(made)
+    assert shared.dtype == object and len(shared) == len(values)
+    # The same values; a missing one keeps its own object.
+    for got, was in zip(shared.tolist(), made.tolist(), strict=True):
+        assert got == was if isinstance(was, str) else got is was
+    texts = [v for v in shared.tolist() if isinstance(v, str)]
+    if len(values) <= 64 or shared is not made:
+        assert len({id(v) for v in texts}) == len(set(texts))
+
+
+def test_shared_texts_leave_other_columns_as_they_are() -> None:
+    copies = [("ab" + str(i))[:2] for i in range(3)]  # equal texts, one object each
+    assert len({id(v) for v in copies}) == 3
+    for other in ([*copies, 1], [*copies, True], [*copies, 2.5], [*copies, ["x"]]):
+        values = np.array(other, dtype=object)
+        assert shared_texts(values) is values
+    once = np.array(["a", "b", None], dtype=object)
+    assert shared_texts(once) is once

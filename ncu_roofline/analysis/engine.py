@@ -39,6 +39,7 @@ from ncu_roofline.analysis.theory_check import distrust_absurd_theory
 from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.gpu_spec import CLOCK_MODES
+from ncu_roofline.core.grouping import shared_texts
 from ncu_roofline.core.hardware import MEMORY_KEYS, GpuLookup, GpuSpec, chosen_roofs, match_device
 from ncu_roofline.core.model import Profile
 from ncu_roofline.core.timeline import Timeline
@@ -105,7 +106,8 @@ class Analysis:
 
 
 def _put(frame: pd.DataFrame, columns: Mapping[str, Any]) -> None:
-    """Columns added to ``frame`` in place; text columns stay Python objects (None where missing).
+    """Columns added to ``frame`` in place; text columns stay Python objects (None where
+    missing), each distinct text held once.
 
     pandas would convert each array of texts to its own string type (a
     conversion per launch, and another each time a rule reads the column
@@ -113,7 +115,11 @@ def _put(frame: pd.DataFrame, columns: Mapping[str, Any]) -> None:
     """
     for col, values in columns.items():
         if isinstance(values, np.ndarray) and values.dtype == object:
-            frame[col] = pd.Series(values, index=frame.index, dtype=object, copy=False)
+            # Texts made per launch (joined, formatted, copied out of pandas)
+            # are held once per distinct text.
+            frame[col] = pd.Series(
+                shared_texts(values), index=frame.index, dtype=object, copy=False
+            )
         else:
             frame[col] = values
 

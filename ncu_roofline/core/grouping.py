@@ -17,7 +17,14 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-__all__ = ["distinct_codes", "distinct_objects", "distinct_rows", "per_distinct", "row_groups"]
+__all__ = [
+    "distinct_codes",
+    "distinct_objects",
+    "distinct_rows",
+    "per_distinct",
+    "row_groups",
+    "shared_texts",
+]
 
 #: Calls ``id`` on each element of an object array (a C-level loop).
 _IDS = np.frompyfunc(id, 1, 1)
@@ -90,6 +97,36 @@ def per_distinct(
     table[-1] = missing  # code -1 (missing) reads the last entry
     out: np.ndarray = table[codes]
     return out
+
+
+def shared_texts(values: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
+    """An object column with equal texts held in one object; ``values`` itself when a
+    sample of it shows no text held twice, or when it holds other values than texts
+    and missing ones (which keep their rows' objects).
+
+    Texts made row by row (a basis per launch, ``"a" + "; " + b`` over an
+    array, a value pandas hands out as a new object per row) are one object
+    per row though a handful are distinct: hundreds of thousands of copies,
+    each hashed again wherever the column is read.  Here they are hashed
+    once, by value, in C.
+    """
+    sample = [v for v in values[:: max(1, len(values) // _SAMPLE)].tolist() if type(v) is str]
+    if len({id(v) for v in sample}) == len(set(sample)):
+        return values
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # lists or dicts among them
+        return values
+    if not all(type(u) is str for u in uniques):
+        return values  # numbers too: equal ones (1 and True) are not the same value
+    out: npt.NDArray[np.object_] = np.asarray(uniques, dtype=object)[np.maximum(codes, 0)]
+    missing = codes < 0
+    out[missing] = values[missing]
+    return out
+
+
+#: Rows of a column looked at to tell whether its texts are held once each.
+_SAMPLE = 64
 
 
 def row_groups(columns: Sequence[pd.Series], blank: Any = "") -> npt.NDArray[np.intp]:
