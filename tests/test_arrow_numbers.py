@@ -195,3 +195,28 @@ def test_raw_columns_in_groups_read_as_one_by_one(per_pass: int) -> None:
     np.testing.assert_array_equal(got[0], [1024.0, 2048.0, np.nan, np.nan, np.nan])
     assert np.isnan(got[2]).all()
     assert ("dram__bytes.sum", "malformed") in grouped.found
+
+
+@settings(max_examples=200, deadline=None)
+@given(_values(".", ","), st.integers(1, 4), st.integers(1, 5))
+def test_slices_side_by_side_read_as_one_pass(
+    values: list[str | None], threads: int, chunks: int
+) -> None:
+    # A large column is parsed in slices on several threads; small slices and
+    # several threads here make every draw take that path, chunk ends and
+    # slice ends falling anywhere.
+    from ncu_roofline.readers import values as v
+
+    step = max(1, len(values) // chunks)
+    parts = [values[i : i + step] for i in range(0, len(values), step)] or [[]]
+    arr = pa.chunked_array(parts, type=pa.string())
+    want, want_bad = parse_numbers_checked(arr, ".")
+    mp = pytest.MonkeyPatch()
+    mp.setattr(v, "_SLICE_VALUES", 1)
+    mp.setenv("NCU_ROOFLINE_PARSE_THREADS", str(threads))
+    try:
+        got, got_bad = v.parsed_numbers(arr, ".")
+    finally:
+        mp.undo()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_bad, want_bad)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +45,7 @@ from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import Unit, parse_numbers_checked, parse_unit
 from ncu_roofline.readers.identity import IdentityColumns
-from ncu_roofline.readers.table import dict_codes
+from ncu_roofline.readers.table import dict_codes, parse_threads
 
 _WHAT = {
     "malformed": "malformed number(s)",
@@ -223,10 +224,39 @@ def checked_numbers(
     ``factors`` is NaN for rows whose unit was refused (unknown or of the
     wrong dimension): those are reported where the unit was judged.
     """
-    parsed, malformed = parse_numbers_checked(texts, decimal)
+    parsed, malformed = parsed_numbers(texts, decimal)
     return _checked(
         parsed, malformed, texts, factors, metric_ids, metric_of_row, launch_of_row, problems
     )
+
+
+def parsed_numbers(
+    texts: pa.Array | pa.ChunkedArray, decimal: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~ncu_roofline.core.units.parse_numbers_checked` of ``texts``, a large
+    column in slices side by side on :func:`~ncu_roofline.readers.table.parse_threads`
+    threads.
+
+    Each value is read on its own (the result at a row depends on that row's
+    text only), so slices give the values one pass would; Arrow's kernels
+    run outside the interpreter lock, so the slices' passes overlap.
+    """
+    n = len(texts)
+    threads = min(parse_threads(), n // _SLICE_VALUES)
+    if threads < 2:
+        return parse_numbers_checked(texts, decimal)
+    bounds = np.linspace(0, n, threads + 1).astype(np.int64).tolist()
+
+    def part(k: int) -> tuple[np.ndarray, np.ndarray]:
+        return parse_numbers_checked(texts.slice(bounds[k], bounds[k + 1] - bounds[k]), decimal)
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        parts = list(pool.map(part, range(threads)))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+#: Values below which a column is parsed in one pass (a thread's start costs more).
+_SLICE_VALUES = 1 << 18
 
 
 def checked_values(
@@ -366,7 +396,7 @@ def convert_columns(
     for g in range(0, len(columns), per_pass):
         group = columns[g : g + per_pass]
         chunks = [chunk for col, *_ in group for chunk in col.chunks]
-        parsed, malformed = parse_numbers_checked(pa.chunked_array(chunks), decimal)
+        parsed, malformed = parsed_numbers(pa.chunked_array(chunks), decimal)
         out += _check_columns(group, parsed, malformed, zeros, launches, problems)
     return out
 
