@@ -63,8 +63,9 @@ def _index_type(size: int) -> tuple[type[np.signedinteger], pa.DataType]:
 class CompactParts:
     """One stretch of a table read batch by batch: its own dictionaries and narrow codes.
 
-    :func:`join_parts` joins the stretches of one table (read one after
-    another, or side by side on threads) into the table a single read gives.
+    The stretches of one table (read one after another, or side by side on
+    threads) are joined in order by :meth:`absorb` into the first, whose
+    :meth:`table` is then the table a single read gives.
     """
 
     def __init__(self, schema: pa.Schema) -> None:
@@ -86,6 +87,50 @@ class CompactParts:
         for i, chunks in self.plain.items():
             chunks.append(batch.column(i))
 
+    def absorb(self, later: CompactParts) -> None:
+        """The next stretch's batches appended to this one's, its codes re-coded into this
+        stretch's dictionaries (its new values follow, in its own order of first
+        appearance); ``later`` is emptied.
+
+        Called on each stretch as it is read, while the next ones are still
+        being read: the re-coding overlaps their parse.
+        """
+        for i, shared in self.dictionaries.items():
+            own = later.dictionaries[i].values
+            if not own:
+                self.codes[i].extend(later.codes[i])
+            else:
+                lookup = shared.recode_texts(own)
+                narrow, _ = _index_type(len(shared.values))
+                self.codes[i].extend(lookup.astype(narrow)[c] for c in later.codes[i])
+            later.codes[i] = []
+        for i, chunks in self.plain.items():
+            chunks.extend(later.plain[i])
+            later.plain[i] = []
+
+    def table(self) -> pa.Table:
+        """The batches kept so far as one table (the codes are handed over: call once)."""
+        schema = self.schema
+        columns: list[pa.ChunkedArray] = []
+        fields: list[pa.Field] = []
+        for i, name in enumerate(schema.names):
+            if i in self.plain:
+                columns.append(pa.chunked_array(self.plain[i], type=schema.field(i).type))
+                fields.append(schema.field(i))
+                continue
+            values = strings(self.dictionaries[i].values)
+            np_type, arrow_type = _index_type(len(values))
+            dict_type = pa.dictionary(arrow_type, pa.string())
+            codes = self.codes[i]
+            chunks = [
+                pa.DictionaryArray.from_arrays(integer_array(c.astype(np_type, copy=False)), values)
+                for c in codes
+            ]
+            self.codes[i] = []  # each batch's codes are in its chunk now: free them as we go
+            columns.append(pa.chunked_array(chunks, type=dict_type))
+            fields.append(pa.field(name, dict_type))
+        return pa.Table.from_arrays(columns, schema=pa.schema(fields))
+
 
 def compact_parts(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> CompactParts:
     """``batches`` kept as one stretch of codes (:class:`CompactParts`)."""
@@ -95,51 +140,10 @@ def compact_parts(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> Compa
     return parts
 
 
-def join_parts(stretches: list[CompactParts]) -> pa.Table:
-    """The table of ``stretches`` in order, one chunk per batch, every dictionary column
-    sharing one dictionary in order of first appearance (indices as narrow as it allows).
-    """
-    first = stretches[0]
-    for later in stretches[1:]:
-        # Each later stretch's codes re-coded into the first's dictionaries:
-        # its new values follow, in its own order of first appearance.
-        for i, shared in first.dictionaries.items():
-            own = later.dictionaries[i].values
-            if not own:
-                first.codes[i].extend(later.codes[i])
-                continue
-            lookup = shared.recode_texts(own)
-            narrow, _ = _index_type(len(shared.values))
-            first.codes[i].extend(lookup.astype(narrow)[c] for c in later.codes[i])
-            later.codes[i] = []
-        for i, chunks in first.plain.items():
-            chunks.extend(later.plain[i])
-    schema = first.schema
-    columns: list[pa.ChunkedArray] = []
-    fields: list[pa.Field] = []
-    for i, name in enumerate(schema.names):
-        if i in first.plain:
-            columns.append(pa.chunked_array(first.plain[i], type=schema.field(i).type))
-            fields.append(schema.field(i))
-            continue
-        values = strings(first.dictionaries[i].values)
-        np_type, arrow_type = _index_type(len(values))
-        dict_type = pa.dictionary(arrow_type, pa.string())
-        codes = first.codes[i]
-        chunks = [
-            pa.DictionaryArray.from_arrays(integer_array(c.astype(np_type, copy=False)), values)
-            for c in codes
-        ]
-        first.codes[i] = []  # each batch's codes are in its chunk now: free them as we go
-        columns.append(pa.chunked_array(chunks, type=dict_type))
-        fields.append(pa.field(name, dict_type))
-    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
-
-
 def compact_table(batches: Iterable[pa.RecordBatch], schema: pa.Schema) -> pa.Table:
     """The table of ``batches``, one chunk per batch, every dictionary column sharing one
     dictionary (with indices as narrow as it allows).
 
     ``schema`` is the reader's; columns that are not dictionaries are kept as read.
     """
-    return join_parts([compact_parts(batches, schema)])
+    return compact_parts(batches, schema).table()

@@ -36,7 +36,7 @@ from ncu_roofline.readers.locate import (
     long_line,
     non_blank_lines,
 )
-from ncu_roofline.readers.stream import CompactParts, compact_parts, compact_table, join_parts
+from ncu_roofline.readers.stream import CompactParts, compact_parts, compact_table
 
 _BLOCK_SIZE = 16 << 20
 #: Tables with dictionary columns larger than this are read batch by batch
@@ -542,10 +542,15 @@ def _parse_stretches(
         return compact_parts(table.to_batches(), table.schema)
 
     with _utf8_checked(), ThreadPoolExecutor(max_workers=min(threads, len(bounds))) as pool:
-        parts = list(pool.map(stretch, range(len(bounds))))
+        parts = pool.map(stretch, range(len(bounds)))
+        first = next(parts)
+        # Each stretch joins the first as soon as it is read, in order,
+        # while the threads read the next ones.
+        for later in parts:
+            first.absorb(later)
     for k in range(1, len(bounds)):
         counter.absorb(counters[k], starts[k])
-    return join_parts(parts)
+    return first.table()
 
 
 def _read_range(path: str, start: int, end: int, progress: ProgressCallback | None) -> bytes:
