@@ -1,8 +1,8 @@
 """The pivot to launches on integer codes groups rows as sorting the keys did.
 
 ``_launch_keys`` numbers launches from the key columns' dictionary codes,
-through a table indexed by key when the keys are few (always, in a real
-export) and by sorting otherwise.  Both must agree with the sort-based
+through a table indexed by key when the keys are few and by hashing them
+in Arrow otherwise (a summary of many processes).  Both must agree with the sort-based
 grouping on random tables: which rows share a launch, launch order by first
 row, invalid rows left out, runs kept apart.  A raw page's IDs that only go
 up skip the hashing and must give the codes it would.
@@ -77,8 +77,8 @@ def test_integer_code_pivot_groups_as_sorting(case: tuple) -> None:  # type: ign
     np.testing.assert_array_equal(got[1], want[1])
 
 
-def test_sort_path_for_many_keys_groups_the_same() -> None:
-    # Keys too many for a table indexed by key: the sorting path.
+def test_hashed_path_for_many_keys_groups_the_same() -> None:
+    # Keys too many for a table indexed by key: the hashed path.
     rng = np.random.default_rng(7)
     n = 400
     ids = [str(v) for v in rng.integers(0, 300, n)]
@@ -123,3 +123,29 @@ def test_whole_numbers_keep_large_integers_exact() -> None:
     assert floats.dtype == np.float64 and floats.tolist() == [1.0, 2.0]
     odd = _whole_numbers(pa.array(["3", "n/a"]))
     assert odd[0] == 3 and np.isnan(odd[1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_wide_keys_group_as_sorting(data: st.DataObject) -> None:
+    # Up to four key columns with wide alphabets: the product of their sizes
+    # exceeds the rows (the hashed path) in most draws, missing values included.
+    n = data.draw(st.integers(0, 60))
+    width = data.draw(st.sampled_from([2, 5, 200]))
+    texts = st.one_of(st.none(), st.integers(0, width).map(str))
+    names = [f"k{i}" for i in range(data.draw(st.integers(1, 4)))]
+    table = pa.table(
+        {
+            name: pa.array(
+                data.draw(st.lists(texts, min_size=n, max_size=n)), pa.string()
+            ).dictionary_encode()
+            for name in names
+        }
+    )
+    valid = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    runs = data.draw(st.none() | st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    run = None if runs is None else np.array(runs, dtype=np.int64)
+    want = _sorted_grouping(table, names, valid, run)
+    got = csv_pages._launch_keys(table, names, valid, run)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])

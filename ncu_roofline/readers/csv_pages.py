@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from ncu_roofline.core import compute as ac
-from ncu_roofline.core.arrays import indices
+from ncu_roofline.core.arrays import indices, integer_array
 from ncu_roofline.core.arrays import numbers as arrow_numbers
 from ncu_roofline.core.dimensions import base_unit
 from ncu_roofline.core.launches import Coded, coded, finalize_columns
@@ -192,13 +192,15 @@ def _launch_keys(
         rank_of_key[present[order]] = np.arange(order.size)
         launch_of_row[rows] = rank_of_key[keys]
         return launch_of_row, firsts[order]
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    launch_of_row[rows] = rank[inverse.reshape(-1)]
-    first_rows = rows[first[order]]
-    return launch_of_row, first_rows
+    # Hashed in Arrow (no sort): codes in order of first appearance, so a
+    # row is its launch's first where the running largest code grows.
+    encoded = ac.dictionary_encode(integer_array(keys))
+    codes = arrow_numbers(encoded, missing=-1).astype(np.int64)
+    launch_of_row[rows] = codes
+    top = np.maximum.accumulate(codes)
+    first = np.ones(codes.size, dtype=bool)
+    first[1:] = top[1:] > top[:-1]
+    return launch_of_row, rows[first]
 
 
 def _texts_at(table: pa.Table, column: str, rows: np.ndarray) -> list[str]:
