@@ -102,7 +102,8 @@ class CompactParts:
             else:
                 lookup = shared.recode_texts(own)
                 narrow, _ = _index_type(len(shared.values))
-                self.codes[i].extend(lookup.astype(narrow)[c] for c in later.codes[i])
+                recoded = lookup.astype(narrow)
+                self.codes[i].extend(recoded[c] for c in later.codes[i])
             later.codes[i] = []
         for i, chunks in self.plain.items():
             chunks.extend(later.plain[i])
