@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import DATA
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ncu_roofline
 from ncu_roofline.analysis.ncu_rules import (
@@ -370,3 +372,26 @@ def test_group_rule_fields_left_blank_are_none_not_nan() -> None:
     assert by_name["Tail"]["section"] is None
     assert by_name["Tail"]["type"] == "OPT"
     assert by_name["Occupancy"]["launches"] == 2
+
+
+_ID_TEXTS = st.one_of(
+    st.text(alphabet="0123456789", min_size=1, max_size=24),
+    st.text(alphabet="0123456789-+x, ", max_size=24),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ID_TEXTS, max_size=12))
+def test_rule_row_ids_read_at_once_as_one_by_one(texts: list[str]) -> None:
+    # A column of digits alone is cast at once; each value must read as it
+    # does alone beside a text that sends it down the slower, regex path.
+    import pyarrow as pa
+
+    from ncu_roofline.readers.rule_rows import _wholes
+
+    values, ok = _wholes(pa.array(texts, type=pa.string()))
+    for i, text in enumerate(texts):
+        one, one_ok = _wholes(pa.array([text, "x"], type=pa.string()))
+        assert bool(ok[i]) == bool(one_ok[0]), text
+        if one_ok[0]:
+            assert values[i] == one[0], text

@@ -23,16 +23,21 @@ from ncu_roofline.core.rules import RuleTable, speedup_number
 #: A whole number as ncu prints one, once blanks, thousands separators, a plus
 #: and leading zeros are gone (more digits than an int64 holds: a damaged row).
 _WHOLE = r"^-?[0-9]{1,19}$"
+#: Digits alone, with a minus or not: what Arrow's cast to int64 reads as
+#: Python's ``int`` does (it also reads ``0x10``, which is no launch number).
+_DIGITS = r"^-?[0-9]+$"
 #: A decimal number Arrow's cast reads exactly as Python's ``float`` does.
 _DECIMAL = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 #: Arrow's largest parse block; rule rows are single lines far shorter.
 _BLOCK = 1 << 24
 
 
-def _parse(texts: list[str], header: list[str]) -> pa.Table | None:
-    """The rule rows as a table of strings, one column per header name; rows of another width left out."""
+def _parse(texts: list[str], header: list[str], wanted: list[int]) -> pa.Table | None:
+    """The rule rows as a table of strings, the header's columns ``wanted`` (by position,
+    named ``c<position>``); rows of another width left out."""
     data = "\n".join(texts).encode("utf-8")
     names = [f"c{i}" for i in range(len(header))]
+    include = [names[i] for i in wanted]
     try:
         return pacsv.read_csv(
             pa.py_buffer(data),
@@ -43,8 +48,11 @@ def _parse(texts: list[str], header: list[str]) -> pa.Table | None:
             parse_options=pacsv.ParseOptions(
                 newlines_in_values=False, invalid_row_handler=lambda _row: "skip"
             ),
+            # Only the columns read below are converted (a kernel name, often
+            # the longest text of a row, is not).
             convert_options=pacsv.ConvertOptions(
-                column_types=dict.fromkeys(names, pa.string()),
+                include_columns=include,
+                column_types=dict.fromkeys(include, pa.string()),
                 strings_can_be_null=False,
                 quoted_strings_can_be_null=False,
             ),
@@ -66,9 +74,18 @@ def _filled(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def _wholes(column: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """Whole numbers (values, which are whole) of a text column."""
+    cleaned = _cleaned(column)
+    if flags(ac.match_substring_regex(cleaned, _DIGITS)).all():
+        # Every value digits alone (launch numbers always are): read at once,
+        # unless one is too large for an int64 (a damaged row).
+        try:
+            values = numbers(ac.cast(cleaned, pa.int64()), missing=-1)
+            return values, np.ones(len(cleaned), dtype=bool)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            pass
     # Leading zeros go first ("0001" is 1), and Arrow's cast refuses the
     # leading plus Python's int reads.
-    cleaned = ac.replace_substring_regex(_cleaned(column), r"^(-?)\+?0*([0-9])", r"\1\2")
+    cleaned = ac.replace_substring_regex(cleaned, r"^(-?)\+?0*([0-9])", r"\1\2")
     ok = flags(ac.match_substring_regex(cleaned, _WHOLE))
     # 19 digits may exceed an int64 (which no launch number does): read those
     # few in Python; a larger one is a damaged row.
@@ -121,18 +138,31 @@ def rule_table(texts: list[str], header: list[str]) -> RuleTable:
     return table
 
 
+#: The columns a rule result is read from.
+_READ = (
+    "ID",
+    "Process ID",
+    "Rule Name",
+    "Rule Type",
+    "Section Name",
+    "Rule Description",
+    "Estimated Speedup Type",
+    "Estimated Speedup",
+)
+
+
 def _rule_chunk(texts: list[str], header: list[str]) -> RuleTable:
     """:func:`rule_table` of a few rule rows."""
-    table = _parse(texts, header)
-    if table is None or table.num_rows == 0:
-        return RuleTable()
     # The first column of a name, as a row read by name gives it.
     at = {name: i for i, name in reversed(list(enumerate(header)))}
+    table = _parse(texts, header, sorted({at[name] for name in _READ if name in at}))
+    if table is None or table.num_rows == 0:
+        return RuleTable()
     n = table.num_rows
 
     def column(name: str) -> pa.Array | pa.ChunkedArray | None:
         i = at.get(name)
-        return None if i is None else table.column(i)
+        return None if i is None else table.column(f"c{i}")
 
     def stripped(name: str) -> pa.Array | pa.ChunkedArray:
         col = column(name)
