@@ -149,3 +149,30 @@ def test_parse_threads_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     assert table_mod.parse_threads() == 6
     monkeypatch.setenv("NCU_ROOFLINE_PARSE_THREADS", "many")
     assert 1 <= table_mod.parse_threads() <= table_mod.MAX_PARSE_THREADS
+
+
+def test_an_error_while_joining_cancels_the_stretches_not_begun(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An interrupt (or any error) while a stretch joins the first must not
+    # wait for the rest of the file to be read: the stretches not yet begun
+    # are cancelled.
+    path = SAMPLES / LONG_SAMPLES[4]
+    made = _stretches_made(path, 300)
+    begun = [0]
+    real = table_mod.compact_parts
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        begun[0] += 1
+        return real(*args, **kwargs)
+
+    def interrupted(self: Any, later: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(table_mod, "compact_parts", counted)
+    monkeypatch.setattr(table_mod.CompactParts, "absorb", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _read(path, 300, monkeypatch)
+    # Two threads, the first two stretches and at most a few queued behind them.
+    assert made > 50
+    assert begun[0] < made // 2

@@ -108,7 +108,8 @@ def shared_texts(values: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
     array, a value pandas hands out as a new object per row) are one object
     per row though a handful are distinct: hundreds of thousands of copies,
     each hashed again wherever the column is read.  Here they are hashed
-    once, by value, in C.
+    once, by value, in C; equal texts are then the first one's object (a
+    text subclass's value, equal, may become a plain text).
     """
     sample = [v for v in values[:: max(1, len(values) // _SAMPLE)].tolist() if type(v) is str]
     if len({id(v) for v in sample}) == len(set(sample)):

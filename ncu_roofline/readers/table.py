@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import threading
+from collections import deque
 from collections.abc import Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -542,12 +543,18 @@ def _parse_stretches(
         return compact_parts(table.to_batches(), table.schema)
 
     with _utf8_checked(), ThreadPoolExecutor(max_workers=min(threads, len(bounds))) as pool:
-        parts = pool.map(stretch, range(len(bounds)))
-        first = next(parts)
-        # Each stretch joins the first as soon as it is read, in order,
-        # while the threads read the next ones.
-        for later in parts:
-            first.absorb(later)
+        pending = deque(pool.submit(stretch, k) for k in range(len(bounds)))
+        try:
+            first = pending.popleft().result()
+            # Each stretch joins the first as soon as it is read, in order,
+            # while the threads read the next ones.
+            while pending:
+                first.absorb(pending.popleft().result())
+        finally:
+            # An error or an interrupt: the stretches not yet begun are
+            # cancelled, not read before it is said.
+            for future in pending:
+                future.cancel()
     for k in range(1, len(bounds)):
         counter.absorb(counters[k], starts[k])
     return first.table()
