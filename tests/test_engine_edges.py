@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -11,7 +12,7 @@ import ncu_roofline
 from ncu_roofline.analysis.measures import name_mma_flops
 from ncu_roofline.core.model import Profile, SourceInfo, empty_launches
 from ncu_roofline.report.context import build_context
-from tests.helpers import analyse_rows, col, fp32, num, profile, spec
+from tests.helpers import SAMPLE, analyse_rows, col, fp32, num, profile, run, spec
 
 
 def test_empty_profile_gives_empty_frames_and_null_totals() -> None:
@@ -138,3 +139,15 @@ def test_above_roof_lists_every_roof_it_breaks() -> None:
     assert col(a, "above_roof") == ["compute, DRAM bandwidth"]
     kinds = [f.message for f in a.findings if f.kind == "above-roof"]
     assert len(kinds) == 2
+
+
+def test_the_readme_report_says_only_its_own_lines(tmp_path: Path) -> None:
+    # The README's first command (a decode step, with a model's theory): the
+    # analysis adds a hundred-odd columns, which pandas warns about ("highly
+    # fragmented", with source lines) when they are added one by one.  Every
+    # line on stderr must be the tool's own.
+    out = tmp_path / "report.html"
+    proc = run("report", str(SAMPLE), "--model", "llama-3-8b", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines and all(line.startswith("ncu-roofline: ") for line in lines), proc.stderr

@@ -149,3 +149,27 @@ def test_wide_keys_group_as_sorting(data: st.DataObject) -> None:
     got = csv_pages._launch_keys(table, names, valid, run)
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
+
+
+def test_null_keys_are_a_value_of_their_own() -> None:
+    # A null key (code -1) must neither collide with a value of the column
+    # before it nor index the key table from its end.
+    table = pa.table(
+        {
+            "k0": pa.array([None, "a", None, "b"], pa.string()).dictionary_encode(),
+            "k1": pa.array([None, None, "x", None], pa.string()).dictionary_encode(),
+        }
+    )
+    valid = np.ones(4, dtype=bool)
+    want = _sorted_grouping(table, ["k0", "k1"], valid, None)
+    got = csv_pages._launch_keys(table, ["k0", "k1"], valid, None)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    assert got[0].tolist() == [0, 1, 2, 3]
+    # Two columns of nulls alone (empty dictionaries): one launch, no key below zero.
+    blank = pa.table(
+        {k: pa.array([None, None], pa.string()).dictionary_encode() for k in ("k0", "k1")}
+    )
+    got = csv_pages._launch_keys(blank, ["k0", "k1"], np.ones(2, dtype=bool), None)
+    assert got[0].tolist() == [0, 0]
+    assert got[1].tolist() == [0]

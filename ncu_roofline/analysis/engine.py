@@ -105,23 +105,32 @@ class Analysis:
         )
 
 
-def _put(frame: pd.DataFrame, columns: Mapping[str, Any]) -> None:
-    """Columns added to ``frame`` in place; text columns stay Python objects (None where
-    missing), each distinct text held once.
+def _joined(frame: pd.DataFrame, columns: Mapping[str, Any]) -> pd.DataFrame:
+    """``frame`` with ``columns``: one it has is replaced in place, new ones are added
+    together; text columns stay Python objects (None where missing), each distinct
+    text held once.
 
-    pandas would convert each array of texts to its own string type (a
-    conversion per launch, and another each time a rule reads the column
+    Added together, a stage's numbers of one kind make one block of the frame
+    rather than one block each: a frame of some hundred columns added one by
+    one is what pandas warns about ("highly fragmented") on every further
+    column.  pandas would convert each array of texts to its own string type
+    (a conversion per launch, and another each time a rule reads the column
     back); the launch model's texts are objects, and so are these.
     """
+    new: dict[str, Any] = {}
     for col, values in columns.items():
         if isinstance(values, np.ndarray) and values.dtype == object:
             # Texts made per launch (joined, formatted, copied out of pandas)
             # are held once per distinct text.
-            frame[col] = pd.Series(
-                shared_texts(values), index=frame.index, dtype=object, copy=False
-            )
-        else:
+            values = pd.Series(shared_texts(values), index=frame.index, dtype=object, copy=False)
+        if col in frame:
             frame[col] = values
+        else:
+            new[col] = values
+    if not new:
+        return frame
+    joined: pd.DataFrame = pd.concat([frame, pd.DataFrame(new, index=frame.index)], axis=1)
+    return joined
 
 
 def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
@@ -178,8 +187,8 @@ def analyze(
 
     frame = pd.DataFrame({c: src[c] for c in PROFILE_COLUMNS if c in src}, index=src.index)
     inv = src["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
-    _put(frame, {"cc": cc, "total_duration_s": floats(src["duration_s"]) * inv})
-    _put(frame, measured.columns)
+    frame = _joined(frame, {"cc": cc, "total_duration_s": floats(src["duration_s"]) * inv})
+    frame = _joined(frame, measured.columns)
 
     basis = {
         lvl: np.asarray(measured.columns[f"{lvl}_bytes_basis"], dtype=object)
@@ -197,33 +206,35 @@ def analyze(
     if alias:
         for dev in assignment.devices:
             dev.notes.append(alias)
-    frame["sm_clock_hz"] = assignment.sm_clock_hz
+    roofs_of_launch: dict[str, Any] = {"sm_clock_hz": assignment.sm_clock_hz}
     for key in (*ALL_COMPUTE_KEYS, *MEMORY_KEYS):
         values = assignment.peaks[key]
         if key in MEMORY_KEYS or not np.isnan(values).all():
-            frame[peak_column(key)] = values
+            roofs_of_launch[peak_column(key)] = values
     for col in _SOL:
         if col in src:
-            frame[col] = floats(src[col])
+            roofs_of_launch[col] = floats(src[col])
+    frame = _joined(frame, roofs_of_launch)
 
     placed = place(frame, thresholds)
-    _put(frame, placed)
-    _add_roof_sources(frame, np.asarray(placed["precision"], dtype=object), assignment)
-    frame["mix_share"] = mix_share(src, np.asarray(placed["precision"], dtype=object))
+    frame = _joined(frame, placed)
+    precision = np.asarray(placed["precision"], dtype=object)
+    frame = _joined(frame, _roof_sources(precision, assignment))
+    frame = _joined(frame, {"mix_share": mix_share(src, precision)})
     judged = judge(src, frame, _sm_counts(src, assignment.devices), thresholds)
-    _put(frame, judged)
+    frame = _joined(frame, judged)
     # ncu's own rule results and speedup estimates, and the recoverable time
     # that ranks: ours bounded by ncu's (a step apart from the judgement).
-    _put(frame, combine(frame, profile.sources))
-    _mark_failed(frame, failed_profiles(src))
+    frame = _joined(frame, combine(frame, profile.sources))
+    frame = _mark_failed(frame, failed_profiles(src))
 
     unmatched: list[str] = []
     if theory is not None:
         theory_cols, unmatched = apply_theory(frame, theory)
-        _put(frame, theory_cols)
+        frame = _joined(frame, theory_cols)
         add_comparison(frame)
         distrust_absurd_theory(frame, profile.sources)
-    _put(frame, {"placement": placement(frame)})
+    frame = _joined(frame, {"placement": placement(frame)})
 
     kernels = group_kernels(frame, thresholds)
     kernels["advice"] = np.array(group_advice_ids(kernels), dtype=object)
@@ -249,16 +260,17 @@ def analyze(
     )
 
 
-def _mark_failed(frame: pd.DataFrame, failed: npt.NDArray[np.object_]) -> None:
-    """Launches whose profiling failed, in place: not placeable, with the count as the reason.
+def _mark_failed(frame: pd.DataFrame, failed: npt.NDArray[np.object_]) -> pd.DataFrame:
+    """``frame`` with the launches whose profiling failed marked: not placeable, with the
+    count as the reason.
 
     Whatever few values such a launch has say nothing about the kernel, so
     its verdicts are cleared rather than drawn from them.
     """
-    _put(frame, {"profiling_failed": failed})
+    frame = _joined(frame, {"profiling_failed": failed})
     rows = pd.notna(failed)
     if not rows.any():
-        return
+        return frame
     frame.loc[rows, "bound"] = "not placeable"
     frame.loc[rows, "bound_reason"] = failed[rows]
     for col in (
@@ -278,6 +290,7 @@ def _mark_failed(frame: pd.DataFrame, failed: npt.NDArray[np.object_]) -> None:
             frame.loc[rows, col] = None
     if "recoverable_basis" in frame:
         frame.loc[rows, "recoverable_basis"] = "unknown: profiling failed"
+    return frame
 
 
 def _sm_counts(src: pd.DataFrame, devices: list[DeviceRoofs]) -> npt.NDArray[np.float64]:
@@ -304,23 +317,20 @@ def _sm_counts(src: pd.DataFrame, devices: list[DeviceRoofs]) -> npt.NDArray[np.
     return sms
 
 
-def _add_roof_sources(
-    frame: pd.DataFrame, precision: npt.NDArray[np.object_], assignment: RoofAssignment
-) -> None:
-    """Where each launch's binding ceilings came from, in place."""
-    compute_source = np.full(len(frame), None, dtype=object)
+def _roof_sources(
+    precision: npt.NDArray[np.object_], assignment: RoofAssignment
+) -> dict[str, npt.NDArray[np.object_]]:
+    """Where each launch's binding ceilings came from."""
+    compute_source = np.full(len(precision), None, dtype=object)
     for key in pd.unique(precision[pd.notna(precision)]):
         rows = precision == key
         compute_source[rows] = assignment.sources[str(key)][rows]
     dram = assignment.sources["dram"]
-    _put(
-        frame,
-        {
-            "roof_source_compute": compute_source,
-            "roof_source_dram": dram,
-            "roof_source": np.where(pd.notna(compute_source), compute_source, dram),
-        },
-    )
+    return {
+        "roof_source_compute": compute_source,
+        "roof_source_dram": dram,
+        "roof_source": np.where(pd.notna(compute_source), compute_source, dram),
+    }
 
 
 def add_comparison(frame: pd.DataFrame) -> None:

@@ -173,7 +173,8 @@ def _launch_keys(
             _, combined = np.unique(combined, return_inverse=True)
             combined = combined.astype(np.int64).reshape(-1)
             bound = int(combined.max(initial=0)) + 1
-        combined = combined * radix + codes
+        # A null (code -1) is digit 0, the dictionary's values 1 to radix - 1.
+        combined = combined * radix + codes + 1
         bound *= radix
     rows = np.nonzero(valid)[0]
     # int32 while it fits: one of the few arrays with an entry per row.
