@@ -117,7 +117,7 @@ def _joined(frame: pd.DataFrame, columns: Mapping[str, Any]) -> pd.DataFrame:
     (a conversion per launch, and another each time a rule reads the column
     back); the launch model's texts are objects, and so are these.
     """
-    new: dict[str, Any] = {}
+    new: dict[str, npt.NDArray[Any] | pd.Series] = {}
     for col, values in columns.items():
         if isinstance(values, np.ndarray) and values.dtype == object:
             # Texts made per launch (joined, formatted, copied out of pandas)
@@ -206,7 +206,7 @@ def analyze(
     if alias:
         for dev in assignment.devices:
             dev.notes.append(alias)
-    roofs_of_launch: dict[str, Any] = {"sm_clock_hz": assignment.sm_clock_hz}
+    roofs_of_launch: dict[str, npt.NDArray[np.float64]] = {"sm_clock_hz": assignment.sm_clock_hz}
     for key in (*ALL_COMPUTE_KEYS, *MEMORY_KEYS):
         values = assignment.peaks[key]
         if key in MEMORY_KEYS or not np.isnan(values).all():

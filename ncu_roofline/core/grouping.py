@@ -24,6 +24,7 @@ __all__ = [
     "per_distinct",
     "row_groups",
     "shared_texts",
+    "text_codes",
 ]
 
 #: Calls ``id`` on each element of an object array (a C-level loop).
@@ -114,16 +115,33 @@ def shared_texts(values: npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
     sample = [v for v in values[:: max(1, len(values) // _SAMPLE)].tolist() if type(v) is str]
     if len({id(v) for v in sample}) == len(set(sample)):
         return values
-    try:
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    except TypeError:  # lists or dicts among them
+    coded = text_codes(values)
+    if coded is None:
         return values
-    if not all(type(u) is str for u in uniques):
-        return values  # numbers too: equal ones (1 and True) are not the same value
+    codes, uniques = coded
     out: npt.NDArray[np.object_] = np.asarray(uniques, dtype=object)[np.maximum(codes, 0)]
     missing = codes < 0
     out[missing] = values[missing]
     return out
+
+
+def text_codes(values: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.intp], list[str]] | None:
+    """Each value's code (-1 where missing) and the distinct texts, in order of first
+    appearance, found by hashing in C; None when the column holds anything but texts
+    and missing values.
+
+    Only the distinct values are looked at: a value equal to a text is a text
+    (or a subclass of one, held by its first equal), so no row is looked at
+    on its own.
+    """
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:  # lists or dicts among them
+        return None
+    distinct = list(uniques)
+    if not all(type(u) is str for u in distinct):
+        return None  # numbers too: equal ones (1 and True) are not the same value
+    return np.asarray(codes, dtype=np.intp), distinct
 
 
 #: Rows of a column looked at to tell whether its texts are held once each.

@@ -21,7 +21,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ncu_roofline.core.frame import floats
-from ncu_roofline.core.grouping import distinct_codes, distinct_objects
+from ncu_roofline.core.grouping import distinct_codes, distinct_objects, text_codes
 from ncu_roofline.report.schema import LaunchRecord
 from ncu_roofline.report.table_records import (
     BLOCK_ROWS,
@@ -273,20 +273,15 @@ def _long_texts(s: pd.Series) -> bool:
 
 def _hashed_texts(items: np.ndarray) -> pa.Array | None:
     """An object column of short texts (missing values aside) as a dictionary array,
-    its distinct texts found by hashing in C; None when it holds anything else.
-
-    Only the distinct values are looked at: a value equal to a text is a text
-    (or a subclass of one, whose record is the plain text), so no row is
-    looked at on its own.  A column with nothing but missing values is nulls.
+    its distinct texts found by hashing in C (:func:`~ncu_roofline.core.grouping.text_codes`);
+    None when it holds anything else.  A column with nothing but missing values is nulls.
     """
-    try:
-        codes, distinct = pd.factorize(items, use_na_sentinel=True)
-    except TypeError:
-        return None  # lists or dicts: not texts
-    if not len(distinct):
-        return pa.nulls(len(items))
-    if not all(type(v) is str for v in distinct):
+    coded = text_codes(items)
+    if coded is None:
         return None
+    codes, distinct = coded
+    if not distinct:
+        return pa.nulls(len(items))
     indices = pa.array(codes.astype(np.int32), mask=codes < 0)
     return pa.DictionaryArray.from_arrays(indices, pa.array(distinct, type=pa.string()))
 
