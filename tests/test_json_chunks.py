@@ -274,11 +274,31 @@ def test_columns_encode_as_the_records_do(rows: int, data: st.DataObject) -> Non
     columns: list[tuple[str, Any]] = []
     for name in fields:
         kind = data.draw(
-            st.sampled_from(["float", "int", "bool", "simple", "mixed", "coded", "shared"])
+            st.sampled_from(
+                ["float", "few", "int", "bool", "simple", "mixed", "coded", "shared", "same"]
+            )
         )
         if kind == "float":
             values = data.draw(st.lists(st.floats(allow_nan=True), min_size=rows, max_size=rows))
             columns.append((name, np.array(values, dtype=np.float64)))
+        elif kind == "few":
+            # Few distinct floats: columns all one value (folded into the records'
+            # constant text), or all but one; 0.0 and -0.0 equal but written apart.
+            pool = st.sampled_from([0.0, -0.0, math.nan, math.inf, -math.inf, 1.5, 1e-5])
+            values = data.draw(st.lists(pool, min_size=rows, max_size=rows))
+            columns.append((name, np.array(values, dtype=np.float64)))
+        elif kind == "same":
+            # One value (or code) in every row, of each kind a column can be.
+            value = data.draw(st.one_of(_SIMPLE_VALUES, st.integers(-1, 2)))
+            form = data.draw(st.sampled_from(["list", "coded", "int"]))
+            if form == "coded":
+                code = data.draw(st.integers(-1, 1))
+                coded = CodedColumn(["x", "\u202e"], np.full(rows, code, dtype=np.intp))
+                columns.append((name, coded))
+            elif form == "int" and type(value) is int and abs(value) < 2**62:
+                columns.append((name, np.full(rows, value, dtype=np.int64)))
+            else:
+                columns.append((name, [value] * rows))
         elif kind == "int":
             ints = data.draw(st.lists(st.integers(-(2**62), 2**62), min_size=rows, max_size=rows))
             columns.append((name, np.array(ints, dtype=np.int64)))
@@ -315,6 +335,24 @@ def test_columns_encode_as_the_records_do(rows: int, data: st.DataObject) -> Non
     encoded = json_report._encode_columns(rows, columns)
     assert encoded == json_report._encode(as_dicts)[1:-1]
     assert json.loads(b"[" + encoded + b"]") == json.loads(json_report._encode(as_dicts))
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [0.0, -0.0, 0.0],
+        [-0.0, -0.0, -0.0],
+        [math.nan, math.inf, -math.inf],
+        [math.nan, math.nan, 1.0],
+        [1e-5, 1e-5, 1e-5],
+        [2.5, 2.5, math.inf],
+    ],
+)
+def test_float_columns_one_value_or_not(values: list[float]) -> None:
+    """A column folded as one value only when every value is written the same."""
+    columns = [("a", np.array(values)), ("b", np.array([1.0, 2.0, 3.0]))]
+    expected = [{"a": _record_value(v), "b": float(i + 1)} for i, v in enumerate(values)]
+    assert json_report._encode_columns(3, columns) == json_report._encode(expected)[1:-1]
 
 
 def _at(values: Any, i: int) -> Any:

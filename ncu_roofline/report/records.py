@@ -331,8 +331,8 @@ def _object_column(values: list[Any]) -> pa.Array | None:
 
 
 def _column_array(s: pd.Series) -> np.ndarray | CodedColumn | list[Any]:
-    """A numeric column as a numpy array (non-finite floats missing), a text column as
-    :class:`CodedColumn`, else :func:`_column_values`."""
+    """A numeric column as a numpy array (non-finite floats missing), a column of texts
+    and missing values as :class:`CodedColumn`, else :func:`_column_values`."""
     if pd.api.types.is_float_dtype(s.dtype):
         return floats(s)
     if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
@@ -341,6 +341,13 @@ def _column_array(s: pd.Series) -> np.ndarray | CodedColumn | list[Any]:
         # Only text: distinct values found in one vectorised step, no Python per row.
         codes, distinct = pd.factorize(s, use_na_sentinel=True)
         return CodedColumn([str(v) for v in distinct.tolist()], np.asarray(codes, dtype=np.intp))
+    if s.dtype == object:
+        # Texts and missing values (most object columns: a kernel's name, a basis):
+        # hashed in C, each distinct text then encoded once, not once per row.
+        coded = text_codes(s.to_numpy())
+        if coded is not None:
+            codes, texts = coded
+            return CodedColumn(texts, codes)
     return _column_values(s)
 
 
