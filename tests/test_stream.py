@@ -167,3 +167,41 @@ def test_threshold_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
     assert table_mod.stream_threshold() == 12345
     monkeypatch.setenv("NCU_ROOFLINE_STREAM_BYTES", "not a number")
     assert table_mod.stream_threshold() == table_mod.STREAM_BYTES
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    stretches=st.lists(
+        st.lists(
+            st.lists(st.sampled_from(["a", "b", "c", "d", "é", ""]), min_size=1, max_size=8),
+            min_size=1,
+            max_size=3,
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_stretches_joined_as_one_dictionary(stretches: list[list[list[str]]]) -> None:
+    """Stretches of batches, each value order a stretch may see (the same order as the
+    first, so that nothing is re-coded, or a new one), join to the values of one read,
+    with one dictionary in order of first appearance."""
+    import pyarrow as pa
+
+    kind = pa.dictionary(pa.int32(), pa.string())
+    schema = pa.schema([("v", kind), ("n", pa.int64())])
+
+    def batch(values: list[str]) -> pa.RecordBatch:
+        column = pa.array(values, type=pa.string()).dictionary_encode()
+        return pa.record_batch([column.cast(kind), pa.array(range(len(values)))], schema=schema)
+
+    parts = [stream_mod.compact_parts(map(batch, stretch), schema) for stretch in stretches]
+    first = parts[0]
+    for later in parts[1:]:
+        first.absorb(later)
+    table = first.table()
+    every = [v for stretch in stretches for values in stretch for v in values]
+    assert table.column("v").to_pylist() == every
+    assert table.column("v").chunk(0).dictionary.to_pylist() == list(dict.fromkeys(every))
+    assert table.column("n").to_pylist() == [
+        n for stretch in stretches for values in stretch for n in range(len(values))
+    ]

@@ -51,6 +51,11 @@ class _Dictionary:
         return out
 
 
+def _unchanged(lookup: np.ndarray) -> bool:
+    """Whether a re-coding maps each code to itself (nothing to re-code)."""
+    return bool((lookup == np.arange(len(lookup))).all())
+
+
 def _index_type(size: int) -> tuple[type[np.signedinteger], pa.DataType]:
     """The narrowest index type that holds codes below ``size``."""
     if size <= np.iinfo(np.int8).max:
@@ -83,7 +88,10 @@ class CompactParts:
             indices = numbers(column.indices, missing=-1)
             # Narrow now: the final dictionary is at least as large as this one.
             narrow, _ = _index_type(len(shared.values))
-            self.codes[i].append(lookup.astype(narrow)[indices] if lookup.size else indices)
+            if _unchanged(lookup):
+                self.codes[i].append(indices.astype(narrow))
+            else:
+                self.codes[i].append(lookup.astype(narrow)[indices])
         for i, chunks in self.plain.items():
             chunks.append(batch.column(i))
 
@@ -97,10 +105,12 @@ class CompactParts:
         """
         for i, shared in self.dictionaries.items():
             own = later.dictionaries[i].values
-            if not own:
+            lookup = shared.recode_texts(own)
+            if _unchanged(lookup):
+                # Its values first seen in the same order (the names of metrics,
+                # kernels, units in every stretch): its codes are already ours.
                 self.codes[i].extend(later.codes[i])
             else:
-                lookup = shared.recode_texts(own)
                 narrow, _ = _index_type(len(shared.values))
                 recoded = lookup.astype(narrow)
                 self.codes[i].extend(recoded[c] for c in later.codes[i])
