@@ -182,26 +182,42 @@ def _launch_keys(
     if rows.size == 0:
         return launch_of_row, np.zeros(0, dtype=np.int64)
     keys = combined[rows]
+    # A launch's rows come together (one per metric): number the runs of equal
+    # keys, not the rows, ten to a hundred times fewer.  A key's first row is
+    # the head of its first run.
+    head = np.empty(keys.size, dtype=bool)
+    head[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=head[1:])
+    heads = np.flatnonzero(head)
+    run_launch, first_runs = _first_appearance(keys[heads], bound)
+    run_of_row = np.cumsum(head, dtype=np.int64) - 1
+    launch_of_row[rows] = run_launch[run_of_row]
+    return launch_of_row, rows[heads[first_runs]]
+
+
+def _first_appearance(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each key's number among the distinct keys (in order of first appearance, all below
+    ``bound``), and the position of each distinct key's first appearance."""
+    n = keys.size
+    positions = np.arange(n, dtype=np.int64)
     if bound <= 4 * n + 1024:
-        # Few enough keys for a table indexed by key: no sort of the rows.
+        # Few enough keys for a table indexed by key: no sort of the keys.
         first_of_key = np.full(bound, n, dtype=np.int64)
-        np.minimum.at(first_of_key, keys, rows)
+        np.minimum.at(first_of_key, keys, positions)
         present = np.flatnonzero(first_of_key < n)
         firsts = first_of_key[present]
         order = np.argsort(firsts, kind="stable")
         rank_of_key = np.empty(bound, dtype=np.int64)
         rank_of_key[present[order]] = np.arange(order.size)
-        launch_of_row[rows] = rank_of_key[keys]
-        return launch_of_row, firsts[order]
+        return rank_of_key[keys], firsts[order]
     # Hashed in Arrow (no sort): codes in order of first appearance, so a
-    # row is its launch's first where the running largest code grows.
+    # key is its first appearance where the running largest code grows.
     encoded = ac.dictionary_encode(integer_array(keys))
     codes = arrow_numbers(encoded, missing=-1).astype(np.int64)
-    launch_of_row[rows] = codes
     top = np.maximum.accumulate(codes)
     first = np.ones(codes.size, dtype=bool)
     first[1:] = top[1:] > top[:-1]
-    return launch_of_row, rows[first]
+    return codes, positions[first]
 
 
 def _texts_at(table: pa.Table, column: str, rows: np.ndarray) -> list[str]:
