@@ -906,3 +906,40 @@ def test_launch_view_reads_lazy_launches_column_wise(
     assert len(launch_traces) == 2
     assert all(0 < len(t["x"]) <= 30 for t in launch_traces)
     assert sum(f["launches_plotted"] for f in got) == sum(len(t["x"]) for t in launch_traces)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lo=st.floats(-12, 12, allow_nan=False),
+    span=st.floats(0, 12, allow_nan=False),
+    n=st.integers(2, 40),
+)
+def test_roof_points_are_logspace_to_the_last_bit_or_so(lo: float, span: float, n: int) -> None:
+    """The roofs' points are numpy's logspace, computed in software (the same on every CPU):
+    within two units in the last place of numpy's, ends included."""
+    import numpy as np
+
+    from ncu_roofline.render.charts.ceilings import log_points
+
+    ours = log_points(lo, lo + span, n)
+    theirs = np.logspace(lo, lo + span, n)
+    assert ours.shape == theirs.shape
+    assert np.all(np.abs(ours - theirs) <= 2 * np.spacing(theirs))
+    # Each point is ten to its exponent, correctly rounded (the exponents are linspace's).
+    import decimal
+
+    exponents = np.linspace(lo, lo + span, n).tolist()
+    with decimal.localcontext(decimal.Context(prec=60)):
+        exact = [float(decimal.Decimal(10) ** decimal.Decimal(e)) for e in exponents]
+    assert ours.tolist() == exact
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(1000.0, 3.0), (0.01, -2.0), (0.0, -math.inf), (-5.0, math.nan), (math.nan, math.nan)],
+)
+def test_axis_log10_reads_as_numpys(value: float, expected: float) -> None:
+    from ncu_roofline.render.charts.layout import log10
+
+    got = log10(value)
+    assert got == expected or (math.isnan(got) and math.isnan(expected))

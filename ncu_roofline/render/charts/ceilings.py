@@ -20,6 +20,7 @@ in the legend (plotly's ``visible="legendonly"``).
 
 from __future__ import annotations
 
+import decimal
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -267,6 +268,21 @@ def _line(
     }
 
 
+def log_points(lo: float, hi: float, n: int) -> FloatArray:
+    """``numpy.logspace(lo, hi, n)``, the same to the last bit on every machine.
+
+    numpy raises ten to each power with a vectorised routine chosen by the
+    CPU, whose last bit differs between CPUs: the roofs' points, and so the
+    committed sample pages, would differ with the machine that drew them.
+    Decimal arithmetic is done in software, the same everywhere.
+    """
+    exponents = np.linspace(lo, hi, n).tolist()
+    # No traps: an exponent past the doubles' range gives infinity or zero, as numpy's.
+    with decimal.localcontext(decimal.Context(prec=30, traps=[])):
+        ten = decimal.Decimal(10)
+        return np.array([float(ten ** decimal.Decimal(e)) for e in exponents], dtype=np.float64)
+
+
 def ceiling_traces(
     roofs: Roofs, x_lo: float, x_hi: float, used: set[str] | None = None
 ) -> list[PlotlyJSON]:
@@ -282,7 +298,7 @@ def ceiling_traces(
     top = roofs.shown_top(used)
     for line in merge_equal(roofs.memory):
         m = line.first
-        xs_m = np.logspace(x_lo, math.log10(top / m.value), _LINE_POINTS)
+        xs_m = log_points(x_lo, math.log10(top / m.value), _LINE_POINTS)
         trace = _line(
             xs_m,
             xs_m * m.value,
@@ -299,13 +315,13 @@ def ceiling_traces(
     for i, line in enumerate(merge_equal(roofs.compute, used)):
         c = line.first
         ridge = c.value / roofs.primary.value
-        xs_c = np.logspace(math.log10(ridge), x_hi, _LINE_POINTS)
+        xs_c = log_points(math.log10(ridge), x_hi, _LINE_POINTS)
         ys_c = np.full(_LINE_POINTS, c.value)
         shown = roofs.shown(line, used)
         if not shown and c.value > top * (1 + SAME_ROOF):
             # The primary memory roof's stretch from the shown top up to this
             # hidden roof, drawn with it: shown with it, hidden with it.
-            xs_d = np.logspace(math.log10(top / roofs.primary.value), math.log10(ridge), 4)
+            xs_d = log_points(math.log10(top / roofs.primary.value), math.log10(ridge), 4)
             xs_c = np.concatenate([xs_d[:-1], xs_c])
             ys_c = np.concatenate([xs_d[:-1] * roofs.primary.value, ys_c])
         trace = _line(

@@ -40,8 +40,18 @@ class Ranges:
 
 
 def _log_range(values: Sequence[float]) -> tuple[float, float]:
-    logs = np.log10(np.asarray(values, dtype=np.float64))
-    return float(logs.min()), float(logs.max())
+    array = np.asarray(values, dtype=np.float64)
+    return log10(float(array.min())), log10(float(array.max()))
+
+
+def log10(value: float) -> float:
+    """``numpy.log10`` of one value, the same on every machine (numpy picks a vectorised
+    logarithm by the CPU, whose last bit differs between CPUs: a page's ranges, and the
+    committed sample pages, would too).  Zero is minus infinity, a negative value NaN.
+    """
+    if value > 0:
+        return math.log10(value)
+    return -math.inf if value == 0 else math.nan
 
 
 def axis_ranges(
@@ -50,8 +60,8 @@ def axis_ranges(
     """Ranges covering the points ``xs``/``ys``, the launches ``lx``/``ly`` and the roofs."""
     x_lo = x_hi = y_lo = y_hi = math.nan
     if len(lx):
-        x_lo, x_hi = float(np.log10(lx.min())), float(np.log10(lx.max()))
-        y_lo, y_hi = float(np.log10(ly.min())), float(np.log10(ly.max()))
+        x_lo, x_hi = log10(float(lx.min())), log10(float(lx.max()))
+        y_lo, y_hi = log10(float(ly.min())), log10(float(ly.max()))
     if xs:
         px_lo, px_hi = _log_range(xs)
         py_lo, py_hi = _log_range(ys)
