@@ -382,3 +382,36 @@ def test_lazy_records_column_blocks(lazy: tuple[LaunchRecords, list[Any]]) -> No
     assert got == plain
     with pytest.raises(ValueError, match="block size"):
         next(seq.column_blocks(0))
+
+
+def test_nullable_number_columns_encode_as_their_records() -> None:
+    """pandas' nullable ints and booleans (launch ids, streams, devices): none missing,
+    all missing, some missing, and unsigned values past int64, as the records say."""
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "id": pd.array([0, 1, 2, 3], dtype="Int64"),
+            "device": pd.array([None] * 4, dtype="Int64"),
+            "grid": pd.array([117, None, 468, 5], dtype="Int64"),
+            "flag": pd.array([True, False, True, True], dtype="boolean"),
+            "big": pd.array([2**64 - 1, 0, 2**63, 1], dtype="UInt64"),
+            "same": pd.array([7, 7, 7, 7], dtype="Int32"),
+        }
+    )
+    fields = tuple(frame.columns)
+    lazy = LaunchRecords(frame, fields)
+    expected = records(frame, fields)
+    for size in (1, 3, 4):
+        encoded = b",".join(
+            json_report._encode_columns(rows, columns) for rows, columns in lazy.column_blocks(size)
+        )
+        assert encoded == json_report._encode(expected)[1:-1]
+    assert json.loads(b"[" + encoded + b"]")[1] == {
+        "id": 1,
+        "device": None,
+        "grid": None,
+        "flag": False,
+        "big": 0,
+        "same": 7,
+    }

@@ -337,6 +337,15 @@ def _column_array(s: pd.Series) -> np.ndarray | CodedColumn | list[Any]:
         return floats(s)
     if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
         return s.to_numpy()
+    plain = getattr(s.dtype, "numpy_dtype", None)  # of pandas' nullable numbers
+    if isinstance(s.dtype, pd.api.extensions.ExtensionDtype) and plain is not None:
+        # Nullable ints and booleans (launch ids, streams): an array when none is
+        # missing, a column of nulls when all are; the records' values either way.
+        missing = s.isna().to_numpy(dtype=bool)
+        if not missing.any() and np.dtype(plain).kind in "iub":
+            return s.to_numpy(dtype=plain)
+        if missing.all():
+            return CodedColumn([], np.full(len(s), -1, dtype=np.intp))
     if isinstance(s.dtype, pd.StringDtype):
         # Only text: distinct values found in one vectorised step, no Python per row.
         codes, distinct = pd.factorize(s, use_na_sentinel=True)
