@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from ncu_roofline.core.grouping import (
     distinct_codes,
+    distinct_objects,
     distinct_rows,
     per_distinct,
     row_groups,
@@ -150,3 +151,22 @@ def test_shared_texts_leave_other_columns_as_they_are() -> None:
         assert shared_texts(values) is values
     once = np.array(["a", "b", None], dtype=object)
     assert shared_texts(once) is once
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    picks=st.lists(st.integers(0, 5), max_size=40),
+    step=st.integers(1, 3),
+)
+def test_distinct_objects_by_identity(picks: list[int], step: int) -> None:
+    """Objects numbered in order of first appearance by identity (equal texts in two
+    objects apart), with each one's first row; strided arrays too."""
+    pool: list[Any] = ["k", "".join(["k"]), None, 1.5, ("t",), "k" * 3]
+    whole = np.empty(len(picks), dtype=object)
+    whole[:] = [pool[p] for p in picks]  # a tuple stays one element
+    items = whole[::step]
+    codes, firsts = distinct_objects(items)
+    seen: dict[int, int] = {}
+    expected = [seen.setdefault(id(v), len(seen)) for v in items]
+    assert codes.tolist() == expected
+    assert firsts.tolist() == [expected.index(k) for k in range(len(seen))]
