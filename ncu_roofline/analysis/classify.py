@@ -39,7 +39,7 @@ from ncu_roofline.analysis.roofs.assign import peak_column
 from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import floats
-from ncu_roofline.core.grouping import per_distinct, row_groups
+from ncu_roofline.core.grouping import distinct_codes, per_distinct, row_groups
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -574,24 +574,39 @@ def _dominant_bound(
 def _dominant(
     launches: pd.DataFrame, column: str, groups: Groups, t0: FloatArray, missing: str
 ) -> tuple[ObjArray, npt.NDArray[np.intp]]:
-    """Per group, the value of ``column`` that holds for the most time, and its first launch."""
-    by = pd.DataFrame(
-        {
-            "gid": groups.gid,
-            "v": launches[column].astype(object).fillna(missing),
-            "t": t0,
-            "i": np.arange(len(launches)),
-        }
-    )
-    per = by.groupby(["gid", "v"], sort=False).agg(t=("t", "sum"), i=("i", "first")).reset_index()
-    per = per.sort_values(["gid", "t"], ascending=[True, False], kind="stable").drop_duplicates(
-        "gid"
-    )
+    """Per group, the value of ``column`` that holds for the most time, and its first launch.
+
+    A missing value counts as ``missing``; the time of launches without one
+    (NaN) as nothing.  Of values holding equal time, the one a launch of the
+    group had first wins.  Over codes: no frame, no group-by.
+    """
+    n = len(launches)
+    codes, uniques = distinct_codes(launches[column])
+    if (codes < 0).any():
+        # Missing values join an equal value the column holds, else are one of their own.
+        at = [k for k, u in enumerate(uniques) if type(u) is type(missing) and u == missing]
+        codes = np.where(codes < 0, at[0] if at else len(uniques), codes)
+        if not at:
+            uniques = [*uniques, missing]
+    width = len(uniques) + 1
+    pair, pairs = pd.factorize(groups.gid.astype(np.int64) * width + codes, sort=False)
+    count = len(pairs)
+    time = np.bincount(pair, weights=np.nan_to_num(t0, nan=0.0), minlength=count)
+    firsts = np.full(count, n, dtype=np.int64)
+    np.minimum.at(firsts, pair, np.arange(n, dtype=np.int64))
+    pair_gid = np.asarray(pairs, dtype=np.int64) // width
+    # Each group's pairs, most time first, ties in order of first appearance.
+    order = np.lexsort((np.arange(count), -time, pair_gid))
+    lead = np.ones(count, dtype=bool)
+    lead[1:] = pair_gid[order][1:] != pair_gid[order][:-1]
+    chosen = order[lead]
     value = np.full(groups.n, None, dtype=object)
     first = np.zeros(groups.n, dtype=np.intp)
-    gids = per["gid"].to_numpy()
-    value[gids] = per["v"].to_numpy(dtype=object)
-    first[gids] = per["i"].to_numpy()
+    table = np.empty(len(uniques), dtype=object)
+    for k, u in enumerate(uniques):
+        table[k] = u  # one at a time: numpy would spread a sequence
+    value[pair_gid[chosen]] = table[np.asarray(pairs, dtype=np.int64)[chosen] % width]
+    first[pair_gid[chosen]] = firsts[chosen]
     return value, first
 
 
