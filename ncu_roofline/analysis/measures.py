@@ -527,11 +527,7 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
         )
     out["flops"] = total
     out["achieved_flops_per_s"] = total_rate
-    labels = np.full(n, "", dtype=object)
-    for name, mask in missing:
-        labels[mask] = np.where(labels[mask] == "", name, labels[mask] + "," + name)
-    labels[labels == ""] = None
-    out["flops_missing"] = labels
+    out["flops_missing"] = _missing_labels(missing, n)
 
     for level, builder in (("dram", _dram_bytes), ("l2", _l2_bytes), ("l1", _l1_bytes)):
         values, basis, bw = builder(df, duration)
@@ -539,6 +535,23 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
         out[f"{level}_bytes_basis"] = basis
         out[f"{level}_bytes_per_s"] = bw
     return Measures(columns=out)
+
+
+def _missing_labels(missing: list[tuple[str, npt.NDArray[np.bool_]]], n: int) -> ObjArray:
+    """Per launch, the names whose mask holds there, joined by commas in order; None for none.
+
+    Each launch's set of names is a number (one bit per name), so each label
+    is made once and shared, not concatenated launch by launch.
+    """
+    combination = np.zeros(n, dtype=np.int64)
+    for bit, (_, mask) in enumerate(missing):
+        combination |= mask.astype(np.int64) << bit
+    table = np.empty(1 << len(missing), dtype=object)
+    for k in range(len(table)):
+        names = [name for bit, (name, _) in enumerate(missing) if k >> bit & 1]
+        table[k] = ",".join(names) if names else None
+    labels: ObjArray = table[combination]
+    return labels
 
 
 Traffic = tuple[FloatArray, ObjArray, FloatArray]

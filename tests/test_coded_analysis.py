@@ -1,10 +1,11 @@
-"""A kernel group's dominant value (its bound, limiter, recoverable-time bound): the value
-holding for the most time, computed over codes, agrees with the group-by it replaced.
+"""Analysis steps done over codes agree with the group-by or loop each replaced.
 
-The oracle below is that group-by: per (group, value) the summed time and first
-launch, sorted by group and time (stable), the first row of each group kept.
-Hypothesis draws groups, values with missing ones (and the ``missing`` word
-itself among them), times with NaN and ties.
+A kernel group's dominant value (its bound, limiter, recoverable-time bound):
+the oracle is the group-by it replaced, per (group, value) the summed time
+and first launch, sorted by group and time (stable), the first row of each
+group kept; Hypothesis draws groups, values with missing ones (and the
+``missing`` word itself among them), times with NaN and ties.  A launch's
+missing-precision label: the oracle is the per-launch join.
 """
 
 from __future__ import annotations
@@ -75,3 +76,24 @@ def test_dominant_value_is_the_group_by(
     want_value, want_first = _oracle(list(values), groups.gid, groups.n, t0, "unknown")
     assert got_value.tolist() == want_value
     assert got_first.tolist() == want_first
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    masks=st.lists(
+        st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans()), max_size=30
+    )
+)
+def test_missing_labels_name_each_launchs_missing_parts_in_order(
+    masks: list[tuple[bool, bool, bool, bool]],
+) -> None:
+    """The per-launch list of precisions without a count, as the loop it replaced made it."""
+    from ncu_roofline.analysis.measures import _missing_labels
+
+    names = ("fp64", "fp32", "fp16", "tensor")
+    columns = [np.array([m[k] for m in masks], dtype=bool) for k in range(4)]
+    got = _missing_labels(list(zip(names, columns, strict=True)), len(masks))
+    expected = [",".join(n for n, bit in zip(names, m, strict=True) if bit) or None for m in masks]
+    assert got.tolist() == expected
+    # Equal labels are one object each.
+    assert len({id(v) for v in got.tolist()}) == len(set(expected))
