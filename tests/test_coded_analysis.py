@@ -49,7 +49,8 @@ def _oracle(
         st.tuples(
             st.sampled_from(["a", "b", "k"]),
             st.sampled_from(["memory", "compute", "latency", "unknown", None]),
-            st.sampled_from([0.0, 1.0, 2.0, 0.5, float("nan")]),
+            # Sums that tie only when summed as pandas sums (0.1 + 0.2 + 0.3 vs 0.6).
+            st.sampled_from([0.0, 1.0, 2.0, 0.5, 0.1, 0.2, 0.3, 0.6, float("nan")]),
         ),
         min_size=1,
         max_size=30,
@@ -97,3 +98,22 @@ def test_missing_labels_name_each_launchs_missing_parts_in_order(
     assert got.tolist() == expected
     # Equal labels are one object each.
     assert len({id(v) for v in got.tolist()}) == len(set(expected))
+
+
+def test_a_tie_summed_as_pandas_sums_keeps_the_first_value() -> None:
+    """0.6 against 0.1 + 0.2 + 0.3: a plain sum makes the second larger (0.6000000000000001),
+    pandas' compensated sum makes them equal, and the value seen first wins."""
+    launches = pd.DataFrame(
+        {
+            "source": ["s"] * 4,
+            "kernel": ["k"] * 4,
+            "device_name": [None] * 4,
+            "grid": ["(1, 1, 1)"] * 4,
+            "block": ["(32, 1, 1)"] * 4,
+            "limiter": ["B", "A", "A", "A"],
+        }
+    )
+    groups = Groups(launches)
+    value, first = _dominant(launches, "limiter", groups, np.array([0.6, 0.1, 0.2, 0.3]), "x")
+    assert value.tolist() == ["B"]
+    assert first.tolist() == [0]

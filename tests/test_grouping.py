@@ -170,3 +170,14 @@ def test_distinct_objects_by_identity(picks: list[int], step: int) -> None:
     expected = [seen.setdefault(id(v), len(seen)) for v in items]
     assert codes.tolist() == expected
     assert firsts.tolist() == [expected.index(k) for k in range(len(seen))]
+
+
+def test_object_ids_are_read_only() -> None:
+    """The identities may be the array's own pointer buffer: never written through."""
+    from ncu_roofline.core.grouping import _object_ids
+
+    items = np.empty(3, dtype=object)
+    items[:] = ["a", None, "b"]
+    ids = _object_ids(items)
+    assert ids.tolist() == [id(v) for v in items]
+    assert not ids.flags.writeable

@@ -155,3 +155,18 @@ def test_a_report_file_past_the_size_limit_fails_cleanly(tmp_path: Path) -> None
     assert "File too large" in err
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name != "cache"] == []
+
+
+def test_a_failed_write_wins_over_a_failure_making_the_next_piece() -> None:
+    """A write fails while the next piece is made, and making it fails too: the write's
+    error is the one raised, as when the pieces were written one after the other."""
+    sink = _FailingFile(fail_at=1)
+
+    def pieces() -> Iterator[bytes]:
+        yield b"0;"
+        yield b"1;"
+        raise ValueError("could not make piece 2")
+
+    with pytest.raises(OSError, match="No space left"):
+        output._write_behind(sink, pieces())
+    assert sink.getvalue() == b"0;"

@@ -578,20 +578,22 @@ def _dominant(
 
     A missing value counts as ``missing``; the time of launches without one
     (NaN) as nothing.  Of values holding equal time, the one a launch of the
-    group had first wins.  Over codes: no frame, no group-by.
+    group had first wins.  Over codes: one group-by on integers, for its sum.
     """
     n = len(launches)
     codes, uniques = distinct_codes(launches[column])
     if (codes < 0).any():
         # Missing values join an equal value the column holds, else are one of their own.
-        at = [k for k, u in enumerate(uniques) if type(u) is type(missing) and u == missing]
+        at = [k for k, u in enumerate(uniques) if isinstance(u, str) and u == missing]
         codes = np.where(codes < 0, at[0] if at else len(uniques), codes)
         if not at:
             uniques = [*uniques, missing]
     width = len(uniques) + 1
     pair, pairs = pd.factorize(groups.gid.astype(np.int64) * width + codes, sort=False)
     count = len(pairs)
-    time = np.bincount(pair, weights=np.nan_to_num(t0, nan=0.0), minlength=count)
+    # pandas' group sum (compensated, NaN as nothing): a plain sum rounds
+    # differently, and ties between values are decided by these sums.
+    time = pd.Series(t0).groupby(pair, sort=True).sum().to_numpy(dtype=np.float64)
     firsts = np.full(count, n, dtype=np.int64)
     np.minimum.at(firsts, pair, np.arange(n, dtype=np.int64))
     pair_gid = np.asarray(pairs, dtype=np.int64) // width

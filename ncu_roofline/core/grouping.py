@@ -41,6 +41,9 @@ def _object_ids(items: np.ndarray) -> npt.NDArray[np.intp]:
         return np.zeros(0, dtype=np.intp)
     # The view keeps its memoryview, and so ``contiguous``, alive.
     ids: npt.NDArray[np.intp] = np.frombuffer(contiguous.data.cast("B"), dtype=np.intp)
+    # Read-only: ``contiguous`` may be ``items`` itself, and a write here would
+    # change its references under it.
+    ids.flags.writeable = False
     return ids
 
 

@@ -494,6 +494,13 @@ def _write_behind(fh: BinaryIO, payload: Iterable[bytes]) -> None:
                 fh.write(piece)
                 continue
             writer = thread
+    except Exception:
+        if writer is not None:
+            writer.join()
+        if failed:
+            # The write failed first: making the next piece would not have begun.
+            raise failed[0] from None
+        raise
     finally:
         # Never leave a write running on a file about to be closed and removed.
         if writer is not None:
