@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers import DATA
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import ncu_roofline
@@ -395,3 +395,183 @@ def test_rule_row_ids_read_at_once_as_one_by_one(texts: list[str]) -> None:
         assert bool(ok[i]) == bool(one_ok[0]), text
         if one_ok[0]:
             assert values[i] == one[0], text
+
+
+# Rule rows as ncu repeats them: a few names, blanks and missing values among
+# them, equal estimates of both types, 0.0 and -0.0 (which read differently).
+_RULE_ROW = st.fixed_dictionaries(
+    {
+        "launch": st.integers(0, 5),
+        "name": st.sampled_from(["Tail", "Occupancy", "", None]),
+        "type": st.sampled_from(["OPT", "WRN", None]),
+        "section": st.sampled_from(["LaunchStats", "", None]),
+        "speedup_type": st.sampled_from(["global", "local", None]),
+        "speedup_pct": st.sampled_from([12.5, 3.0, 0.0, -0.0, np.nan]),
+        "message": st.sampled_from(["a", "b", "partial wave may account for up to 4.5%", None]),
+    }
+)
+
+
+#: One rule result, as ncu repeats it on every launch of a kernel.
+_TAIL = {
+    "name": "Tail",
+    "type": "OPT",
+    "section": "LaunchStats",
+    "speedup_type": "global",
+    "speedup_pct": 12.5,
+}
+
+
+def _rule_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Rule rows as ``rule_frame`` gives them: texts as objects, estimates as floats."""
+    columns: dict[str, Any] = {
+        k: pd.Series([r[k] for r in rows], dtype=object)
+        for k in ("name", "type", "section", "speedup_type", "message")
+    }
+    columns["speedup_pct"] = np.array([r["speedup_pct"] for r in rows], dtype=np.float64)
+    columns["launch"] = np.array([r["launch"] for r in rows], dtype=np.int64)
+    frame: pd.DataFrame = pd.DataFrame(columns)
+    return frame
+
+
+def _plain(value: Any) -> Any:
+    """A value as a record holds it: None where missing."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def _per_launch_by_hand(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any] | None]:
+    """What each launch's rule columns say, read row by row (the definition, no codes)."""
+    out: list[dict[str, Any] | None] = [None] * n
+    for launch in range(n):
+        mine = [r for r in rows if r["launch"] == launch]
+        if not mine:
+            continue
+        records = [
+            {k: _plain(r[k]) for k in ("name", "type", "section", "speedup_type", "speedup_pct")}
+            for r in mine
+        ]
+        known = [r for r in mine if not math.isnan(r["speedup_pct"])]
+        best = None
+        for r in known:  # the largest; of equal ones a global one, then the first
+            if best is None or (r["speedup_pct"], r["speedup_type"] == "global") > (
+                best["speedup_pct"],
+                best["speedup_type"] == "global",
+            ):
+                best = r
+        basis = None
+        if best is not None:
+            label = best["name"] if best["name"] is not None else best["section"]
+            label = "ncu rule" if label is None else label
+            kind = best["speedup_type"] or "unknown type"
+            basis = f"{label} ({kind} {best['speedup_pct']:g}%)"
+        out[launch] = {
+            "records": records,
+            "messages": [r["message"] for r in mine],
+            "pct": best["speedup_pct"] if best is not None else None,
+            "basis": basis,
+        }
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_RULE_ROW, max_size=30))
+# Equal records, different messages: one list of records, two of messages.
+@example([{**_TAIL, "launch": 0, "message": "a"}, {**_TAIL, "launch": 1, "message": "b"}])
+def test_launch_rule_columns_as_read_row_by_row(rows: list[dict[str, Any]]) -> None:
+    n = 6
+    frame = _rule_frame(rows)
+    got = launch_rule_columns(frame, n, np.full(n, 2.0))
+    want = _per_launch_by_hand(rows, n)
+    for launch in range(n):
+        expect = want[launch]
+        if expect is None:
+            assert got["ncu_rules"][launch] is None
+            assert got["ncu_rule_messages"][launch] is None
+            assert math.isnan(got["ncu_speedup_pct"][launch])
+            continue
+        assert got["ncu_rules"][launch] == expect["records"]
+        assert got["ncu_rule_messages"][launch] == expect["messages"]
+        assert got["ncu_recoverable_basis"][launch] == expect["basis"]
+        if expect["pct"] is None:
+            assert math.isnan(got["ncu_speedup_pct"][launch])
+        else:
+            assert math.copysign(1, got["ncu_speedup_pct"][launch]) == math.copysign(
+                1, expect["pct"]
+            )
+            assert got["ncu_speedup_pct"][launch] == expect["pct"]
+    # Equal lists are one list, unequal ones are not.
+    known = [(k, w) for k, w in enumerate(want) if w is not None]
+    for a, mine in known:
+        for b, other in known:
+            same = mine["records"] == other["records"]
+            assert (got["ncu_rules"][a] is got["ncu_rules"][b]) == same
+            both = same and mine["messages"] == other["messages"]
+            assert (got["ncu_rule_messages"][a] is got["ncu_rule_messages"][b]) == both
+
+
+def _groups_by_hand(
+    listed: np.ndarray, messages: np.ndarray, gid: np.ndarray, n_groups: int
+) -> list[list[dict[str, Any]] | None]:
+    """Each group's rule entries, read launch by launch and row by row (the definition)."""
+    entries: dict[tuple[Any, ...], dict[str, Any]] = {}
+    place = 0
+    for launch, records in enumerate(listed):
+        if not records:
+            continue
+        for record, message in zip(records, messages[launch], strict=True):
+            place += 1
+            key = (int(gid[launch]), *((record[k] or "") for k in ("name", "type", "section")))
+            pct = record["speedup_pct"]
+            entry = entries.setdefault(key, {"count": 0, "record": None, "place": 0})
+            entry["count"] += 1
+            old = entry["record"]
+            if old is None or (
+                pct is not None and (old["speedup_pct"] is None or pct > old["speedup_pct"])
+            ):
+                entry.update(record=record, message=message, place=place)
+    out: list[list[dict[str, Any]] | None] = [None] * n_groups
+    for key, entry in sorted(entries.items(), key=lambda kv: kv[1]["place"]):
+        r = entry["record"]
+        kept = out[key[0]] = out[key[0]] or []
+        kept.append(
+            {
+                "name": r["name"] or None,
+                "type": r["type"] or None,
+                "section": r["section"] or None,
+                "message": entry["message"],
+                "speedup_type": r["speedup_type"],
+                "speedup_pct": r["speedup_pct"],
+                "launches": entry["count"],
+            }
+        )
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_RULE_ROW, max_size=30), st.lists(st.integers(0, 2), min_size=6, max_size=6))
+# Launches 1 and 2 share both lists, launch 0 only the records: the rule
+# fired in three launches of the group, counted over two kinds of launch.
+@example(
+    [{**_TAIL, "launch": 0, "message": "a"}]
+    + [{**_TAIL, "launch": k, "message": "b"} for k in (1, 2)],
+    [0] * 6,
+)
+def test_group_rules_as_read_row_by_row(rows: list[dict[str, Any]], groups: list[int]) -> None:
+    n = 6
+    frame = _rule_frame(rows)
+    cols = launch_rule_columns(frame, n, np.ones(n))
+    gid = np.asarray(groups, dtype=np.intp)
+    want = _groups_by_hand(cols["ncu_rules"], cols["ncu_rule_messages"], gid, 3)
+    got = group_rules(cols["ncu_rules"], cols["ncu_rule_messages"], gid, 3)
+    assert got.tolist() == want
+    # Lists shared or not, the entries are the same.
+    copies = np.empty(n, dtype=object)
+    texts = np.empty(n, dtype=object)
+    for i in range(n):
+        copies[i] = (
+            None if cols["ncu_rules"][i] is None else [dict(r) for r in cols["ncu_rules"][i]]
+        )
+        texts[i] = (
+            None if cols["ncu_rule_messages"][i] is None else list(cols["ncu_rule_messages"][i])
+        )
+    assert group_rules(copies, texts, gid, 3).tolist() == want

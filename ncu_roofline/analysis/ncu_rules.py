@@ -37,15 +37,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import chain
-from typing import Any, TypedDict, cast
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from ncu_roofline.core.frame import column as _f
-from ncu_roofline.core.grouping import distinct_rows, per_distinct
+from ncu_roofline.core.grouping import (
+    distinct_codes,
+    distinct_objects,
+    distinct_rows,
+    per_distinct,
+)
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import DISAGREE_FACTOR, RULE_FIELDS
 
@@ -108,24 +112,6 @@ def _ints(frame: pd.DataFrame, name: str) -> npt.NDArray[np.int64]:
 LAUNCH_RULE_FIELDS = tuple(f for f in RULE_FIELDS if f != "message")
 
 
-def _records(rules: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Rule rows as plain JSON records (NaN speedup as None), equal rows sharing one record.
-
-    A long run repeats the same few rule results on every launch of a
-    kernel: a dict per row would hold hundreds of megabytes at 100,000
-    launches, and so would the per-row Python values of the columns they
-    are made from.  So the distinct rows are found from codes
-    (:func:`~ncu_roofline.core.grouping.distinct_rows`), one record is made
-    per distinct row (read, never changed), and each row refers to its own.
-    """
-    if not len(rules):
-        return []
-    groups, rows = distinct_rows([rules[name] for name in fields])
-    shared = np.empty(len(rows), dtype=object)
-    shared[:] = [dict(zip(fields, row, strict=True)) for row in rows]
-    return cast("list[dict[str, Any]]", shared[groups].tolist())
-
-
 class _RuleFields(TypedDict):
     ncu_rules: ObjArray
     ncu_rule_messages: ObjArray
@@ -146,47 +132,39 @@ class RuleColumns(_RuleFields, total=False):
 
 
 def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> RuleColumns:
-    """Per launch: its rules, ncu's largest estimated speedup and the time it stands for."""
+    """Per launch: its rules, ncu's largest estimated speedup and the time it stands for.
+
+    Launches with the same rule results share one list of records (and, with
+    the same messages too, one list of messages): found from codes per rule
+    row, so the Python work is per distinct launch, not per launch.
+    """
     listed = np.full(n, None, dtype=object)
     messages = np.full(n, None, dtype=object)
     pct = np.full(n, np.nan)
     basis = np.full(n, None, dtype=object)
     if len(rules):
-        order = rules.sort_values("launch", kind="stable")
-        launch = order["launch"].to_numpy(dtype=np.int64)
+        order = np.argsort(rules["launch"].to_numpy(dtype=np.int64), kind="stable")
+        launch = rules["launch"].to_numpy(dtype=np.int64)[order]
         starts = np.flatnonzero(np.r_[True, launch[1:] != launch[:-1]])
-        records = _records(order, LAUNCH_RULE_FIELDS)
-        texts = order["message"].astype(object).where(order["message"].notna(), None).tolist()
-        bounds = [*starts.tolist(), len(records)]
-        # Launches with the same rule results share one list, as equal rows
-        # share one record: one list per distinct set, not per launch.
-        shared: dict[tuple[int, ...], list[dict[str, Any]]] = {}
-        # One slice of records per launch that has rules: the loop is over
-        # launches with rules, each a handful of rule results.
-        for k, start in enumerate(starts.tolist()):
-            part = records[start : bounds[k + 1]]
-            listed[launch[start]] = shared.setdefault(tuple(map(id, part)), part)
-            messages[launch[start]] = texts[start : bounds[k + 1]]
-        est = order.dropna(subset=["speedup_pct"])
-        if len(est):
-            # The largest estimate; a global one (of the kernel's time) before
-            # a local one of the same size.
-            est = est.assign(is_global=est["speedup_type"] == "global")
-            best = est.sort_values(
-                ["speedup_pct", "is_global"], ascending=[False, False], kind="stable"
-            ).drop_duplicates("launch")
-            rows = best["launch"].to_numpy(dtype=np.int64)
-            pct[rows] = best["speedup_pct"].to_numpy(dtype=np.float64)
-            kinds = best["speedup_type"].fillna("unknown type").astype(str)
-            basis[rows] = (
-                # Text output names no rule: its section stands in.
-                best["name"].fillna(best["section"]).fillna("ncu rule").astype(str)
-                + " ("
-                + kinds
-                + " "
-                + best["speedup_pct"].map("{:g}%".format)
-                + ")"
-            ).to_numpy(dtype=object)
+        record_of, rows = distinct_rows([rules[name] for name in LAUNCH_RULE_FIELDS])
+        records = [dict(zip(LAUNCH_RULE_FIELDS, row, strict=True)) for row in rows]
+        record_code = record_of[order]
+        message_code, texts = distinct_codes(rules["message"])
+        # Code -1 (missing) reads the None at the end.
+        texts.append(None)
+        message_code = message_code[order]
+        heads = launch[starts]
+        kinds, firsts = _distinct_runs(record_code, starts)
+        listed[heads] = _run_lists(firsts, starts, record_code, records)[kinds]
+        both = record_code * (len(texts) + 1) + message_code + 1
+        kinds, firsts = _distinct_runs(both, starts)
+        messages[heads] = _run_lists(firsts, starts, message_code, texts)[kinds]
+        rows_best = _best_estimates(rules, order, launch)
+        if rows_best.size:
+            best = order[rows_best]
+            at = launch[rows_best]
+            pct[at] = rules["speedup_pct"].to_numpy(dtype=np.float64)[best]
+            basis[at] = _estimate_bases(rules, best)
     return {
         "ncu_rules": listed,
         # The messages of a launch's rules, in its records' order, for its
@@ -197,6 +175,81 @@ def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> Rul
         "ncu_recoverable_basis": basis,
         "ncu_tail_pct": _tail_pct(rules, n),
     }
+
+
+def _distinct_runs(
+    codes: npt.NDArray[np.int64], starts: npt.NDArray[np.intp]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Each run's kind (runs of equal codes, in order, are one kind) and the first run of each.
+
+    ``starts`` are the runs' first rows in ``codes`` (a run ends where the
+    next starts).  Runs of one length are compared as the rows of one
+    matrix, so the memory is that of ``codes`` and the work is in numpy.
+    """
+    lengths = np.diff(np.r_[starts, len(codes)])
+    kinds = np.empty(len(starts), dtype=np.intp)
+    firsts: list[npt.NDArray[np.intp]] = []
+    for length in np.unique(lengths).tolist():
+        runs = np.flatnonzero(lengths == length)
+        table = codes[starts[runs][:, None] + np.arange(length)]
+        _, first, inverse = np.unique(table, axis=0, return_index=True, return_inverse=True)
+        kinds[runs] = inverse.reshape(-1) + sum(len(f) for f in firsts)
+        firsts.append(runs[first])
+    return kinds, np.concatenate(firsts)
+
+
+def _run_lists(
+    firsts: npt.NDArray[np.intp],
+    starts: npt.NDArray[np.intp],
+    codes: npt.NDArray[np.int64],
+    values: Sequence[Any],
+) -> ObjArray:
+    """One list per kind of run: the values its codes read, from the kind's first run."""
+    ends = np.r_[starts[1:], len(codes)]
+    out = np.empty(len(firsts), dtype=object)
+    # One at a time: numpy would spread lists of equal length into a matrix.
+    for k, run in enumerate(firsts.tolist()):
+        out[k] = [values[c] for c in codes[starts[run] : ends[run]].tolist()]
+    return out
+
+
+def _best_estimates(
+    rules: pd.DataFrame, order: npt.NDArray[np.intp], launch: npt.NDArray[np.int64]
+) -> npt.NDArray[np.intp]:
+    """The row (in ``order``) of each launch's largest estimate, for launches with one.
+
+    Of equal estimates a global one (of the kernel's time) comes before a
+    local one, and then the first row.
+    """
+    speedup = rules["speedup_pct"].to_numpy(dtype=np.float64)[order]
+    rows = np.flatnonzero(~np.isnan(speedup))
+    if not rows.size:
+        return rows
+    type_code, types = distinct_codes(rules["speedup_type"])
+    global_code = np.array([t == "global" for t in types] + [False], dtype=bool)
+    is_global = global_code[type_code[order][rows]]
+    ranked = rows[np.lexsort((rows, ~is_global, -speedup[rows], launch[rows]))]
+    at = launch[ranked]
+    out: npt.NDArray[np.intp] = ranked[np.r_[True, at[1:] != at[:-1]]]
+    return out
+
+
+def _estimate_bases(rules: pd.DataFrame, best: npt.NDArray[np.intp]) -> ObjArray:
+    """The basis of each best estimate: its rule (or section), type and size, once per distinct."""
+    speedup = rules["speedup_pct"].to_numpy(dtype=np.float64)[best]
+    columns = [rules[name].iloc[best] for name in ("name", "section", "speedup_type")]
+    # By bits, not by value: 0.0 and -0.0 read differently.
+    columns.append(pd.Series(speedup.view(np.int64)))
+    kinds, rows = distinct_rows(columns)
+    texts = []
+    for name, section, kind, bits in rows:
+        # Text output names no rule: its section stands in.
+        label = name if name is not None else section if section is not None else "ncu rule"
+        kind_text = "unknown type" if kind is None else str(kind)
+        value = float(np.int64(bits).view(np.float64))
+        texts.append(f"{label!s} ({kind_text} {value:g}%)")
+    out: ObjArray = np.asarray(texts, dtype=object)[kinds]
+    return out
 
 
 #: ncu's wording of a partial last wave's share of the runtime (its
@@ -282,8 +335,14 @@ def group_rules(
 
     ``listed`` holds each launch's rule records, ``messages`` their texts in
     the same order.  Each entry keeps the largest estimate any launch got and
-    that launch's message, and says in how many of the group's launches the
-    rule fired.
+    that launch's message (of equal estimates, the first launch's), and says
+    in how many of the group's launches the rule fired; a group's entries
+    are in the order of the rows that gave them.
+
+    Launches of one group holding the same lists (shared, as
+    :func:`launch_rule_columns` makes them) are read once, the first of
+    them standing for all: a later one's rows are equal and come after, so
+    they win no comparison and only count.
     """
     out = np.full(n_groups, None, dtype=object)
     # Launches with a non-empty list (a missing entry may be NaN, which is truthy).
@@ -291,35 +350,66 @@ def group_rules(
     has = np.flatnonzero(np.asarray(pd.notna(listed), dtype=bool) & listed_any)
     if has.size == 0:
         return out
-    per = listed[has]
-    flat = pd.DataFrame.from_records(
-        list(chain.from_iterable(per)), columns=list(LAUNCH_RULE_FIELDS)
-    )
-    # The texts stay a Python list (one object per distinct message), picked
-    # by ``order`` for the entries kept: as a frame column every launch's
-    # copy would be converted.
-    texts = list(chain.from_iterable(messages[has]))
-    flat["gid"] = np.repeat(gid[has], [len(x) for x in per])
-    flat["order"] = np.arange(len(flat))
-    keys = ["gid", "name", "type", "section"]
-    filled = flat.assign(**{k: flat[k].fillna("") for k in ("name", "type", "section")})
-    counts = filled.groupby(keys, sort=False)["order"].transform("size")
-    filled["launches"] = counts
-    best = filled.sort_values(
-        ["speedup_pct", "order"], ascending=[False, True], na_position="last", kind="stable"
-    ).drop_duplicates(keys)
-    best = best.sort_values("order", kind="stable")
-    best = best.assign(message=[texts[i] for i in best["order"].tolist()])
-    for g, part in best.groupby("gid", sort=False):
-        recs = part[[*RULE_FIELDS, "launches"]].astype(object)
-        recs = recs.where(recs.notna(), None)
-        for k in ("name", "type", "section"):
-            # Blank or missing is None, never NaN: an object column built as
-            # such (pandas would infer its string type, whose missing value is NaN).
-            blanked = [v if isinstance(v, str) and v else None for v in recs[k].tolist()]
-            recs[k] = pd.Series(blanked, index=recs.index, dtype=object)
-        out[int(g)] = list(recs.to_dict(orient="records"))
+    lists, _ = distinct_objects(listed[has])
+    texts, _ = distinct_objects(messages[has])
+    pair, _ = pd.factorize(lists.astype(np.int64) * (int(texts.max()) + 1) + texts, sort=False)
+    kind, _ = pd.factorize(gid[has].astype(np.int64) * (int(pair.max()) + 1) + pair, sort=False)
+    times = np.bincount(kind)
+    # pd.factorize numbers kinds in order of first appearance: ascending firsts.
+    firsts = np.full(len(times), has.size, dtype=np.int64)
+    np.minimum.at(firsts, kind, np.arange(has.size, dtype=np.int64))
+    entries: dict[tuple[int, object, object, object], list[Any]] = {}
+    # Each row's place among the rows read: that of its launch's rows in
+    # launch order, as the kept launches come in that order.
+    place = 0
+    for first, count in zip(has[firsts].tolist(), times.tolist(), strict=True):
+        g = int(gid[first])
+        for record, message in zip(listed[first], messages[first], strict=True):
+            place += 1
+            key = (g, _blank(record["name"]), _blank(record["type"]), _blank(record["section"]))
+            speedup = record["speedup_pct"]
+            value = np.nan if _is_na(speedup) else float(speedup)
+            entry = entries.get(key)
+            if entry is None:
+                entries[key] = [value, place, record, message, count]
+                continue
+            entry[4] += count
+            if not np.isnan(value) and (np.isnan(entry[0]) or value > entry[0]):
+                entry[:4] = [value, place, record, message]
+    # A group's entries in the order of the rows that gave them.
+    for key, (value, _, record, message, count) in sorted(
+        entries.items(), key=lambda item: int(item[1][1])
+    ):
+        kept = out[key[0]]
+        if kept is None:
+            kept = out[key[0]] = []
+        kept.append(
+            {
+                **{k: _text_or_none(record[k]) for k in ("name", "type", "section")},
+                "message": None if _is_na(message) else message,
+                "speedup_type": None if _is_na(record["speedup_type"]) else record["speedup_type"],
+                "speedup_pct": None if np.isnan(value) else value,
+                "launches": count,
+            }
+        )
     return out
+
+
+def _blank(value: object) -> object:
+    """A grouping key's value: a missing one counts as a blank text."""
+    return "" if _is_na(value) else value
+
+
+def _is_na(value: object) -> bool:
+    """Whether one value is missing: None, NaN or pandas' NA."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, (float, np.floating)) and bool(np.isnan(value))
+
+
+def _text_or_none(value: object) -> str | None:
+    """A rule's name, type or section: None where blank or no text."""
+    return value if isinstance(value, str) and value else None
 
 
 def disagrees(ours: FloatArray, ncu: FloatArray) -> npt.NDArray[np.bool_]:
