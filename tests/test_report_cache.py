@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -316,17 +317,17 @@ def test_concurrent_writers_leave_one_whole_file(
         entries.append(entry)
         return entry
 
-    def keep(self: context_cache.ReportEntry, context: Any, said: Any) -> bool:
+    def keep(self: context_cache.ReportEntry, context: Any, said: Any) -> Callable[[], bool]:
         stores.append((context, said))
-        return False
+        return lambda: False
 
-    real_store = context_cache.ReportEntry.store
+    real_store = context_cache.ReportEntry.store_behind
     monkeypatch.setattr(context_cache, "lookup", lookup)
-    monkeypatch.setattr(context_cache.ReportEntry, "store", keep)
+    monkeypatch.setattr(context_cache.ReportEntry, "store_behind", keep)
     made = _run(["report", str(path)], out)
     # Put back one by one: undo() would also undo the test's cache folder.
     monkeypatch.setattr(context_cache, "lookup", real_lookup)
-    monkeypatch.setattr(context_cache.ReportEntry, "store", real_store)
+    monkeypatch.setattr(context_cache.ReportEntry, "store_behind", real_store)
     (entry,) = entries
     ((context, said),) = stores
     assert _reports(folder) == []
@@ -430,3 +431,77 @@ def test_programs_that_read_binary_inputs_are_in_the_key(
     monkeypatch.setattr(importlib.util, "find_spec", without_ncu_report)
     assert cli_analyse._tool_files([str(report)], []) is None
     assert cli_analyse._tool_files([str(tmp_path / "t.csv")], []) == []
+
+
+def test_a_cache_file_is_written_behind_the_caller(tmp_path: Path) -> None:
+    """write_behind returns before the write ends; finishing waits for it, then ``then``."""
+    file = tmp_path / f"x{user_cache.SUFFIX}"
+    started, go = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def write(fh: Any) -> None:
+        started.set()
+        assert go.wait(60)  # held until the caller has gone on
+        fh.write(b"kept")
+        order.append("written")
+
+    finish = user_cache.write_behind(file, write, lambda: order.append("then"))
+    assert started.wait(60)
+    assert not file.exists()  # still being written: the caller went on
+    order.append("caller")
+    go.set()
+    assert finish() is True
+    assert file.read_bytes() == b"kept"
+    assert order == ["caller", "written", "then"]
+
+
+def test_a_cache_file_that_fails_behind_is_not_kept(tmp_path: Path) -> None:
+    file = tmp_path / f"x{user_cache.SUFFIX}"
+    then: list[int] = []
+
+    def write(fh: Any) -> None:
+        fh.write(b"part")
+        raise OSError("disk full")
+
+    assert user_cache.write_behind(file, write, lambda: then.append(1))() is False
+    assert list(tmp_path.iterdir()) == []  # neither the file nor its temporary one
+    assert then == []
+
+
+def test_a_cache_file_is_written_at_once_when_no_thread_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    file = tmp_path / f"x{user_cache.SUFFIX}"
+    finish = user_cache.write_behind(file, lambda fh: fh.write(b"kept"), lambda: None)
+    assert file.read_bytes() == b"kept"  # before finishing: nothing was left to wait for
+    assert finish() is True
+
+
+def test_a_report_command_ends_after_its_cache_file_is_written(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command waits for the write it left behind, which outlasts its output."""
+    path = _copy(SAMPLES / RULES, tmp_path / "p.csv")
+    out = tmp_path / "o.json"
+    real = user_cache.write_atomic
+    held_until_output: list[bool] = []
+
+    def held(file: Path, write: Any) -> bool:
+        # Written only once the report is: a command that did not wait
+        # would return with no cache file yet.
+        tick = threading.Event()
+        for _ in range(6000):
+            if out.exists():
+                break
+            tick.wait(0.01)
+        held_until_output.append(out.exists())
+        return real(file, write)
+
+    monkeypatch.setattr(user_cache, "write_atomic", held)
+    _run(["report", str(path)], out)
+    assert held_until_output == [True]
+    assert len(_reports(folder)) == 1

@@ -14,6 +14,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+import click
+
 from ncu_roofline.cli.messages import (
     note,
     note_gpu_alias,
@@ -34,6 +36,15 @@ from ncu_roofline.report.schema import GateRecord, GatesRecord, ReportContext
 
 if TYPE_CHECKING:
     from ncu_roofline.analysis import Analysis
+
+
+def _at_end(finish: Callable[[], object]) -> None:
+    """Call ``finish`` when the running command ends (now, outside of one)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        finish()
+    else:
+        ctx.call_on_close(finish)
 
 
 def gates_record(gates: list[Gate], tripped: list[GateRecord]) -> GatesRecord:
@@ -237,7 +248,8 @@ def analyse_and_gate(
 
         context = build_context(analysis)
         if entry is not None:
-            entry.store(context, said)
+            # Written while the command makes its output; waited for when it ends.
+            _at_end(entry.store_behind(context, said))
     tripped = evaluate_report(gates, context)
     if gates:
         context["gates"] = gates_record(gates, tripped)

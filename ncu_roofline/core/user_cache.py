@@ -61,6 +61,7 @@ __all__ = [
     "usable",
     "writable_dir",
     "write_atomic",
+    "write_behind",
 ]
 
 #: The cache folder (default: ``$XDG_CACHE_HOME/ncu-roofline`` or ``~/.cache/ncu-roofline``).
@@ -182,6 +183,43 @@ def write_atomic(file: Path, write: Callable[[BinaryIO], object]) -> bool:
             tmp.unlink()
         return False
     return True
+
+
+def write_behind(
+    file: Path, write: Callable[[BinaryIO], object], then: Callable[[], object]
+) -> Callable[[], bool]:
+    """:func:`write_atomic`, and ``then`` once the file is written, on a thread of their own.
+
+    A cache file of tens of megabytes takes a tenth of a second to write,
+    time the command can spend on its own output meanwhile.  The function
+    returned waits for the thread and says whether the file was kept.  The
+    thread is no daemon, so an exit waits for it: a file is never left half
+    renamed.  Where no thread can start the file is written before this
+    returns.  Never raises.
+    """
+    kept: list[bool] = []
+
+    def work() -> None:
+        try:
+            ok = write_atomic(file, write)
+            if ok:
+                then()
+        except Exception:  # only a cache: never fatal
+            ok = False
+        kept.append(ok)
+
+    thread = threading.Thread(target=work, name=f"{NAME} cache writer")
+    try:
+        thread.start()
+    except RuntimeError:  # no thread can start: written now
+        work()
+
+    def finish() -> bool:
+        if thread.ident is not None:
+            thread.join()
+        return bool(kept and kept[0])
+
+    return finish
 
 
 def trim(folder: Path, limit: int) -> None:

@@ -47,7 +47,7 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -76,6 +76,7 @@ from ncu_roofline.core.user_cache import (
     trim,
     writable_dir,
     write_atomic,
+    write_behind,
 )
 from ncu_roofline.report.table_records import TableRecords, same_value
 from ncu_roofline.version import __version__
@@ -207,17 +208,42 @@ class ReportEntry:
 
     def store(self, context: ReportContext, said: Said) -> bool:
         """Write the cache file (atomically); False when not written (never raises)."""
+        write = self._writer(context, said)
+        if write is None or not write_atomic(self.file, write):
+            return False
+        self._trim()
+        return True
+
+    def store_behind(self, context: ReportContext, said: Said) -> Callable[[], bool]:
+        """:meth:`store`, the file written on a thread of its own while the caller goes on.
+
+        What is written is made here, before this returns, so the context
+        may change afterwards.  The function returned waits for the write
+        and says whether the file was kept; it must be called before the
+        process ends (the thread is no daemon: an exit waits for it anyway).
+        """
+        write = self._writer(context, said)
+        if write is None:
+            return lambda: False
+        return write_behind(self.file, write, self._trim)
+
+    def _trim(self) -> None:
+        """The cache folder trimmed to its bound, once a file is written."""
+        trim(self.file.parent, limit_bytes())
+
+    def _writer(self, context: ReportContext, said: Said) -> Callable[[BinaryIO], None] | None:
+        """What writes the cache file of ``context``; None when it is not to be kept."""
         now = _stamps([f["name"] for f in self.key["files"]])
         if now != self.key["files"]:
-            return False  # a file changed while it was read: what was made may be neither
+            return None  # a file changed while it was read: what was made may be neither
         if any(now_ns() - f["mtime_ns"] < RACY_NS for f in self.key["files"]):
-            return False  # it may change again within the same time stamp
+            return None  # it may change again within the same time stamp
         try:
             made = _encode(self.key, context, said)
         except Exception:  # not storable as it is; pyarrow's errors, MemoryError
-            return False
+            return None
         if made is None:
-            return False
+            return None
         head, table = made
 
         def write(fh: BinaryIO) -> None:
@@ -229,10 +255,7 @@ class ReportEntry:
                 writer.write_table(table)
             fh.write(sink.crc.to_bytes(4, "little") + TRAILER)
 
-        if not write_atomic(self.file, write):
-            return False
-        trim(self.file.parent, limit_bytes())
-        return True
+        return write
 
 
 def lookup(
