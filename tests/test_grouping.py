@@ -23,6 +23,7 @@ from ncu_roofline.core.grouping import (
     per_distinct,
     row_groups,
     shared_texts,
+    text_codes,
 )
 
 _TEXTS = st.sampled_from(["", "gemm", "gemm ", "ΔΣ", "(1, 1, 1)", None])
@@ -181,3 +182,49 @@ def test_object_ids_are_read_only() -> None:
     ids = _object_ids(items)
     assert ids.tolist() == [id(v) for v in items]
     assert not ids.flags.writeable
+
+
+class _Text(str):
+    """A text subclass: equal to a plain text, yet not one."""
+
+
+def _by_value(values: np.ndarray) -> tuple[list[int], list[str]] | None:
+    """text_codes' definition: hashed by value, every distinct value a plain text."""
+    try:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    except TypeError:
+        return None
+    if not all(type(u) is str for u in uniques):
+        return None
+    return [int(c) for c in codes], list(uniques)
+
+
+# A column of texts as the launch model holds them (a few objects, each many
+# times), with equal texts in other objects, missing values of every kind,
+# and a few values that are no plain text.
+_SHARED = ["gemm", "attn", ""]
+_VALUES = st.one_of(
+    st.sampled_from(_SHARED),
+    st.sampled_from(["gemm", "attn"]).map(lambda t: "".join(list(t))),  # equal, another object
+    st.sampled_from([None, np.nan, pd.NA]),
+    st.sampled_from([_Text("gemm"), 1, ["x"]]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_VALUES, min_size=1, max_size=40), st.integers(1, 8))
+def test_text_codes_by_object_are_those_by_value(values: list[Any], times: int) -> None:
+    # Long enough to be told apart by object: at least 64 rows.
+    times = max(times, -(-64 // len(values)))
+    column = np.empty(len(values) * times, dtype=object)
+    for i, value in enumerate(values * times):
+        column[i] = value
+    got = text_codes(column)
+    want = _by_value(column)
+    if want is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert got[0].tolist() == want[0]
+        assert got[1] == want[1]
+        assert all(type(t) is str for t in got[1])

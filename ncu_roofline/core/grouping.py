@@ -149,8 +149,14 @@ def text_codes(values: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.intp], l
 
     Only the distinct values are looked at: a value equal to a text is a text
     (or a subclass of one, held by its first equal), so no row is looked at
-    on its own.
+    on its own.  A column holding a few objects many times over (the launch
+    model's texts: one object per distinct text) is told apart by object
+    first, its rows' addresses hashed as integers rather than their texts.
     """
+    if len(values) >= _BY_OBJECT_ROWS:
+        coded = _text_codes_by_object(values)
+        if coded is not None:
+            return coded
     try:
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
     except TypeError:  # lists or dicts among them
@@ -159,6 +165,50 @@ def text_codes(values: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.intp], l
     if not all(type(u) is str for u in distinct):
         return None  # numbers too: equal ones (1 and True) are not the same value
     return np.asarray(codes, dtype=np.intp), distinct
+
+
+#: Columns shorter than this are hashed by value at once.
+_BY_OBJECT_ROWS = 64
+
+
+def _text_codes_by_object(
+    values: npt.NDArray[np.object_],
+) -> tuple[npt.NDArray[np.intp], list[str]] | None:
+    """:func:`text_codes` by object first; None where hashing by value is to answer: too
+    many objects for this to pay, or any but plain texts and missing values among them."""
+    ids = _object_ids(values)
+    if (ids == ids[0]).all():
+        # One object throughout (a constant column of a block): nothing to hash.
+        object_codes = np.zeros(len(ids), dtype=np.intp)
+    else:
+        objects, distinct_objects_ = pd.factorize(ids, sort=False)
+        if len(distinct_objects_) * 4 > len(values):
+            return None
+        object_codes = np.asarray(objects, dtype=np.intp)
+    # Codes are numbered in order of first appearance: a row holds its
+    # object's first appearance where its code exceeds every earlier one.
+    new = np.empty(len(object_codes), dtype=bool)
+    new[0] = True
+    np.greater(object_codes[1:], np.maximum.accumulate(object_codes)[:-1], out=new[1:])
+    firsts = values[new]
+    missing = pd.isna(firsts)
+    code_of: dict[str, int] = {}
+    texts: list[str] = []
+    table = np.empty(len(firsts), dtype=np.intp)
+    for j, value in enumerate(firsts.tolist()):
+        if missing[j]:
+            table[j] = -1
+            continue
+        if type(value) is not str:
+            # Not a text, or a text subclass (which may equal a text held
+            # before it): left to the hashing by value.
+            return None
+        code = code_of.get(value)
+        if code is None:
+            code = code_of[value] = len(texts)
+            texts.append(value)
+        table[j] = code
+    return table[object_codes], texts
 
 
 #: Rows of a column looked at to tell whether its texts are held once each.

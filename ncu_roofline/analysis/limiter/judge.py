@@ -4,6 +4,7 @@ busiest unit, and the recoverable time the evidence bounds (the rules are in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -289,19 +290,25 @@ def judge(
     latency = short | (((bound == "latency") | idle) & ~starved)
     limiter[starved] = "under-filled"
     limiter[latency] = "latency"
-    lim_basis[np.isin(limiter, ["latency", "under-filled", "unknown"])] = None
+    # The limiter changes no more: its labels compared as integer codes.
+    is_limiter = _label_masks(limiter)
+    lim_basis[is_limiter("latency", "under-filled", "unknown")] = None
 
     comm = bound == "communication"
-    _bandwidth_verdicts(placed, util, limiter, lim_util, bound, reason, eff)
+    _bandwidth_verdicts(placed, util, is_limiter, limiter, lim_util, bound, reason, eff)
     recoverable, rec_basis = honest_recoverable(placed, eff, busiest)
     rec_basis[unseen] = _unseen_basis(busiest.top[unseen], max_util[unseen], thresholds.far_below)
     recoverable[unseen] = np.nan
-    latency_class = np.isin(limiter, LATENCY_CLASS) & ~comm
+    latency_class = is_limiter(*LATENCY_CLASS) & ~comm
+    # Launches set to latency below stay among these bounds: the mask holds.
+    judged = _label_masks(bound)("memory", "compute", "latency")
+    bound_latency = bound == "latency"
     for key, why in _LATENCY_REASONS.items():
-        rows = (limiter == key) & np.isin(bound, ["memory", "compute", "latency"])
+        rows = is_limiter(key) & judged
         if key == "latency":
-            rows &= bound != "latency"
+            rows &= ~bound_latency
         bound[rows] = "latency"
+        bound_latency |= rows
         reason[rows] = why.format(
             busy=f"{100 * BUSY:.0f}%",
             low=f"{thresholds.low_sol_pct:g}%",
@@ -309,7 +316,7 @@ def judge(
         )
     recoverable[latency_class] = np.where(np.isnan(total[latency_class]), np.nan, 0.0)
     rec_basis[latency_class] = _LATENCY_BASIS["latency"]
-    rec_basis[latency_class & (limiter == "under-filled")] = _LATENCY_BASIS["under-filled"]
+    rec_basis[latency_class & is_limiter("under-filled")] = _LATENCY_BASIS["under-filled"]
     rows = latency_class & any_known
     rec_basis[rows] = (
         rec_basis[rows] + "; busiest unit: " + _unit_text(busiest.top[rows], max_util[rows])
@@ -320,7 +327,7 @@ def judge(
     latency_s = np.where(latency_class, total, 0.0)
     latency_s[np.isnan(total)] = np.nan
     needs = np.full(n, None, dtype=object)
-    needs[(limiter == "unknown") | (unseen & ~latency_class)] = LIMITER_NEEDS
+    needs[is_limiter("unknown") | (unseen & ~latency_class)] = LIMITER_NEEDS
     return {
         "limiter": limiter,
         "limiter_utilization": lim_util,
@@ -339,6 +346,25 @@ def judge(
         "recoverable_basis": rec_basis,
         "latency_s": latency_s,
     }
+
+
+def _label_masks(labels: ObjArray) -> Callable[..., npt.NDArray[np.bool_]]:
+    """A test of which rows hold any of some labels, over codes found once.
+
+    Comparing an object column with a text compares every row's object in
+    Python; the column is coded once here and each test compares integers.
+    Missing values (None) hold no label.
+    """
+    codes, distinct = pd.factorize(pd.Series(labels, dtype=object, copy=False), sort=False)
+    code_of = {label: i for i, label in enumerate(distinct.tolist())}
+
+    def holds(*wanted: str) -> npt.NDArray[np.bool_]:
+        # A text absent from the column is no code (-2), never a row's.
+        found = [code_of.get(w, -2) for w in wanted]
+        out: npt.NDArray[np.bool_] = np.isin(codes, found)
+        return out
+
+    return holds
 
 
 @dataclass
@@ -379,13 +405,19 @@ def _busiest(util: Utilisations, n: int) -> Busiest:
             named_keys_list.append(unit.key)
     max_util = np.where(any_known, best_all_util, np.nan)
     keys = np.array([u.key for u in UNITS], dtype=object)
-    named_keys = np.array(named_keys_list, dtype=object) if named_keys_list else keys
+    # The units by index into UNITS: the named ones' indices, to map the
+    # named winner (an index among them) to its unit.
+    named_index = np.array([i for i, u in enumerate(UNITS) if not u.composite], dtype=np.intp)
+    if not named_keys_list:
+        named_index = np.arange(len(UNITS), dtype=np.intp)
     use_named = (best_named_util >= 0) & (best_named_util >= max_util - COMPOSITE_MARGIN)
-    limiter = np.where(use_named, named_keys[best_named], keys[best_all]).astype(object)
+    # Each launch's limiting unit as an index into UNITS, compared as integers.
+    lim_index = np.where(use_named, named_index[best_named], best_all)
+    limiter = keys[lim_index].astype(object)
     lim_util = np.where(use_named, best_named_util, max_util)
     lim_basis = np.full(n, None, dtype=object)
-    for unit in UNITS:
-        rows = limiter == unit.key
+    for i, unit in enumerate(UNITS):
+        rows = lim_index == i
         lim_basis[rows] = util.basis[unit.key][rows]
     # A unit at 0% limits nothing: every measured unit idle names none.
     with np.errstate(invalid="ignore"):
@@ -498,6 +530,7 @@ def honest_recoverable(
 def _bandwidth_verdicts(
     placed: pd.DataFrame,
     util: Utilisations,
+    is_limiter: Callable[..., npt.NDArray[np.bool_]],
     limiter: ObjArray,
     lim_util: FloatArray,
     bound: ObjArray,
@@ -511,7 +544,7 @@ def _bandwidth_verdicts(
     DRAM-bound whatever its intensity.  Its efficiency is that utilisation.
     """
     no_flops = np.isnan(_f(placed, "flops")) & (bound == "not placeable")
-    memory = np.isin(limiter, ["dram", "l2", "l1"])
+    memory = is_limiter("dram", "l2", "l1")
     with np.errstate(invalid="ignore"):
         busy = lim_util >= BUSY
     rows = no_flops & memory & busy
