@@ -228,3 +228,18 @@ def test_text_codes_by_object_are_those_by_value(values: list[Any], times: int) 
         assert got[0].tolist() == want[0]
         assert got[1] == want[1]
         assert all(type(t) is str for t in got[1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["profile", "table", "derived", "scaled"]), min_size=1, max_size=30),
+    st.integers(1, 5),
+)
+def test_commonest_label_is_value_counts_first(labels: list[str], times: int) -> None:
+    """The source a ceiling names: the most common, ties to the first seen, as pandas orders."""
+    from ncu_roofline.analysis.roofs.assign import commonest
+
+    column = np.empty(len(labels) * times, dtype=object)
+    for i, label in enumerate(labels * times):
+        column[i] = label
+    assert commonest(column) == pd.Series(column).value_counts().index[0]

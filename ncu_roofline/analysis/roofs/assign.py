@@ -22,6 +22,7 @@ from ncu_roofline.analysis.roofs.sources import (
     sm_count,
     spec_roofs,
 )
+from ncu_roofline.core.grouping import text_codes
 from ncu_roofline.core.hardware import (
     COMPUTE_KEYS,
     MEMORY_KEYS,
@@ -340,6 +341,16 @@ def _offer_derived(
         )
 
 
+def commonest(labels: npt.NDArray[np.object_]) -> str:
+    """The label most rows hold (of equally common ones, the first seen), as ``value_counts``
+    orders them; counted over codes, not by making a pandas column of every row's text."""
+    coded = text_codes(labels)
+    if coded is None or (coded[0] < 0).any():
+        return str(pd.Series(labels).value_counts().index[0])
+    codes, texts = coded
+    return texts[int(np.argmax(np.bincount(codes, minlength=len(texts))))]
+
+
 def _summarise(
     keys: Sequence[str],
     offers: _Offers,
@@ -355,8 +366,7 @@ def _summarise(
         ok = ~np.isnan(vals)
         if not ok.any():
             continue
-        labels = pd.Series(offers.sources[key][rows][ok]).value_counts()
-        label = str(labels.index[0])
+        label = commonest(offers.sources[key][rows][ok])
         ceilings.append(
             Ceiling(
                 key=key,
