@@ -415,3 +415,48 @@ def test_nullable_number_columns_encode_as_their_records() -> None:
         "big": 0,
         "same": 7,
     }
+
+
+_FRAME_KINDS = ["float64", "float32", "int64", "bool", "texts", "mixed", "arrow", "Int64"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.integers(0, 9), size=st.integers(1, 4), data=st.data())
+def test_frame_blocks_encode_as_the_frame_records(
+    rows: int, size: int, data: st.DataObject
+) -> None:
+    """Blocks cut from a frame's columns, of every kind a launch column can be, encode as
+    the frame's records do."""
+    import pandas as pd
+
+    shared = ["gemm", "attn", "\u202e"]  # a few text objects, held by many rows
+    columns: dict[str, Any] = {}
+    for i, kind in enumerate(data.draw(st.lists(st.sampled_from(_FRAME_KINDS), max_size=5))):
+        if kind in ("float64", "float32"):
+            pool = st.sampled_from([0.0, -0.0, math.nan, math.inf, 1.5, 3e-7])
+            values = data.draw(st.lists(pool, min_size=rows, max_size=rows))
+            columns[f"c{i}"] = np.array(values, dtype=kind)
+        elif kind in ("int64", "bool"):
+            ints = data.draw(st.lists(st.integers(0, 3), min_size=rows, max_size=rows))
+            columns[f"c{i}"] = np.array(ints, dtype=kind)
+        elif kind == "Int64":
+            maybe = st.one_of(st.none(), st.integers(-5, 5))
+            columns[f"c{i}"] = pd.array(
+                data.draw(st.lists(maybe, min_size=rows, max_size=rows)), dtype="Int64"
+            )
+        else:
+            pool = st.one_of(st.sampled_from([*shared, None, math.nan]), st.just(["x"]))
+            pool = pool if kind == "mixed" else st.sampled_from([*shared, None])
+            items = np.empty(rows, dtype=object)
+            for r, value in enumerate(data.draw(st.lists(pool, min_size=rows, max_size=rows))):
+                items[r] = value
+            columns[f"c{i}"] = (
+                pd.array(items, dtype="string[pyarrow]") if kind == "arrow" else items
+            )
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(rows))
+    fields = (*frame.columns, "absent")
+    lazy = LaunchRecords(frame, fields)
+    encoded = b",".join(
+        json_report._encode_columns(n, cols) for n, cols in lazy.column_blocks(size)
+    )
+    assert encoded == json_report._encode(records(frame, fields))[1:-1]

@@ -11,7 +11,7 @@ renderer can still index and iterate them as a list.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
 from typing import Any, cast, overload
 
@@ -113,12 +113,18 @@ class LaunchRecords(Sequence[LaunchRecord]):
         """
         if size < 1:
             raise ValueError(f"block size must be >= 1, not {size}")
-        for start in range(0, len(self._frame), size):
-            part = self._frame.iloc[start : start + size]
-            rows = len(part)
+        n = len(self._frame)
+        # Each column's array taken once and sliced per block: no frame sliced
+        # per block and no pandas column looked up per block and field.
+        makers = [
+            (f, _block_maker(self._frame[f]) if f in self._frame else None) for f in self._fields
+        ]
+        for start in range(0, n, size):
+            stop = min(start + size, n)
+            rows = stop - start
             yield (
                 rows,
-                [(f, _column_array(part[f]) if f in part else [None] * rows) for f in self._fields],
+                [(f, make(start, stop) if make else [None] * rows) for f, make in makers],
             )
 
     def __iter__(self) -> Iterator[LaunchRecord]:
@@ -328,6 +334,32 @@ def _object_column(values: list[Any]) -> pa.Array | None:
         return pa.array(values, type=_ARROW_TYPES[kind])
     except (pa.ArrowException, OverflowError):
         return None  # an int beyond 64 bits
+
+
+def _block_maker(s: pd.Series) -> Callable[[int, int], np.ndarray | CodedColumn | list[Any]]:
+    """What :func:`_column_array` gives for the rows ``start:stop`` of ``s``, made per block.
+
+    numpy numbers are sliced from one array (views, as ``floats`` gives a
+    float column: NaN its only missing value); object columns are sliced
+    and their texts coded per block; other kinds are made from the
+    Series' rows.
+    """
+    dtype = s.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
+        values = s.to_numpy(dtype=np.float64) if dtype.kind == "f" else s.to_numpy()
+        return lambda start, stop: values[start:stop]
+    if isinstance(dtype, np.dtype) and dtype.kind == "O":
+        items = s.to_numpy()
+
+        def coded(start: int, stop: int) -> CodedColumn | list[Any]:
+            found = text_codes(items[start:stop])
+            if found is None:
+                return _column_values(s.iloc[start:stop])
+            codes, texts = found
+            return CodedColumn(texts, codes)
+
+        return coded
+    return lambda start, stop: _column_array(s.iloc[start:stop])
 
 
 def _column_array(s: pd.Series) -> np.ndarray | CodedColumn | list[Any]:
