@@ -11,6 +11,8 @@ inputs have their modification time set back (a file modified within
 from __future__ import annotations
 
 import importlib.util
+import io
+import json
 import os
 import re
 import shutil
@@ -505,3 +507,50 @@ def test_a_report_command_ends_after_its_cache_file_is_written(
     _run(["report", str(path)], out)
     assert held_until_output == [True]
     assert len(_reports(folder)) == 1
+
+
+class _HeaderOnly(io.BytesIO):
+    """A cache file whose bytes past its header must not be read."""
+
+    def __init__(self, data: bytes, header_end: int) -> None:
+        super().__init__(data)
+        self.header_end = header_end
+
+    def read(self, size: int | None = -1) -> bytes:
+        end = self.tell() + (size if size is not None and size >= 0 else 1 << 62)
+        assert end <= self.header_end, "read past the header"
+        return super().read(size)
+
+
+def test_a_stored_key_is_read_from_the_header_alone() -> None:
+    header = json.dumps({"key": {"size": 7}, "more": [1, 2]}).encode()
+    start = b"".join(user_cache.header_bytes(context_cache.MAGIC, header))
+    data = start + b"\xff" * 1000  # a body never to be read
+    fh = _HeaderOnly(data, 16 + len(header))
+    assert user_cache.stored_key(fh, context_cache.MAGIC, json.loads) == {"size": 7}
+    # Not a whole header: the file is for the whole read to judge.
+    for bad in (b"", start[:12], b"XXXXXXXX" + start[8:], start[: 16 + len(header) - 1]):
+        got = user_cache.stored_key(io.BytesIO(bad), context_cache.MAGIC, json.loads)
+        assert got is user_cache.UNREADABLE
+    broken = start[:16] + b"{" + header[1:-1] + b"!"
+    assert user_cache.stored_key(io.BytesIO(broken), context_cache.MAGIC) is user_cache.UNREADABLE
+
+
+def test_a_stale_entry_is_a_quiet_miss_whatever_follows_its_header(
+    folder: Path, tmp_path: Path, analyses: Analyses
+) -> None:
+    """An export profiled again under its name: its old entry is told stale by its key,
+    the rest of it never read (here: cut short after the header, which a whole read
+    would call damaged)."""
+    path = _copy(SAMPLES / RULES, tmp_path / "p.csv")
+    out = tmp_path / "o.json"
+    first = _run(["report", str(path)], out)
+    (file,) = _reports(folder)
+    data = file.read_bytes()
+    size = int.from_bytes(data[8:16], "little")
+    file.write_bytes(data[: 16 + size])
+    os.utime(path, ns=(OLD_NS + 10**9, OLD_NS + 10**9))  # the input "changed"
+    again = _run(["report", str(path)], out)
+    assert again[0] == first[0]
+    assert "unreadable" not in again[1]
+    assert analyses.count == 2

@@ -42,6 +42,7 @@ __all__ = [
     "RACY_NS",
     "SUFFIX",
     "TEMP_PREFIX",
+    "UNREADABLE",
     "CorruptCache",
     "FileStamp",
     "SummedSink",
@@ -57,6 +58,7 @@ __all__ = [
     "now_ns",
     "number",
     "split_header",
+    "stored_key",
     "trim",
     "usable",
     "writable_dir",
@@ -361,6 +363,33 @@ def header_bytes(magic: bytes, header: bytes) -> list[bytes]:
     little-endian), the header (JSON), zeros up to the aligned end."""
     pad = aligned(16 + len(header)) - 16 - len(header)
     return [magic, len(header).to_bytes(8, "little"), header, b"\0" * pad]
+
+
+#: What :func:`stored_key` returns for a file whose start is no whole header.
+UNREADABLE: Any = object()
+
+
+def stored_key(fh: BinaryIO, magic: bytes, loads: Callable[[bytes], Any] = json.loads) -> Any:
+    """The ``key`` of the header at the start of an open cache file, read without the
+    rest of the file; :data:`UNREADABLE` where the start is not a whole header (the
+    caller then reads the file as a whole, which says what is wrong with it).
+
+    A stale entry (its input changed since) is the usual miss: a re-profiled
+    export keeps its name.  Its key alone tells, so the tens of megabytes after
+    the header are never read for it.
+    """
+    try:
+        start = fh.read(16)
+        if len(start) < 16 or start[:8] != magic:
+            return UNREADABLE
+        size = int.from_bytes(start[8:16], "little")
+        head = fh.read(size)
+        if len(head) < size:
+            return UNREADABLE
+        header = loads(head)
+    except (OSError, MemoryError, UnicodeDecodeError, ValueError):
+        return UNREADABLE
+    return header.get("key") if isinstance(header, dict) else UNREADABLE
 
 
 def split_header(

@@ -67,6 +67,7 @@ from ncu_roofline.core.user_cache import (
     OFF_VARIABLE,
     RACY_NS,
     SUFFIX,
+    UNREADABLE,
     CorruptCache,
     FileStamp,
     SummedSink,
@@ -80,6 +81,7 @@ from ncu_roofline.core.user_cache import (
     note,
     now_ns,
     split_header,
+    stored_key,
     trim,
     writable_dir,
     write_atomic,
@@ -165,6 +167,10 @@ class Entry:
         """The cached columns and info; None on a miss (absent, stale or unreadable)."""
         try:
             with open(self.file, "rb") as fh:
+                kept = stored_key(fh, MAGIC)
+                if kept is not UNREADABLE and kept != self.key:
+                    return None  # another version of the input, or of the tool: a miss
+                fh.seek(0)
                 # A bytearray: the columns are writable views of it, not copies.
                 data = bytearray(os.fstat(fh.fileno()).st_size)
                 got = fh.readinto(data)

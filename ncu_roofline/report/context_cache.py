@@ -61,6 +61,7 @@ import pyarrow.ipc
 from ncu_roofline.core.user_cache import (
     RACY_NS,
     SUFFIX,
+    UNREADABLE,
     CorruptCache,
     FileStamp,
     SummedSink,
@@ -73,6 +74,7 @@ from ncu_roofline.core.user_cache import (
     note,
     now_ns,
     split_header,
+    stored_key,
     trim,
     writable_dir,
     write_atomic,
@@ -181,6 +183,10 @@ class ReportEntry:
         """The cached context and what its analysis said; None on a miss or a damaged file."""
         try:
             with open(self.file, "rb") as fh:
+                kept = stored_key(fh, MAGIC, orjson.loads)
+                if kept is not UNREADABLE and kept != self.key:
+                    return None  # another version of an input, an option or the tool: a miss
+                fh.seek(0)
                 data = fh.read()
         except FileNotFoundError:
             return None
