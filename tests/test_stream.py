@@ -179,12 +179,24 @@ def test_threshold_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None
         ),
         min_size=1,
         max_size=4,
-    )
+    ),
+    # Past this many values a column keeps each piece's own dictionary (unified
+    # at the end): from the first batch on, after a few values, or never.
+    limit=st.sampled_from([0, 2, 3, stream_mod.ARROW_VALUES]),
 )
-def test_stretches_joined_as_one_dictionary(stretches: list[list[list[str]]]) -> None:
+def test_stretches_joined_as_one_dictionary(stretches: list[list[list[str]]], limit: int) -> None:
     """Stretches of batches, each value order a stretch may see (the same order as the
     first, so that nothing is re-coded, or a new one), join to the values of one read,
     with one dictionary in order of first appearance."""
+
+    kept, stream_mod.ARROW_VALUES = stream_mod.ARROW_VALUES, limit
+    try:
+        _join_stretches(stretches)
+    finally:
+        stream_mod.ARROW_VALUES = kept
+
+
+def _join_stretches(stretches: list[list[list[str]]]) -> None:
     import pyarrow as pa
 
     kind = pa.dictionary(pa.int32(), pa.string())

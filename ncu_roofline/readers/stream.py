@@ -21,8 +21,15 @@ from collections.abc import Iterable
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ncu_roofline.core.arrays import integer_array, numbers, strings
+
+#: A column whose dictionary would grow past this many values is kept as each
+#: piece's own dictionary and codes, unified once by Arrow at the end: a column
+#: with a value per launch (launch IDs, a summary's process IDs) would cost a
+#: Python lookup per launch for every batch and again for every stretch.
+ARROW_VALUES = 1024
 
 
 class _Dictionary:
@@ -31,6 +38,9 @@ class _Dictionary:
     def __init__(self) -> None:
         self.codes: dict[str, int] = {}
         self.values: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.values)
 
     def recode(self, dictionary: pa.Array) -> np.ndarray:
         """The shared code of each value of a batch's dictionary (new ones appended)."""
@@ -49,6 +59,94 @@ class _Dictionary:
                 values.append(text)
             out[i] = code
         return out
+
+
+class _Column:
+    """One dictionary column of a stretch: codes into one shared dictionary while it is
+    small; past :data:`ARROW_VALUES`, pieces that each keep their own dictionary.
+
+    The pieces are in row order; :meth:`texts_and_chunks` unifies them once,
+    so the values and codes are those one shared dictionary gives.
+    """
+
+    def __init__(self) -> None:
+        self.shared = _Dictionary()
+        self.codes: list[np.ndarray] = []
+        #: Once large: (dictionary, codes into it) per piece, in order.
+        self.pieces: list[tuple[pa.Array, list[np.ndarray]]] | None = None
+
+    def _go_large(self) -> list[tuple[pa.Array, list[np.ndarray]]]:
+        """The pieces, the shared dictionary and its codes made the first of them."""
+        if self.pieces is None:
+            self.pieces = []
+            if self.codes:
+                self.pieces.append((strings(self.shared.values), self.codes))
+            self.shared, self.codes = _Dictionary(), []
+        return self.pieces
+
+    def add(self, column: pa.DictionaryArray) -> None:
+        """One batch's column kept as codes."""
+        dictionary = column.dictionary
+        indices = numbers(column.indices, missing=-1)
+        if self.pieces is None and len(self.shared) + len(dictionary) <= ARROW_VALUES:
+            lookup = self.shared.recode(dictionary)
+            # Narrow now: the final dictionary is at least as large as this one.
+            narrow, _ = _index_type(len(self.shared))
+            if _unchanged(lookup):
+                self.codes.append(indices.astype(narrow))
+            else:
+                self.codes.append(lookup.astype(narrow)[indices])
+            return
+        narrow, _ = _index_type(len(dictionary))
+        self._go_large().append((dictionary, [indices.astype(narrow)]))
+
+    def absorb(self, later: _Column) -> None:
+        """The next stretch's codes appended (``later`` is emptied).
+
+        Arrays made on a parse thread are copied here: kept, they would pin
+        that thread's heap (about 40 MB more at the peak).
+        """
+        small = self.pieces is None and later.pieces is None
+        if small and len(self.shared) + len(later.shared) <= ARROW_VALUES:
+            lookup = self.shared.recode_texts(later.shared.values)
+            if _unchanged(lookup):
+                # Its values first seen in the same order (the names of metrics,
+                # kernels, units in every stretch): its codes are already ours.
+                self.codes.extend(c.copy() for c in later.codes)
+            else:
+                narrow, _ = _index_type(len(self.shared))
+                recoded = lookup.astype(narrow)
+                self.codes.extend(recoded[c] for c in later.codes)
+        else:
+            pieces = self._go_large()
+            for dictionary, codes in later._go_large():
+                pieces.append((dictionary, [c.copy() for c in codes]))
+        later.shared, later.codes, later.pieces = _Dictionary(), [], None
+
+    def texts_and_chunks(self) -> tuple[pa.Array, list[np.ndarray]]:
+        """The column's distinct values (in order of first appearance) and its codes into
+        them, a chunk per batch (handed over: call once)."""
+        if self.pieces is None:
+            values, codes = strings(self.shared.values), self.codes
+            self.codes = []
+            return values, codes
+        pieces, self.pieces = self.pieces, []
+        if not pieces:
+            return strings([]), []
+        # The pieces' dictionaries in order, hashed once: the first appearance
+        # of each value among them is its first appearance among the rows.
+        joined = pa.concat_arrays([d.cast(pa.string()) for d, _ in pieces])
+        encoded = pc.dictionary_encode(joined)
+        position = numbers(encoded.indices, missing=-1).astype(np.int64)
+        narrow, _ = _index_type(len(encoded.dictionary))
+        chunks: list[np.ndarray] = []
+        at = 0
+        for dictionary, codes in pieces:
+            lookup = position[at : at + len(dictionary)].astype(narrow)
+            at += len(dictionary)
+            chunks.extend(lookup[c] for c in codes)
+            codes.clear()  # re-coded: the piece's own codes go as we go
+        return encoded.dictionary, chunks
 
 
 def _unchanged(lookup: np.ndarray) -> bool:
@@ -76,22 +174,13 @@ class CompactParts:
     def __init__(self, schema: pa.Schema) -> None:
         self.schema = schema
         is_dict = [pa.types.is_dictionary(f.type) for f in schema]
-        self.dictionaries = {i: _Dictionary() for i, d in enumerate(is_dict) if d}
-        self.codes: dict[int, list[np.ndarray]] = {i: [] for i in self.dictionaries}
+        self.columns = {i: _Column() for i, d in enumerate(is_dict) if d}
         self.plain: dict[int, list[pa.Array]] = {i: [] for i, d in enumerate(is_dict) if not d}
 
     def add(self, batch: pa.RecordBatch) -> None:
         """Keep one batch as codes into this stretch's dictionaries (the batch may then go)."""
-        for i, shared in self.dictionaries.items():
-            column = batch.column(i)
-            lookup = shared.recode(column.dictionary)
-            indices = numbers(column.indices, missing=-1)
-            # Narrow now: the final dictionary is at least as large as this one.
-            narrow, _ = _index_type(len(shared.values))
-            if _unchanged(lookup):
-                self.codes[i].append(indices.astype(narrow))
-            else:
-                self.codes[i].append(lookup.astype(narrow)[indices])
+        for i, column in self.columns.items():
+            column.add(batch.column(i))
         for i, chunks in self.plain.items():
             chunks.append(batch.column(i))
 
@@ -103,20 +192,8 @@ class CompactParts:
         Called on each stretch as it is read, while the next ones are still
         being read: the re-coding overlaps their parse.
         """
-        for i, shared in self.dictionaries.items():
-            own = later.dictionaries[i].values
-            lookup = shared.recode_texts(own)
-            if _unchanged(lookup):
-                # Its values first seen in the same order (the names of metrics,
-                # kernels, units in every stretch): its codes are already ours.
-                # Copied all the same: arrays made on a parse thread and kept
-                # would pin that thread's heap (about 40 MB more at the peak).
-                self.codes[i].extend(c.copy() for c in later.codes[i])
-            else:
-                narrow, _ = _index_type(len(shared.values))
-                recoded = lookup.astype(narrow)
-                self.codes[i].extend(recoded[c] for c in later.codes[i])
-            later.codes[i] = []
+        for i, column in self.columns.items():
+            column.absorb(later.columns[i])
         for i, chunks in self.plain.items():
             chunks.extend(later.plain[i])
             later.plain[i] = []
@@ -131,15 +208,18 @@ class CompactParts:
                 columns.append(pa.chunked_array(self.plain[i], type=schema.field(i).type))
                 fields.append(schema.field(i))
                 continue
-            values = strings(self.dictionaries[i].values)
+            values, codes = self.columns[i].texts_and_chunks()
             np_type, arrow_type = _index_type(len(values))
             dict_type = pa.dictionary(arrow_type, pa.string())
-            codes = self.codes[i]
-            chunks = [
-                pa.DictionaryArray.from_arrays(integer_array(c.astype(np_type, copy=False)), values)
-                for c in codes
-            ]
-            self.codes[i] = []  # each batch's codes are in its chunk now: free them as we go
+            chunks = []
+            while codes:
+                # Each batch's codes go into its chunk: freed as we go.
+                c = codes.pop(0)
+                chunks.append(
+                    pa.DictionaryArray.from_arrays(
+                        integer_array(c.astype(np_type, copy=False)), values
+                    )
+                )
             columns.append(pa.chunked_array(chunks, type=dict_type))
             fields.append(pa.field(name, dict_type))
         return pa.Table.from_arrays(columns, schema=pa.schema(fields))
