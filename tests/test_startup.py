@@ -68,7 +68,9 @@ THEORY = [
 ]
 
 
-def _run(args: list[str], cwd: Path = ROOT, child: str = _CHILD) -> dict[str, object]:
+def _run(
+    args: list[str], cwd: Path = ROOT, child: str = _CHILD, env: dict[str, str] | None = None
+) -> dict[str, object]:
     proc = subprocess.run(
         [sys.executable, "-c", child, json.dumps(args)],
         capture_output=True,
@@ -81,6 +83,7 @@ def _run(args: list[str], cwd: Path = ROOT, child: str = _CHILD) -> dict[str, ob
             "HOME": str(cwd),
             # The test's own cache folder (conftest): nothing written under HOME.
             "NCU_ROOFLINE_CACHE_DIR": os.environ["NCU_ROOFLINE_CACHE_DIR"],
+            **(env or {}),
         },
     )
     assert proc.returncode == 0, proc.stderr
@@ -216,3 +219,29 @@ def test_pandas_is_loaded_only_after_the_read(command: list[str], tmp_path: Path
     out = ["-o", str(tmp_path / "out")] if command[0] == "report" else []
     result = _run([*command, *out, str(export)], cwd=tmp_path, child=_READ_CHILD)
     assert result == {"pandas_at_read": [False]}
+
+
+def test_inspect_read_in_batches_loads_no_pandas(tmp_path: Path) -> None:
+    """A table read batch by batch, its launch IDs past the size at which a dictionary
+    is unified by Arrow (:data:`~ncu_roofline.readers.stream.ARROW_VALUES`): still
+    neither pandas nor ``pyarrow.compute``."""
+    from ncu_roofline.readers.stream import ARROW_VALUES
+
+    # The small export's launches again and again, each copy's IDs the next ones.
+    lines = (ROOT / "tests" / "data" / "details_nvtx.csv").read_text().splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
+    rows = [line.split('","', 1) for line in lines[head + 1 :]]
+    ids = len({first for first, _ in rows})
+    copies = [
+        f'"{int(first.strip(chr(34))) + k * ids}","{rest}'
+        for k in range(ARROW_VALUES // ids + 2)
+        for first, rest in rows
+    ]
+    export = tmp_path / "many.csv"
+    export.write_text("\n".join([*lines[: head + 1], *copies]) + "\n")
+    # Batches of 4 MiB from the first byte on, one parse thread: one stretch.
+    env = {"NCU_ROOFLINE_STREAM_BYTES": "1", "NCU_ROOFLINE_PARSE_THREADS": "1"}
+    result = _run(["inspect", "--json", str(export)], cwd=tmp_path, env=env)
+    assert result["code"] in (0, None), result
+    assert result["loaded"] == ["numpy", "pyarrow"]
+    assert result["compute"] is False

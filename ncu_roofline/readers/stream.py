@@ -21,8 +21,8 @@ from collections.abc import Iterable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from ncu_roofline.core import compute as ac
 from ncu_roofline.core.arrays import integer_array, numbers, strings
 
 #: A column whose dictionary would grow past this many values is kept as each
@@ -135,8 +135,10 @@ class _Column:
             return strings([]), []
         # The pieces' dictionaries in order, hashed once: the first appearance
         # of each value among them is its first appearance among the rows.
-        joined = pa.concat_arrays([d.cast(pa.string()) for d, _ in pieces])
-        encoded = pc.dictionary_encode(joined)
+        joined = pa.concat_arrays(
+            [d if d.type == pa.string() else ac.cast(d, pa.string()) for d, _ in pieces]
+        )
+        encoded = ac.dictionary_encode(joined)
         position = numbers(encoded.indices, missing=-1).astype(np.int64)
         narrow, _ = _index_type(len(encoded.dictionary))
         chunks: list[np.ndarray] = []
