@@ -575,3 +575,16 @@ def test_group_rules_as_read_row_by_row(rows: list[dict[str, Any]], groups: list
             None if cols["ncu_rule_messages"][i] is None else list(cols["ncu_rule_messages"][i])
         )
     assert group_rules(copies, texts, gid, 3).tolist() == want
+
+
+def test_equal_rules_share_the_record_of_the_first_launch() -> None:
+    """0.0 and -0.0 are equal estimates: the record both launches share is the first
+    launch's, whatever order the rule rows come in (an export lists them by launch)."""
+    rows = [
+        {**_TAIL, "launch": 1, "speedup_pct": 0.0, "message": "a"},
+        {**_TAIL, "launch": 0, "speedup_pct": -0.0, "message": "a"},
+    ]
+    got = launch_rule_columns(_rule_frame(rows), 2, np.ones(2))
+    first, second = got["ncu_rules"][0][0], got["ncu_rules"][1][0]
+    assert first is second
+    assert math.copysign(1.0, first["speedup_pct"]) == -1.0

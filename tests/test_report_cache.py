@@ -534,6 +534,12 @@ def test_a_stored_key_is_read_from_the_header_alone() -> None:
         assert got is user_cache.UNREADABLE
     broken = start[:16] + b"{" + header[1:-1] + b"!"
     assert user_cache.stored_key(io.BytesIO(broken), context_cache.MAGIC) is user_cache.UNREADABLE
+    # A length past any file, and a header nested past the decoder's depth.
+    huge = start[:8] + (2**63).to_bytes(8, "little") + start[16:]
+    assert user_cache.stored_key(io.BytesIO(huge), context_cache.MAGIC) is user_cache.UNREADABLE
+    deep = b"[" * 100_000 + b"]" * 100_000
+    nested = b"".join(user_cache.header_bytes(context_cache.MAGIC, deep))
+    assert user_cache.stored_key(io.BytesIO(nested), context_cache.MAGIC) is user_cache.UNREADABLE
 
 
 def test_a_stale_entry_is_a_quiet_miss_whatever_follows_its_header(
@@ -554,3 +560,27 @@ def test_a_stale_entry_is_a_quiet_miss_whatever_follows_its_header(
     assert again[0] == first[0]
     assert "unreadable" not in again[1]
     assert analyses.count == 2
+
+
+def test_no_writer_thread_under_an_address_space_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under ``ulimit -v`` a thread's start can abort the process: the cache file and a
+    report's pieces are written by the caller instead."""
+    from ncu_roofline.render import output
+
+    def no_thread(self: threading.Thread) -> None:
+        raise AssertionError("a thread was started")
+
+    monkeypatch.setattr(threading.Thread, "start", no_thread)
+    monkeypatch.setattr(user_cache, "address_space_limited", lambda: True)
+    monkeypatch.setattr(output, "address_space_limited", lambda: True)
+    file = tmp_path / f"x{user_cache.SUFFIX}"
+    then: list[int] = []
+    finish = user_cache.write_behind(file, lambda fh: fh.write(b"kept"), lambda: then.append(1))
+    assert file.read_bytes() == b"kept"
+    assert then == [1]
+    assert finish() is True
+    sink = io.BytesIO()
+    output._write_behind(sink, iter([b"a", b"b", b"c"]))
+    assert sink.getvalue() == b"abc"

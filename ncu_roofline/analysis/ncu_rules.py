@@ -146,13 +146,13 @@ def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> Rul
         order = np.argsort(rules["launch"].to_numpy(dtype=np.int64), kind="stable")
         launch = rules["launch"].to_numpy(dtype=np.int64)[order]
         starts = np.flatnonzero(np.r_[True, launch[1:] != launch[:-1]])
-        record_of, rows = distinct_rows([rules[name] for name in LAUNCH_RULE_FIELDS])
+        # Coded in launch order: of equal rows (0.0 and -0.0 are equal), the
+        # first launch's values are the record all of them share.
+        record_code, rows = distinct_rows([rules[name].iloc[order] for name in LAUNCH_RULE_FIELDS])
         records = [dict(zip(LAUNCH_RULE_FIELDS, row, strict=True)) for row in rows]
-        record_code = record_of[order]
-        message_code, texts = distinct_codes(rules["message"])
+        message_code, texts = distinct_codes(rules["message"].iloc[order])
         # Code -1 (missing) reads the None at the end.
         texts.append(None)
-        message_code = message_code[order]
         heads = launch[starts]
         kinds, firsts = _distinct_runs(record_code, starts)
         listed[heads] = _run_lists(firsts, starts, record_code, records)[kinds]

@@ -30,6 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, BinaryIO, TypedDict
 
+from ncu_roofline.core.limits import address_space_limited
 from ncu_roofline.version import NAME
 
 __all__ = [
@@ -211,10 +212,15 @@ def write_behind(
         kept.append(ok)
 
     thread = threading.Thread(target=work, name=f"{NAME} cache writer")
-    try:
-        thread.start()
-    except RuntimeError:  # no thread can start: written now
+    if address_space_limited():
+        # Under ``ulimit -v`` a thread's start can abort the process (its
+        # stack or unwinder not mapped) rather than raise: written now.
         work()
+    else:
+        try:
+            thread.start()
+        except RuntimeError:  # no thread can start: written now
+            work()
 
     def finish() -> bool:
         if thread.ident is not None:
@@ -387,7 +393,7 @@ def stored_key(fh: BinaryIO, magic: bytes, loads: Callable[[bytes], Any] = json.
         if len(head) < size:
             return UNREADABLE
         header = loads(head)
-    except (OSError, MemoryError, UnicodeDecodeError, ValueError):
+    except Exception:  # OSError, a size past any file (OverflowError), a header too deep
         return UNREADABLE
     return header.get("key") if isinstance(header, dict) else UNREADABLE
 

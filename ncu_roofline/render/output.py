@@ -70,6 +70,7 @@ from typing import BinaryIO
 import click
 
 from ncu_roofline import interrupts
+from ncu_roofline.core.limits import address_space_limited
 from ncu_roofline.errors import OutputError
 from ncu_roofline.version import NAME
 
@@ -466,9 +467,15 @@ def _write_behind(fh: BinaryIO, payload: Iterable[bytes]) -> None:
     making the next (a 190 MB report: 0.4 s of writing hidden).  One write
     is in flight at a time, so at most two pieces are held; the first error
     of a write is raised here, after the write in flight has ended.  Where no
-    thread can be started (an address-space limit), the pieces are written
-    here instead.
+    thread can be started, and under an address-space limit (where starting
+    one can abort the process), the pieces are written here instead.
     """
+    if address_space_limited():
+        # Under ``ulimit -v`` a thread's start can abort the process (its
+        # stack or unwinder not mapped) rather than raise: written here.
+        for piece in payload:
+            fh.write(piece)
+        return
     failed: list[BaseException] = []
 
     def write(piece: bytes) -> None:

@@ -114,6 +114,8 @@ class LaunchRecords(Sequence[LaunchRecord]):
         if size < 1:
             raise ValueError(f"block size must be >= 1, not {size}")
         n = len(self._frame)
+        if n == 0:
+            return
         # Each column's array taken once and sliced per block: no frame sliced
         # per block and no pandas column looked up per block and field.
         makers = [
