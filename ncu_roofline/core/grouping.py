@@ -58,10 +58,19 @@ def distinct_objects(items: np.ndarray) -> tuple[npt.NDArray[np.intp], npt.NDArr
     Objects are told apart by identity, never hashed by value: equal values
     held in different objects are different objects here.
     """
-    codes, objects = pd.factorize(_object_ids(items), sort=False)
-    firsts = np.full(len(objects), len(items), dtype=np.int64)
-    np.minimum.at(firsts, codes, np.arange(len(items), dtype=np.int64))
-    return np.asarray(codes, dtype=np.intp), firsts
+    ids = _object_ids(items)
+    if ids.size and (ids == ids[0]).all():
+        # One object throughout (a constant column): nothing to hash.
+        return np.zeros(ids.size, dtype=np.intp), np.zeros(1, dtype=np.int64)
+    factorized, _ = pd.factorize(ids, sort=False)
+    codes = np.asarray(factorized, dtype=np.intp)
+    # Codes are numbered in order of first appearance: a row holds its
+    # object's first appearance where its code exceeds every earlier one.
+    new = np.zeros(codes.size, dtype=bool)
+    if codes.size:
+        new[0] = True
+        np.greater(codes[1:], np.maximum.accumulate(codes)[:-1], out=new[1:])
+    return codes, np.flatnonzero(new).astype(np.int64)
 
 
 def distinct_codes(values: pd.Series) -> tuple[npt.NDArray[np.int64], list[Any]]:
@@ -176,21 +185,10 @@ def _text_codes_by_object(
 ) -> tuple[npt.NDArray[np.intp], list[str]] | None:
     """:func:`text_codes` by object first; None where hashing by value is to answer: too
     many objects for this to pay, or any but plain texts and missing values among them."""
-    ids = _object_ids(values)
-    if (ids == ids[0]).all():
-        # One object throughout (a constant column of a block): nothing to hash.
-        object_codes = np.zeros(len(ids), dtype=np.intp)
-    else:
-        objects, distinct_objects_ = pd.factorize(ids, sort=False)
-        if len(distinct_objects_) * 4 > len(values):
-            return None
-        object_codes = np.asarray(objects, dtype=np.intp)
-    # Codes are numbered in order of first appearance: a row holds its
-    # object's first appearance where its code exceeds every earlier one.
-    new = np.empty(len(object_codes), dtype=bool)
-    new[0] = True
-    np.greater(object_codes[1:], np.maximum.accumulate(object_codes)[:-1], out=new[1:])
-    firsts = values[new]
+    object_codes, first_rows = distinct_objects(values)
+    if len(first_rows) * 4 > len(values):
+        return None
+    firsts = values[first_rows]
     missing = pd.isna(firsts)
     code_of: dict[str, int] = {}
     texts: list[str] = []

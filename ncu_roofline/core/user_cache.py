@@ -197,8 +197,9 @@ def write_behind(
     time the command can spend on its own output meanwhile.  The function
     returned waits for the thread and says whether the file was kept.  The
     thread is no daemon, so an exit waits for it: a file is never left half
-    renamed.  Where no thread can start the file is written before this
-    returns.  Never raises.
+    renamed.  Where no thread can start, and under an address-space limit
+    (where starting one can abort the process), the file is written before
+    this returns.  Never raises.
     """
     kept: list[bool] = []
 
@@ -211,19 +212,20 @@ def write_behind(
             ok = False
         kept.append(ok)
 
-    thread = threading.Thread(target=work, name=f"{NAME} cache writer")
-    if address_space_limited():
-        # Under ``ulimit -v`` a thread's start can abort the process (its
-        # stack or unwinder not mapped) rather than raise: written now.
-        work()
-    else:
+    thread: threading.Thread | None = None
+    # Under ``ulimit -v`` a thread's start can abort the process (its stack
+    # or unwinder not mapped) rather than raise: written now.
+    if not address_space_limited():
+        thread = threading.Thread(target=work, name=f"{NAME} cache writer")
         try:
             thread.start()
         except RuntimeError:  # no thread can start: written now
-            work()
+            thread = None
+    if thread is None:
+        work()
 
     def finish() -> bool:
-        if thread.ident is not None:
+        if thread is not None:
             thread.join()
         return bool(kept and kept[0])
 
