@@ -943,3 +943,62 @@ def test_axis_log10_reads_as_numpys(value: float, expected: float) -> None:
 
     got = log10(value)
     assert got == expected or (math.isnan(got) and math.isnan(expected))
+
+
+def test_launch_devices_over_codes_are_the_lookup_of_each_launch(samples_dir: Path) -> None:
+    from ncu_roofline.render.charts.figure import DeviceIndex, _launch_devices
+
+    paths = [SAMPLE, samples_dir / "wangzy0327__cuda-roofline__src_output.csv"]
+    context = build_context(analyze(load([str(p) for p in paths], progress=False)))
+    launches = context["launches"]
+    # A third device key no roof matches, and launches missing each field.
+    extra = [dict(r) for r in list(launches)[:4]]
+    extra[0]["device_name"] = "Mystery GPU"
+    extra[1]["cc"] = None
+    extra[2]["source"] = None
+    extra[3]["device_name"] = None
+    records = [*list(launches), *extra]
+    index = DeviceIndex(context["roofs"])
+    want = [index.lookup(r.get("source"), r.get("device_name"), r.get("cc")) for r in records]
+    assert sorted(set(want)) == [-1, 0, 1]
+    assert _launch_devices(records, DeviceIndex(context["roofs"])).tolist() == want
+    assert _launch_devices(launches, index).tolist() == want[: len(launches)]
+
+
+def test_launch_fields_are_read_only_for_launches_with_a_point(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ncu_roofline.report.records import LaunchRecords
+
+    read: list[str] = []
+    column = LaunchRecords.column
+
+    def counted(self: LaunchRecords, field: str) -> list[Any]:
+        read.append(field)
+        return column(self, field)
+
+    monkeypatch.setattr(LaunchRecords, "column", counted)
+    # No device has roofs: no launch field is read at all.
+    p = profile(SYNTHETIC_ROWS[:2], device_name="Mystery GPU 9000")
+    ctx = build_context(analyze(p))
+    assert isinstance(ctx["launches"], LaunchRecords)
+    assert roofline_figures(ctx) == []
+    assert read == []
+    # Roofs, but no launch has a point (no FLOPs): the hover fields are not read.
+    ctx = build_context(analyze(profile(SYNTHETIC_ROWS[:3]), gpu=synthetic_gpu()))
+    for launch_field in ("ai_dram", "achieved_flops_per_s"):
+        ctx["launches"]._frame[launch_field] = math.nan
+    (entry,) = roofline_figures(ctx)
+    assert entry["launches_plotted"] == 0
+    assert not {"kernel_short", "kernel", "bound", "id"} & set(read)
+    # A launch with a point: its fields are read, once each.
+    read.clear()
+    ctx = build_context(analyze(profile(SYNTHETIC_ROWS[:3]), gpu=synthetic_gpu()))
+    (entry,) = roofline_figures(ctx)
+    assert entry["launches_plotted"] == 3
+    assert sorted(f for f in read if f in {"kernel_short", "kernel", "bound", "id"}) == [
+        "bound",
+        "id",
+        "kernel",
+        "kernel_short",
+    ]

@@ -24,6 +24,7 @@ from ncu_roofline.core.grouping import (
     row_groups,
     shared_texts,
     text_codes,
+    text_mask,
 )
 
 _TEXTS = st.sampled_from(["", "gemm", "gemm ", "ΔΣ", "(1, 1, 1)", None])
@@ -243,3 +244,50 @@ def test_commonest_label_is_value_counts_first(labels: list[str], times: int) ->
     for i, label in enumerate(labels * times):
         column[i] = label
     assert commonest(column) == pd.Series(column).value_counts().index[0]
+
+
+_TESTS = {
+    "startswith": (lambda t: t.startswith("ge"), lambda s: s.str.startswith("ge", na=False)),
+    "contains": (lambda t: "tt" in t, lambda s: s.str.contains("tt", na=False, regex=False)),
+    "endswith": (lambda t: t.endswith("m"), lambda s: s.str.endswith("m", na=False)),
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_VALUES, min_size=0, max_size=40),
+    st.integers(1, 8),
+    st.sampled_from(sorted(_TESTS)),
+    st.booleans(),
+)
+def test_text_mask_is_pandas_str_with_na_false(
+    values: list[Any], times: int, test: str, as_series: bool
+) -> None:
+    """Each row's test, called once per distinct text, is what pandas' ``.str`` method
+    with ``na=False`` gives: False for missing values and for values that are no text."""
+    column = np.empty(len(values) * times, dtype=object)
+    for i, value in enumerate(values * times):
+        column[i] = value
+    ours, theirs = _TESTS[test]
+    try:
+        want = theirs(pd.Series(column, dtype=object)).to_numpy(dtype=bool)
+    except AttributeError:  # pandas refuses ``.str`` on a column holding no text at all
+        assert not any(isinstance(v, str) for v in values)
+        want = np.zeros(len(column), dtype=bool)
+    got = text_mask(pd.Series(column, dtype=object) if as_series else column, ours)
+    assert got.dtype == bool
+    assert got.tolist() == want.tolist()
+
+
+def test_text_mask_tests_each_distinct_text_once() -> None:
+    # A basis written per launch: one object per row, two distinct texts.
+    column = np.array(["".join(["appro", "ximate"]) for _ in range(100)] + [None, "exact"] * 50)
+    seen: list[str] = []
+
+    def test(text: str) -> bool:
+        seen.append(text)
+        return "approximate" in text
+
+    got = text_mask(column.astype(object), test)
+    assert got.tolist() == [True] * 100 + [False] * 100
+    assert sorted(seen) == ["approximate", "exact"]

@@ -11,6 +11,7 @@ table at all.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ncu_roofline.render.charts.values import coded_field, field_counts
 from ncu_roofline.render.json_report import iter_json_report
 from ncu_roofline.report.records import LaunchRecords
 from ncu_roofline.report.table_records import TableRecords, same_value
@@ -159,6 +161,24 @@ def test_table_records_read_back_the_records(
     if len(records):
         assert same_value(read[-1], records[-1])
         assert same_value(read[1:3], records[1:3])
+    for f in fields:
+        _assert_counted_as_counter(records, read, f)
+
+
+def _assert_counted_as_counter(records: LaunchRecords, read: TableRecords, field: str) -> None:
+    """``field_counts`` over codes lists a field's values as a Counter of its column does,
+    ``None`` first: from the frame's records, the table's, and plain dicts alike."""
+    column = records.column(field)
+    try:
+        counted = Counter(column)
+    except TypeError:  # lists and dicts: neither way counts them
+        return
+    want = [(v, n) for v, n in counted.items() if v is None]
+    want += [(v, n) for v, n in counted.items() if v is not None]
+    for launches in (records, read, [{field: v} for v in column]):
+        got = field_counts(launches, field)
+        assert [n for _, n in got] == [n for _, n in want], field
+        assert same_value([v for v, _ in got], [v for v, _ in want]), field
 
 
 def test_mixed_columns_make_no_table() -> None:
@@ -224,3 +244,15 @@ def test_short_text_columns_hashed_once_read_back_as_records() -> None:
     assert all(type(v) is str for v in read.column("bound") if v is not None)
     assert read.column("basis") == [None] * 300
     assert same_value(list(read), list(records))
+
+
+def test_field_codes_renumber_a_dictionary_in_order_of_first_appearance() -> None:
+    # An Arrow dictionary may hold values no row has, in any order: the codes
+    # name only the values the rows hold, in the order the rows first hold them.
+    indices = pa.array([2, 1, None, 2, 1], type=pa.int32())
+    kernels = pa.DictionaryArray.from_arrays(indices, pa.array(["unused", "b", "a"]))
+    read = TableRecords(pa.table({"kernel": kernels}))
+    codes, distinct = coded_field(read, "kernel")
+    assert distinct == ["a", "b"]
+    assert codes.tolist() == [0, 1, -1, 0, 1]
+    assert field_counts(read, "kernel") == [(None, 1), ("a", 2), ("b", 2)]

@@ -39,7 +39,7 @@ from ncu_roofline.analysis.roofs.assign import peak_column
 from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import floats
-from ncu_roofline.core.grouping import distinct_codes, per_distinct, row_groups
+from ncu_roofline.core.grouping import distinct_codes, per_distinct, row_groups, text_mask
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -314,17 +314,13 @@ def _unplaced_reason(
     for mask, text in checks:
         unplaced[mask] = text
     if "flops_tensor_basis" in frame:
-        tbasis = frame["flops_tensor_basis"].astype(object)
-        no_factor = tbasis.str.startswith("tensor instructions without", na=False).to_numpy(
-            dtype=bool
-        )
+        tbasis = frame["flops_tensor_basis"]
+        no_factor = text_mask(tbasis, lambda t: t.startswith("tensor instructions without"))
         unplaced[no_factor & np.isnan(flops)] = (
             "tensor-core work present but not countable: no FLOPs-per-instruction factor for this "
             "architecture (collect sm__ops_path_tensor_*)"
         )
-        approx_only = tbasis.str.contains("approximate", na=False).to_numpy(dtype=bool) & np.isnan(
-            flops
-        )
+        approx_only = text_mask(tbasis, lambda t: "approximate" in t) & np.isnan(flops)
         unplaced[approx_only & ~no_factor] = (
             "no SASS FLOP counters; only an approximate tensor-core estimate "
             "(collect sm__sass_thread_inst_executed_op_* or the full set)"
@@ -349,12 +345,7 @@ def _above_roof(
         labels.append((np.asarray(out["l2_utilization"], dtype=np.float64) > tol, "L2 bandwidth"))
         labels.append((np.asarray(out["l1_utilization"], dtype=np.float64) > tol, "L1 bandwidth"))
         if "flops_tensor_basis" in frame and "peak_tensor_fp16_flops_per_s" in frame:
-            approx = (
-                frame["flops_tensor_basis"]
-                .astype(object)
-                .str.contains("approximate", na=False)
-                .to_numpy(dtype=bool)
-            )
+            approx = text_mask(frame["flops_tensor_basis"], lambda t: "approximate" in t)
             tensor_rate = ratio(_f(frame, "flops_tensor"), _f(frame, "duration_s"))
             over = approx & (ratio(tensor_rate, _f(frame, "peak_tensor_fp16_flops_per_s")) > tol)
             labels.append((over, "tensor (approximate FLOPs)"))

@@ -41,7 +41,7 @@ from ncu_roofline.analysis.tensor_names import name_mma_flops
 from ncu_roofline.core.architecture import PACKED_FP32_OPS, architecture
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.frame import optional_column as _col
-from ncu_roofline.core.grouping import per_distinct
+from ncu_roofline.core.grouping import per_distinct, text_mask
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -513,11 +513,7 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
     # enough to place a kernel.
     # Tensor-core work that is present but cannot be counted (no factor for
     # the architecture) would make any total a silent undercount.
-    uncountable = (
-        pd.Series(tensor_basis, dtype=object)
-        .str.startswith("tensor instructions without", na=False)
-        .to_numpy(dtype=bool)
-    )
+    uncountable = text_mask(tensor_basis, lambda t: t.startswith("tensor instructions without"))
     defined = (sass_known | exact_tensor) & ~uncountable
     with np.errstate(invalid="ignore"):
         total = np.where(defined, np.nansum(parts, axis=0), np.nan)

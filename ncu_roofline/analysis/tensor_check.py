@@ -41,7 +41,7 @@ import pandas as pd
 from ncu_roofline.analysis.advice import ATTENTION_FAMILIES, GEMM_FAMILIES
 from ncu_roofline.analysis.tensor_names import is_tensor_kernel_name
 from ncu_roofline.core.frame import floats
-from ncu_roofline.core.grouping import per_distinct
+from ncu_roofline.core.grouping import per_distinct, text_mask
 from ncu_roofline.core.metrics import (
     TENSOR_PIPE_UTILISATION,
     TENSOR_SECTION,
@@ -117,11 +117,7 @@ def tensor_uncounted(
         idle = util < TENSOR_PIPE_TRACE_PCT
         busy = (util >= TENSOR_PIPE_MIN_PCT) | (trace & matrix_name)
     named = tensor_name & ~idle
-    no_factor = (
-        pd.Series(tensor_basis, dtype=object)
-        .str.startswith("tensor instructions without", na=False)
-        .to_numpy(dtype=bool)
-    )
+    no_factor = text_mask(tensor_basis, lambda t: t.startswith("tensor instructions without"))
     marked = (busy | named | no_factor) & np.isnan(flops_tensor)
     basis = np.full(len(df), None, dtype=object)
     basis[marked & named] = "the kernel name says tensor cores"

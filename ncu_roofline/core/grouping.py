@@ -25,6 +25,7 @@ __all__ = [
     "row_groups",
     "shared_texts",
     "text_codes",
+    "text_mask",
 ]
 
 
@@ -207,6 +208,37 @@ def _text_codes_by_object(
             texts.append(value)
         table[j] = code
     return table[object_codes], texts
+
+
+def text_mask(
+    values: pd.Series | npt.NDArray[np.object_], test: Callable[[str], bool]
+) -> npt.NDArray[np.bool_]:
+    """``test`` of each row's text, called once per distinct text; False where a value is
+    missing or no text, as pandas' ``.str`` methods with ``na=False`` give.
+
+    The texts are told apart in C (:func:`text_codes`), so a column of one
+    object per row (a basis written per launch) costs a hash per row, not a
+    Python call.
+    """
+    items = (
+        values.to_numpy(dtype=object)
+        if isinstance(values, pd.Series)
+        else np.asarray(values, dtype=object)
+    )
+    coded = text_codes(items)
+    if coded is None:  # other values among them, or text subclasses
+        series = pd.Series(items, dtype=object, copy=False)
+        try:
+            return per_distinct(series, lambda v: isinstance(v, str) and bool(test(v)), False, bool)
+        except TypeError:  # unhashable values (lists): each row on its own
+            return np.fromiter(
+                (isinstance(v, str) and bool(test(v)) for v in items), dtype=bool, count=len(items)
+            )
+    codes, texts = coded
+    # Code -1 (missing) reads the False at the end.
+    table = np.array([bool(test(t)) for t in texts] + [False], dtype=bool)
+    out: npt.NDArray[np.bool_] = table[codes]
+    return out
 
 
 #: Rows of a column looked at to tell whether its texts are held once each.

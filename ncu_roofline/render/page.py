@@ -19,7 +19,7 @@ from ncu_roofline.render.charts import BOUND_COLOURS, roofline_figures
 from ncu_roofline.render.charts.groups import PLACEMENT_SYMBOLS
 from ncu_roofline.render.charts.style import NEUTRAL
 from ncu_roofline.render.charts.types import RooflineChart
-from ncu_roofline.render.charts.values import field_values
+from ncu_roofline.render.charts.values import field_counts
 from ncu_roofline.render.format import TABLE, collect_command, file_name, plural, unknown
 from ncu_roofline.render.html_report import generated_at_text
 from ncu_roofline.render.ncu_estimates import ncu_estimate_rows
@@ -204,10 +204,10 @@ def _methodology(context: ReportContext) -> list[MethodologyRow]:
         ("l2_bytes_basis", "L2 bytes"),
         ("l1_bytes_basis", "L1 bytes"),
     ):
-        # Counted per distinct value (a C-level count), not per launch in Python.
+        # Counted per distinct value (codes counted in C), not per launch in Python.
         counts: Counter[str] = Counter()
         missing = 0
-        for value, n in Counter(field_values(launches, field)).items():
+        for value, n in field_counts(launches, field):
             if value:
                 counts[str(value)] += n
             else:

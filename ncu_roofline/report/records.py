@@ -96,6 +96,17 @@ class LaunchRecords(Sequence[LaunchRecord]):
             return [None] * len(self._frame)
         return _column_values(self._frame[field])
 
+    def coded(self, field: str) -> CodedColumn | None:
+        """A text field of every record as codes and its distinct texts (hashed in C, no
+        value made per record); None where the field holds anything but texts and missing
+        values."""
+        if field not in self._fields:
+            raise KeyError(field)
+        if field not in self._frame:
+            return CodedColumn([], np.full(len(self._frame), -1, dtype=np.intp))
+        found = _column_array(self._frame[field])
+        return found if isinstance(found, CodedColumn) else None
+
     def blocks(self, size: int = BLOCK_ROWS) -> Iterator[list[LaunchRecord]]:
         """The records as lists of at most ``size`` dicts, in order (none when empty)."""
         if size < 1:

@@ -102,6 +102,16 @@ class TableRecords(Sequence["LaunchRecord"]):
             raise KeyError(field)
         return _plain_values(self._table.column(field), field in self._json)
 
+    def coded(self, field: str) -> CodedColumn | None:
+        """A text field of every record as codes and its distinct texts (read off the
+        table's dictionary); None where the field is not held as one."""
+        if field not in self._fields:
+            raise KeyError(field)
+        array = _chunks(self._table.column(field))
+        if field in self._json or not pa.types.is_dictionary(array.type):
+            return None
+        return _coded(array)
+
     def blocks(self, size: int = BLOCK_ROWS) -> Iterator[list[LaunchRecord]]:
         """The records as lists of at most ``size`` dicts, in order (none when empty)."""
         if size < 1:

@@ -27,6 +27,7 @@ from ncu_roofline.analysis.measures import PACKED_FP32_MISSING
 from ncu_roofline.analysis.roofs.infer import MIN_RELIABLE_PCT, dram_pct, implied_dram_peak
 from ncu_roofline.analysis.tensor_check import NAMED_KERNELS, collect_advice, evidence_phrase
 from ncu_roofline.core.frame import column
+from ncu_roofline.core.grouping import text_mask
 from ncu_roofline.core.hardware import builtin_gpus
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.si import format_si
@@ -449,8 +450,10 @@ def packed_fp32_findings(evidence: Evidence) -> list[Finding]:
     launches = evidence.launches
     if "flops_fp32_basis" not in launches:
         return []
-    basis = launches["flops_fp32_basis"].astype(object).fillna("").astype(str)
-    marked = launches[basis.str.endswith(PACKED_FP32_MISSING).to_numpy(dtype=bool)]
+    mask = text_mask(launches["flops_fp32_basis"], lambda t: t.endswith(PACKED_FP32_MISSING))
+    if not mask.any():
+        return []
+    marked = launches[mask]
     out: list[Finding] = []
     keys = marked[["source", "cc"]].astype(object).fillna("")
     for (source, cc), rows in marked.groupby([keys["source"], keys["cc"]], sort=False):
@@ -476,7 +479,10 @@ def tensor_uncounted_findings(evidence: Evidence) -> list[Finding]:
     launches = evidence.launches
     if "tensor_uncounted" not in launches:
         return []
-    marked = launches[launches["tensor_uncounted"].fillna(False).astype(bool)]
+    mask = launches["tensor_uncounted"].fillna(False).astype(bool).to_numpy()
+    if not mask.any():
+        return []
+    marked = launches[mask]
     out: list[Finding] = []
     keys = marked[["source", "cc"]].astype(object).fillna("")
     for (source, cc), rows in marked.groupby([keys["source"], keys["cc"]], sort=False):

@@ -18,6 +18,7 @@ from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.analysis.waves import blocks_per_sm, fill, tail_loss, under_filled
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import optional_column
+from ncu_roofline.core.grouping import text_mask
 from ncu_roofline.core.metrics import REQUIREMENTS
 
 if TYPE_CHECKING:
@@ -176,8 +177,7 @@ def _approximate_tensor(placed: pd.DataFrame) -> npt.NDArray[np.bool_]:
     """Launches whose tensor FLOPs are an estimate (the MMA shape read off the kernel name)."""
     if "flops_tensor_basis" not in placed:
         return np.zeros(len(placed), dtype=bool)
-    text = placed["flops_tensor_basis"].astype(object)
-    return text.str.contains("approximate", na=False, regex=False).to_numpy(dtype=bool)
+    return text_mask(placed["flops_tensor_basis"], lambda t: "approximate" in t)
 
 
 @dataclass
@@ -224,9 +224,7 @@ def utilisations(df: pd.DataFrame, placed: pd.DataFrame) -> Utilisations:
         rows = (precision == key) & np.isnan(values[pipe]) & ~np.isnan(from_mix)
         values[pipe][rows] = from_mix[rows]
         basis[pipe][rows] = f"{key} FLOP/s over the roof its instruction mix reaches"
-    tensor = (
-        pd.Series(precision, dtype=object).str.startswith("tensor", na=False).to_numpy(dtype=bool)
-    )
+    tensor = text_mask(precision, lambda t: t.startswith("tensor"))
     rows = tensor & np.isnan(values["tensor-pipe"]) & ~np.isnan(compute)
     values["tensor-pipe"][rows] = compute[rows]
     basis["tensor-pipe"][rows] = "tensor FLOP/s over the tensor roof"

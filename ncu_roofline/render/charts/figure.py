@@ -11,9 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from ncu_roofline.errors import UsageError
 from ncu_roofline.render.charts.ceilings import Roofs, ceiling_traces, device_roofs
@@ -34,7 +36,7 @@ from ncu_roofline.render.charts.layout import (
 from ncu_roofline.render.charts.levels import level_points, level_trace
 from ncu_roofline.render.charts.theory import theory_arrows, theory_trace
 from ncu_roofline.render.charts.types import PlotlyJSON, RooflineChart
-from ncu_roofline.render.charts.values import column, field_values, finite_positive
+from ncu_roofline.render.charts.values import coded_field, column, field_values, finite_positive
 from ncu_roofline.report.schema import ChartContext, DeviceRoofsRecord, KernelRecord, LaunchRecord
 
 #: The chart's views, by the name a caller asks for, and the label of the
@@ -206,27 +208,55 @@ def roofline_figures(
 
     device_of = DeviceIndex(devices)
     kernel_device = [device_of(k) for k in kernels]
-    sources, names, ccs = (field_values(launch_records, f) for f in ("source", "device_name", "cc"))
-    keys = list(zip(sources, names, ccs, strict=True))
-    # Looked up once per distinct (source, device, CC), then mapped in C.
-    device_at = {key: device_of.lookup(*key) for key in dict.fromkeys(keys)}
-    launch_device = np.fromiter(map(device_at.__getitem__, keys), dtype=np.intp, count=len(keys))
+    charted = [(i, d, r) for i, d in enumerate(devices) if (r := device_roofs(d)) is not None]
+    if not charted:
+        return []  # no device has roofs: no launch is read
+    launch_device = _launch_devices(launch_records, device_of)
     ai = column(launch_records, "ai_dram")
     rate = column(launch_records, "achieved_flops_per_s")
-    fields = LaunchFields(
-        *(field_values(launch_records, f) for f in ("kernel_short", "kernel", "bound", "id"))
-    )
+
+    @cache
+    def fields() -> LaunchFields:
+        # Read only where a launch has a point: an export without FLOP counts has none.
+        return LaunchFields(
+            *(field_values(launch_records, f) for f in ("kernel_short", "kernel", "bound", "id"))
+        )
 
     figures: list[RooflineChart] = []
-    for index, device in enumerate(devices):
-        roofs = device_roofs(device)
-        if roofs is None:
-            continue
+    for index, device, roofs in charted:
         groups = [k for k, d in zip(kernels, kernel_device, strict=True) if d == index]
         rows = np.flatnonzero(launch_device == index)
         launches = launch_points(fields, rows, ai, rate, max_launch_points)
         figures.append(_device_figure(index, device, roofs, groups, launches, kinds))
     return figures
+
+
+def _launch_devices(
+    launch_records: Sequence[LaunchRecord], device_of: DeviceIndex
+) -> npt.NDArray[np.intp]:
+    """Each launch's device index (-1: none), looked up once per distinct (source,
+    device, CC) found over the fields' codes, then mapped in C."""
+    coded = [coded_field(launch_records, f) for f in ("source", "device_name", "cc")]
+    key = np.zeros(len(launch_records), dtype=np.int64)
+    bound = 1
+    for codes, distinct in coded:
+        # A mixed-radix number of the codes (missing, -1, is digit 0),
+        # renumbered densely before it could pass int64.
+        if bound * (len(distinct) + 1) >= 1 << 62:
+            _, dense = np.unique(key, return_inverse=True)
+            key = dense.reshape(-1).astype(np.int64)
+            bound = int(key.max(initial=0)) + 1
+        key = key * (len(distinct) + 1) + (codes + 1)
+        bound *= len(distinct) + 1
+    keys, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    found = np.empty(len(keys), dtype=np.intp)
+    # In order of first appearance, as the launches would be looked up one by one.
+    for k in np.argsort(first, kind="stable").tolist():
+        row = int(first[k])
+        values = [distinct[c] if (c := int(codes[row])) >= 0 else None for codes, distinct in coded]
+        found[k] = device_of.lookup(*values)
+    out: npt.NDArray[np.intp] = found[inverse.reshape(-1)]
+    return out
 
 
 def check_view(view: str) -> None:

@@ -7,7 +7,7 @@ its strings are formatted once per distinct kernel name and bound class.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -42,7 +42,7 @@ class LaunchPoints(TypedDict):
 
 
 def launch_points(
-    launches: LaunchFields,
+    fields: Callable[[], LaunchFields],
     rows: npt.NDArray[np.intp],
     ai: FloatArray,
     rate: FloatArray,
@@ -51,7 +51,8 @@ def launch_points(
     """The launch view of one device: coordinates, hover data and colours.
 
     Per-launch work is numpy indexing; strings are formatted and escaped once
-    per distinct kernel name and bound class.
+    per distinct kernel name and bound class.  ``fields`` gives the launches'
+    fields, asked for only when a launch has a point.
     """
     x = ai[rows]
     y = rate[rows]
@@ -61,6 +62,7 @@ def launch_points(
     if total > max_points:
         pick = np.unique(np.linspace(0, total - 1, num=max_points).round().astype(np.intp))
         rows = rows[pick]
+    launches = fields() if len(rows) else LaunchFields([], [], [], [])
     names: dict[str, int] = {}
     bounds: dict[str, int] = {}
     name_codes = np.fromiter(

@@ -50,6 +50,49 @@ def field_values(records: Sequence[Mapping[str, Any]], name: str) -> list[Any]:
     return [r.get(name) for r in records]
 
 
+def coded_field(
+    records: Sequence[Mapping[str, Any]], name: str
+) -> tuple[npt.NDArray[np.intp], list[Any]]:
+    """One field of every record as codes: each record's index among the field's distinct
+    values (-1 where ``None``) and those values, equal ones counted as one, in order of
+    first appearance (as a ``Counter`` of :func:`field_values` would list them).
+
+    Launch records that can code a text field themselves (``coded``: their
+    texts hashed in C, or an Arrow dictionary) are read without a Python
+    value per record; other fields are coded from :func:`field_values`.
+    """
+    reader = getattr(records, "coded", None)
+    found = reader(name) if callable(reader) and name in getattr(records, "fields", ()) else None
+    if found is None:
+        values = field_values(records, name)
+        index: dict[Any, int] = {}
+        codes = np.fromiter(
+            (-1 if v is None else index.setdefault(v, len(index)) for v in values),
+            dtype=np.intp,
+            count=len(values),
+        )
+        return codes, list(index)
+    codes, distinct = np.asarray(found.codes, dtype=np.intp), list(found.distinct)
+    # A dictionary can hold values no record has, in another order: renumbered
+    # by first appearance, the unused dropped.
+    used, first = np.unique(codes, return_index=True)
+    present = used >= 0
+    order = used[present][np.argsort(first[present], kind="stable")]
+    renumber = np.full(len(distinct) + 1, -1, dtype=np.intp)  # the last entry: code -1
+    renumber[order] = np.arange(order.size, dtype=np.intp)
+    return renumber[codes], [distinct[i] for i in order.tolist()]
+
+
+def field_counts(records: Sequence[Mapping[str, Any]], name: str) -> list[tuple[Any, int]]:
+    """Each distinct value of one field with the number of records holding it, as a
+    ``Counter`` of :func:`field_values` would list them, ``None`` (if any) first;
+    counted over codes (:func:`coded_field`)."""
+    codes, distinct = coded_field(records, name)
+    per_code = np.bincount(codes + 1, minlength=len(distinct) + 1).tolist()
+    counted = list(zip(distinct, per_code[1:], strict=True))
+    return [(None, per_code[0]), *counted] if per_code[0] else counted
+
+
 def column(records: Sequence[Mapping[str, Any]], name: str) -> FloatArray:
     """A numeric field of every record as float64; ``None`` and non-numbers become NaN."""
     values = field_values(records, name)
