@@ -131,6 +131,27 @@ def test_a_cached_report_is_the_report_made_without_the_cache(
     assert _run(["summary", str(path)]) == text
 
 
+def test_the_launch_table_is_kept_compressed(folder: Path, tmp_path: Path) -> None:
+    """The launch table is written LZ4-compressed: a hit reads back the same report
+    from a file smaller than the table's uncompressed IPC bytes."""
+    import pyarrow as pa
+    import pyarrow.ipc
+
+    if not pa.Codec.is_available("lz4_frame"):
+        pytest.skip("this pyarrow has no LZ4 codec")
+    path = _copy(SAMPLES / RAW, tmp_path / "p.csv")
+    made = _run(["report", str(path)], tmp_path / "o.json")
+    (file,) = _reports(folder)
+    data = file.read_bytes()
+    arrow = data.index(b"ARROW1")
+    table = pyarrow.ipc.open_file(pa.py_buffer(data[arrow:-8])).read_all()
+    plain = pa.BufferOutputStream()
+    with pyarrow.ipc.new_file(plain, table.schema) as writer:
+        writer.write_table(table)
+    assert len(data) - 8 - arrow < 0.9 * plain.getvalue().size
+    assert _run(["report", str(path)], tmp_path / "o.json") == made
+
+
 def test_theory_timeline_gpu_and_projection_are_cached_too(
     folder: Path, tmp_path: Path, analyses: Analyses
 ) -> None:

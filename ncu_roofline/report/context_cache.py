@@ -11,7 +11,8 @@ Layout of one cache file (``<hash>.ncucache``, beside the parse cache's, under
 the same bound on the folder's size)::
 
     MAGIC (8 bytes) | header length (8 bytes, little-endian) | header (JSON)
-    | the launch records as one Arrow IPC file, 8-byte aligned
+    | the launch records as one Arrow IPC file, 8-byte aligned, its buffers
+      LZ4-compressed where pyarrow has the codec
     | CRC-32 of all the above (4 bytes, little-endian) | TRAILER (4 bytes)
 
 The header holds the key, the lines the analysis said on stderr (replayed on
@@ -257,7 +258,9 @@ class ReportEntry:
             for piece in head:
                 sink.write(piece)
             # Straight into the file: no second copy of the table in memory.
-            with pyarrow.ipc.new_file(pa.PythonFile(sink, mode="w"), table.schema) as writer:
+            with pyarrow.ipc.new_file(
+                pa.PythonFile(sink, mode="w"), table.schema, options=_write_options()
+            ) as writer:
                 writer.write_table(table)
             fh.write(sink.crc.to_bytes(4, "little") + TRAILER)
 
@@ -329,6 +332,16 @@ def _encode(
     if not same_value(orjson.loads(text)["context"], rest):
         return None
     return header_bytes(MAGIC, text), table
+
+
+@cache
+def _write_options() -> pyarrow.ipc.IpcWriteOptions:
+    """LZ4 where pyarrow has it: a launch table compresses several times over (columns of
+    nulls, repeated codes), which costs less than the CRC and the write of the bytes it
+    saves, and reading it back decompresses faster than checking the CRC of them.
+    The reader needs no option: an IPC file names its codec."""
+    codec = "lz4" if pa.Codec.is_available("lz4_frame") else None
+    return pyarrow.ipc.IpcWriteOptions(compression=codec)
 
 
 def _checked(data: bytes) -> memoryview:
