@@ -21,10 +21,11 @@ import pytest
 from helpers import DATA, SAMPLE
 
 from ncu_roofline.core.columns import COLUMNS, LAUNCH_MODEL_COLUMNS, PROFILE_COLUMNS, Column
+from ncu_roofline.core.files import NCU_REP_MAGIC
 from ncu_roofline.core.model import IDENTITY_COLUMNS, empty_launches, finalize_launches
 from ncu_roofline.readers import read_source
 from ncu_roofline.readers.identity import IDENTITY_HEADERS
-from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
+from ncu_roofline.readers.locate import RawInput
 from ncu_roofline.readers.ncurep import read_ncu_rep
 
 REGISTRY: dict[str, Column] = {c.name: c for c in LAUNCH_MODEL_COLUMNS}

@@ -178,24 +178,30 @@ def test_theory_timeline_gpu_and_projection_are_cached_too(
     assert "note:" in again[1]
 
 
-def test_the_report_cache_is_read_without_pandas(folder: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["report", "summary"])
+def test_the_report_cache_is_read_without_pandas_or_the_readers(
+    command: str, folder: Path, tmp_path: Path
+) -> None:
+    """A hit loads neither pandas nor the input readers (their parsers, metric tables and
+    regular expressions): only what reads the cache file and writes the output."""
     path = _copy(SAMPLES / RULES, tmp_path / "p.csv")
     out = tmp_path / "o.html"
     _run(["report", str(path)], out, "html")
     assert len(_reports(folder)) == 1
+    args = [command, str(path)] + (["-o", str(out), "--force"] if command == "report" else [])
     code = (
         "import sys\n"
         "from ncu_roofline.cli import main\n"
-        f"sys.argv = ['ncu-roofline', 'report', {str(path)!r}, '-o', {str(out)!r}, '--force']\n"
+        f"sys.argv = ['ncu-roofline', *{args!r}]\n"
         "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-        "print('pandas' in sys.modules)\n"
+        "print(sorted(m for m in ('pandas', 'ncu_roofline.readers') if m in sys.modules))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "False"
+    assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
 # -- misses ----------------------------------------------------------------------

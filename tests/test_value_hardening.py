@@ -31,13 +31,13 @@ from hypothesis import strategies as st
 from ncu_roofline import analyze, load
 from ncu_roofline.cli.config import load_config
 from ncu_roofline.core.dimensions import unit_fits
-from ncu_roofline.core.files import parse_toml, too_deep
+from ncu_roofline.core.files import NCU_REP_MAGIC, parse_toml, too_deep
 from ncu_roofline.core.hardware import load_roofs_file, resolve_gpu
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.units import parse_numbers_checked, parse_unit
 from ncu_roofline.errors import InputFormatError, UsageError
 from ncu_roofline.readers import read_source
-from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
+from ncu_roofline.readers.locate import RawInput
 from ncu_roofline.readers.ncurep import read_ncu_rep
 from ncu_roofline.render.safe_text import terminal_safe
 from ncu_roofline.theory.config import TheoryConfig

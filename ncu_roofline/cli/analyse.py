@@ -143,8 +143,7 @@ def _tool_files(inputs: Sequence[str], nsys: Sequence[str]) -> list[str] | None:
     import importlib.util
     import shutil
 
-    from ncu_roofline.core.files import NSYS_REP_SUFFIXES
-    from ncu_roofline.readers.locate import NCU_REP_MAGIC
+    from ncu_roofline.core.files import NCU_REP_MAGIC, NSYS_REP_SUFFIXES
 
     files: list[str] = []
     if any(name.endswith(NSYS_REP_SUFFIXES) for name in nsys):
@@ -209,7 +208,7 @@ def analyse_and_gate(
     when the same inputs, unchanged, were analysed with the same options
     before; what that analysis said on stderr is said again.
     """
-    from ncu_roofline.readers.parallel import jobs_variable
+    from ncu_roofline.core.jobs import jobs_variable
     from ncu_roofline.report import context_cache
 
     # What a read would refuse is refused before the cache is asked.

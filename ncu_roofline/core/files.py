@@ -25,6 +25,9 @@ MERGED_SEPARATOR = " + "
 #: Endings of Nsight Systems' binary captures (read by exporting them with ``nsys``).
 NSYS_REP_SUFFIXES = (".nsys-rep", ".qdrep")
 
+#: The first bytes of an Nsight Compute report (``.ncu-rep``), whatever its name.
+NCU_REP_MAGIC = b"NVR\x00"
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only

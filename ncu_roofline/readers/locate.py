@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ncu_roofline.core.files import NCU_REP_MAGIC
 from ncu_roofline.errors import InputFormatError, InputNotFoundError
 from ncu_roofline.readers.decode import (
     GZIP_MAGIC,
@@ -40,7 +41,6 @@ from ncu_roofline.readers.decode import (
     replace_invalid_utf8,
 )
 
-NCU_REP_MAGIC = b"NVR\x00"
 _BOM = b"\xef\xbb\xbf"
 _HEADER_RE = re.compile(rb'(?m)^(?:\xef\xbb\xbf)?"(?:ID|Process ID)",')
 _LOG_RE = re.compile(rb"(?m)^(?:\xef\xbb\xbf)?==(?:PROF|WARNING|ERROR)==[^\r\n]*")

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ncu_roofline.core.dimensions import unit_fits
+from ncu_roofline.core.files import NCU_REP_MAGIC
 from ncu_roofline.core.launches import finalize_columns
 from ncu_roofline.core.limits import memory_exhausted
 from ncu_roofline.core.metrics import STRING_METRICS, canonical_metric, is_relevant, unit_for
@@ -32,7 +33,7 @@ from ncu_roofline.core.units import parse_unit
 from ncu_roofline.errors import InputFormatError, MissingDependencyError
 from ncu_roofline.readers.identity import IdentityColumns, IdentityValue, MetricColumns
 from ncu_roofline.readers.integrity import blank_inconsistent
-from ncu_roofline.readers.locate import NCU_REP_MAGIC, RawInput
+from ncu_roofline.readers.locate import RawInput
 from ncu_roofline.readers.values import ValueProblems, checked_values, launch_label
 
 _INSTALL_HINT = "pip install 'ncu-roofline[ncu-rep]'"

@@ -21,19 +21,23 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
-from ncu_roofline.errors import UsageError
+from ncu_roofline.core.jobs import JOBS_VARIABLE, jobs_variable
 
-__all__ = ["JOBS_VARIABLE", "MAX_JOBS", "auto_jobs", "parallel_safe", "read_all", "total_size"]
+__all__ = [
+    "JOBS_VARIABLE",
+    "MAX_JOBS",
+    "auto_jobs",
+    "jobs_variable",
+    "parallel_safe",
+    "read_all",
+    "total_size",
+]
 
 T = TypeVar("T")
 
 #: More threads than this add contention, not speed: the parse is already
 #: multi-threaded inside Arrow, and the rest of a read is short.
 MAX_JOBS = 4
-
-#: Environment variable that sets how many inputs are read at once
-#: (``1``: one after the other), for every command.
-JOBS_VARIABLE = "NCU_ROOFLINE_JOBS"
 
 #: Fraction of the available memory that the inputs read at once may take
 #: (a read peaks near the input's size).
@@ -105,21 +109,6 @@ def auto_jobs(paths: Sequence[str]) -> int:
     while jobs > 1 and available is not None and sum(sizes[:jobs]) > _MEMORY_SHARE * available:
         jobs -= 1
     return jobs
-
-
-def jobs_variable() -> int | None:
-    """The count :data:`JOBS_VARIABLE` asks for (None when unset); a usage error when it is
-    not a whole number of 1 or more."""
-    text = os.environ.get(JOBS_VARIABLE, "").strip()
-    if not text:
-        return None
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise UsageError(f"{JOBS_VARIABLE}={text!r}: give a whole number of inputs, 1 or more")
-    return value
 
 
 class _Slot(Generic[T]):

@@ -108,6 +108,8 @@ class TableRecords(Sequence["LaunchRecord"]):
         if field not in self._fields:
             raise KeyError(field)
         array = _chunks(self._table.column(field))
+        if pa.types.is_null(array.type):
+            return CodedColumn([], np.full(len(array), -1, dtype=np.intp))
         if field in self._json or not pa.types.is_dictionary(array.type):
             return None
         return _coded(array)

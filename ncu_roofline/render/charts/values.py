@@ -65,13 +65,12 @@ def coded_field(
     found = reader(name) if callable(reader) and name in getattr(records, "fields", ()) else None
     if found is None:
         values = field_values(records, name)
-        index: dict[Any, int] = {}
-        codes = np.fromiter(
-            (-1 if v is None else index.setdefault(v, len(index)) for v in values),
-            dtype=np.intp,
-            count=len(values),
-        )
-        return codes, list(index)
+        # Equal values are one (a dict's keys, as a Counter's), found and looked up in C.
+        distinct = [v for v in dict.fromkeys(values) if v is not None]
+        index: dict[Any, int] = {v: i for i, v in enumerate(distinct)}
+        index[None] = -1
+        codes = np.fromiter(map(index.__getitem__, values), dtype=np.intp, count=len(values))
+        return codes, distinct
     codes, distinct = np.asarray(found.codes, dtype=np.intp), list(found.distinct)
     # A dictionary can hold values no record has, in another order: renumbered
     # by first appearance, the unused dropped.
