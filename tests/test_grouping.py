@@ -9,14 +9,17 @@ values and numbers, with few distinct values as real kernel names have.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ncu_roofline.core.grouping import (
+    concat_texts,
     distinct_codes,
     distinct_objects,
     distinct_rows,
@@ -291,3 +294,48 @@ def test_text_mask_tests_each_distinct_text_once() -> None:
     got = text_mask(column.astype(object), test)
     assert got.tolist() == [True] * 100 + [False] * 100
     assert sorted(seen) == ["approximate", "exact"]
+
+
+_PIECES = st.sampled_from(["DRAM at 81%", "SM at 9.5%", "", "ΔΣ", "gemm"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(_PIECES, st.integers(0, 2)), min_size=1, max_size=5),
+    st.lists(st.lists(_PIECES, min_size=3, max_size=3), min_size=0, max_size=30),
+)
+def test_concat_texts_is_the_rows_sum(layout: list[Any], rows: list[list[str]]) -> None:
+    """Each row is its parts added up as texts; rows with the same parts share one object
+    (equal texts in other objects may make another: they are told apart by object)."""
+    if not any(isinstance(p, int) for p in layout):
+        layout = [*layout, 0]
+    columns = []
+    for k in range(3):
+        column = np.empty(len(rows), dtype=object)
+        for i, row in enumerate(rows):
+            column[i] = row[k]
+        columns.append(column)
+    parts = [p if isinstance(p, str) else columns[p] for p in layout]
+    got = concat_texts(*parts)
+    want = ["".join(p if isinstance(p, str) else p[i] for p in parts) for i in range(len(rows))]
+    assert got.dtype == object
+    assert got.tolist() == want
+    # Rows holding the same objects in every array hold one text object.
+    keys = [
+        tuple(id(columns[p][i]) for p in layout if isinstance(p, int)) for i in range(len(rows))
+    ]
+    for i, j in itertools.combinations(range(len(rows)), 2):
+        if keys[i] == keys[j]:
+            assert got[i] is got[j]
+
+
+def test_concat_texts_makes_each_distinct_text_once() -> None:
+    units = np.array(["DRAM at 81%", "SM at 9.5%"], dtype=object)[np.arange(10_000) % 2]
+    got = concat_texts("busiest unit: ", units, ".")
+    assert got.tolist() == [f"busiest unit: {u}." for u in units]
+    assert len({id(t) for t in got}) == 2
+    assert concat_texts("a", np.empty(0, dtype=object)).tolist() == []
+    with pytest.raises(ValueError, match="at least one array"):
+        concat_texts("a", "b")
+    with pytest.raises(ValueError, match="length"):
+        concat_texts(units, units[:3])

@@ -18,6 +18,7 @@ import numpy.typing as npt
 import pandas as pd
 
 __all__ = [
+    "concat_texts",
     "distinct_codes",
     "distinct_objects",
     "distinct_rows",
@@ -208,6 +209,44 @@ def _text_codes_by_object(
             texts.append(value)
         table[j] = code
     return table[object_codes], texts
+
+
+def concat_texts(*parts: str | npt.NDArray[np.object_]) -> npt.NDArray[np.object_]:
+    """Row by row, the text ``parts[0] + parts[1] + ...`` (texts given once, and arrays
+    of texts of one length), each distinct combination made once and held in one object
+    by every row that has it.
+
+    What ``"busiest unit: " + units`` over object arrays gives, without a new
+    text per row: the arrays' rows are told apart by object (the texts a
+    stage makes per distinct value are a few objects), so a launch table of
+    100,000 rows costs a hash of integers, not 100,000 texts made and later
+    hashed again (:func:`shared_texts`).
+    """
+    arrays = [p for p in parts if not isinstance(p, str)]
+    if not arrays:
+        raise ValueError("concat_texts needs at least one array")
+    n = len(arrays[0])
+    if any(len(a) != n for a in arrays):
+        raise ValueError("the arrays differ in length")
+    if n == 0:
+        return np.empty(0, dtype=object)
+    key = np.zeros(n, dtype=np.int64)
+    bound = 1
+    for values in arrays:
+        codes, firsts = distinct_objects(values)
+        width = len(firsts)
+        if bound * width >= _KEY_LIMIT:
+            _, dense = np.unique(key, return_inverse=True)
+            key = dense.reshape(-1).astype(np.int64)
+            bound = int(key.max()) + 1
+        key = key * width + codes
+        bound *= width
+    _, first_rows, inverse = np.unique(key, return_index=True, return_inverse=True)
+    made = np.empty(len(first_rows), dtype=object)
+    for i, row in enumerate(first_rows.tolist()):
+        made[i] = "".join(p if isinstance(p, str) else p[row] for p in parts)
+    out: npt.NDArray[np.object_] = made[inverse.reshape(-1)]
+    return out
 
 
 def text_mask(

@@ -18,7 +18,7 @@ from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.analysis.waves import blocks_per_sm, fill, tail_loss, under_filled
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.frame import optional_column
-from ncu_roofline.core.grouping import text_mask
+from ncu_roofline.core.grouping import concat_texts, text_mask
 from ncu_roofline.core.metrics import REQUIREMENTS
 
 if TYPE_CHECKING:
@@ -316,8 +316,8 @@ def judge(
     rec_basis[latency_class] = _LATENCY_BASIS["latency"]
     rec_basis[latency_class & is_limiter("under-filled")] = _LATENCY_BASIS["under-filled"]
     rows = latency_class & any_known
-    rec_basis[rows] = (
-        rec_basis[rows] + "; busiest unit: " + _unit_text(busiest.top[rows], max_util[rows])
+    rec_basis[rows] = concat_texts(
+        rec_basis[rows], "; busiest unit: ", _unit_text(busiest.top[rows], max_util[rows])
     )
     recoverable[comm] = np.nan
     rec_basis[comm] = "unknown: a communication kernel waits on other GPUs, not on a roof"
@@ -469,13 +469,11 @@ def _unit_text(limiter: ObjArray, util: FloatArray) -> ObjArray:
 
 def _unseen_basis(limiter: ObjArray, max_util: FloatArray, far_below: float) -> ObjArray:
     """Why a launch whose counted units are all far from busy has no recoverable bound."""
-    out: ObjArray = (
-        "unknown: no unit the export counts is "
-        + f"{100 * far_below:g}% busy (busiest "
-        + _unit_text(limiter, max_util)
-        + ") and it has no speed-of-light metrics for the rest"
+    return concat_texts(
+        f"unknown: no unit the export counts is {100 * far_below:g}% busy (busiest ",
+        _unit_text(limiter, max_util),
+        ") and it has no speed-of-light metrics for the rest",
     )
-    return out
 
 
 def honest_recoverable(
@@ -509,18 +507,18 @@ def honest_recoverable(
     # The busiest unit, whichever it is (a composite included).
     top = busiest.top
     rows = ~np.isnan(by_sol) & ~by_mix
-    basis[rows] = "busiest unit: " + _unit_text(top[rows], max_util[rows])
+    basis[rows] = concat_texts("busiest unit: ", _unit_text(top[rows], max_util[rows]))
     rows = by_mix & ~np.isnan(max_util)
     # The mix roof is the mix's only where the mix is known: without it
     # fmin leaves the DRAM roof, a plain roof gap.
     with_mix = rows & ~np.isnan(mix) & ~np.isnan(eff_mix) & (eff_mix >= eff)
-    basis[rows] = "roof gap: " + _pct_text(roof_eff[rows]) + " of the attainable roof"
-    basis[with_mix] = (
-        "instruction mix: "
-        + _pct_text(eff_mix[with_mix])
-        + " of the roof its mix reaches ("
-        + _pct_text(mix[with_mix])
-        + " of the FLOP roof)"
+    basis[rows] = concat_texts("roof gap: ", _pct_text(roof_eff[rows]), " of the attainable roof")
+    basis[with_mix] = concat_texts(
+        "instruction mix: ",
+        _pct_text(eff_mix[with_mix]),
+        " of the roof its mix reaches (",
+        _pct_text(mix[with_mix]),
+        " of the FLOP roof)",
     )
     return out, basis
 
