@@ -39,7 +39,7 @@ from ncu_roofline.analysis.theory_check import distrust_absurd_theory
 from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.gpu_spec import CLOCK_MODES
-from ncu_roofline.core.grouping import shared_texts
+from ncu_roofline.core.grouping import distinct_codes, shared_texts
 from ncu_roofline.core.hardware import MEMORY_KEYS, GpuLookup, GpuSpec, chosen_roofs, match_device
 from ncu_roofline.core.model import Profile
 from ncu_roofline.core.timeline import Timeline
@@ -134,8 +134,16 @@ def _joined(frame: pd.DataFrame, columns: Mapping[str, Any]) -> pd.DataFrame:
 
 
 def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
-    """Compute capability per launch: the export's, else the chosen or matched GPU's."""
-    cc: npt.NDArray[np.object_] = np.array(launches["cc"].to_numpy(dtype=object), dtype=object)
+    """Compute capability per launch: the export's, else the chosen or matched GPU's.
+
+    Each distinct value is one object: the launch model may hold the column as
+    pandas' Arrow-backed text, whose conversion to objects makes a text per row.
+    """
+    codes, distinct = distinct_codes(launches["cc"])
+    table = np.empty(len(distinct) + 1, dtype=object)  # code -1 (missing): the None at the end
+    for k, value in enumerate(distinct):
+        table[k] = value  # one at a time: numpy would spread a sequence
+    cc: npt.NDArray[np.object_] = table[codes]
     missing = pd.isna(cc)
     if not missing.any():
         return cc
@@ -194,13 +202,13 @@ def analyze(
         lvl: np.asarray(measured.columns[f"{lvl}_bytes_basis"], dtype=object)
         for lvl in ("dram", "l2", "l1")
     }
-    assignment = assign_roofs(
-        src,
-        basis,
-        explicit=explicit,
-        clocks=clocks,
-        dram_rate=floats(pd.Series(measured.columns["dram_bytes_per_s"])),
-    )
+    dram_rate = floats(pd.Series(measured.columns["dram_bytes_per_s"]))
+    # The frame holds copies of every stage's columns: each stage's own arrays
+    # are let go once joined, so that they do not add up to the judgement's
+    # peak (a 172,608-launch raw page: tens of MB each).
+    del measured
+    assignment = assign_roofs(src, basis, explicit=explicit, clocks=clocks, dram_rate=dram_rate)
+    del basis, dram_rate
     # A --gpu shorthand ("a100") says in the roof notes which GPU it meant.
     alias = lookup.describe() if lookup is not None else None
     if alias:
@@ -208,21 +216,23 @@ def analyze(
             dev.notes.append(alias)
     roofs_of_launch: dict[str, npt.NDArray[np.float64]] = {"sm_clock_hz": assignment.sm_clock_hz}
     for key in (*ALL_COMPUTE_KEYS, *MEMORY_KEYS):
-        values = assignment.peaks[key]
+        # Taken out of the assignment: the frame's copy is the one kept.
+        values = assignment.peaks.pop(key)
         if key in MEMORY_KEYS or not np.isnan(values).all():
             roofs_of_launch[peak_column(key)] = values
     for col in _SOL:
         if col in src:
             roofs_of_launch[col] = floats(src[col])
     frame = _joined(frame, roofs_of_launch)
+    del roofs_of_launch
 
     placed = place(frame, thresholds)
     frame = _joined(frame, placed)
     precision = np.asarray(placed["precision"], dtype=object)
+    del placed
     frame = _joined(frame, _roof_sources(precision, assignment))
     frame = _joined(frame, {"mix_share": mix_share(src, precision)})
-    judged = judge(src, frame, _sm_counts(src, assignment.devices), thresholds)
-    frame = _joined(frame, judged)
+    frame = _joined(frame, judge(src, frame, _sm_counts(src, assignment.devices), thresholds))
     # ncu's own rule results and speedup estimates, and the recoverable time
     # that ranks: ours bounded by ncu's (a step apart from the judgement).
     frame = _joined(frame, combine(frame, profile.sources))

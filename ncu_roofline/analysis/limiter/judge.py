@@ -265,6 +265,10 @@ def judge(
     n = len(df)
     util = utilisations(df, placed)
     busiest = _busiest(util, n)
+    # Every unit's utilisations and bases (40 arrays a launch long) are read:
+    # let go before the rest of the judgement adds its own.
+    has_sol = util.has_sol
+    del util
     limiter, lim_util, lim_basis = busiest.limiter, busiest.utilization, busiest.basis
     max_util = busiest.max_util
     any_known = ~np.isnan(max_util)
@@ -278,10 +282,10 @@ def judge(
     total = _f(placed, "total_duration_s")
     low = thresholds.low_sol_pct / 100.0
     with np.errstate(invalid="ignore"):
-        idle = any_known & (max_util < low) & util.has_sol
+        idle = any_known & (max_util < low) & has_sol
         # Every unit counted is far from busy and nothing covers the rest:
         # the work that takes the time was not measured.
-        unseen = any_known & (max_util < thresholds.far_below) & ~util.has_sol
+        unseen = any_known & (max_util < thresholds.far_below) & ~has_sol
         busy = max_util >= BUSY
     short = (duration < thresholds.short_launch_s) & ~busy
     starved = thin & ~busy & ~short & pd.notna(bound) & (bound != "not placeable")
@@ -293,7 +297,7 @@ def judge(
     lim_basis[is_limiter("latency", "under-filled", "unknown")] = None
 
     comm = bound == "communication"
-    _bandwidth_verdicts(placed, util, is_limiter, limiter, lim_util, bound, reason, eff)
+    _bandwidth_verdicts(placed, is_limiter, limiter, lim_util, bound, reason, eff)
     recoverable, rec_basis = honest_recoverable(placed, eff, busiest)
     rec_basis[unseen] = _unseen_basis(busiest.top[unseen], max_util[unseen], thresholds.far_below)
     recoverable[unseen] = np.nan
@@ -525,7 +529,6 @@ def honest_recoverable(
 
 def _bandwidth_verdicts(
     placed: pd.DataFrame,
-    util: Utilisations,
     is_limiter: Callable[..., npt.NDArray[np.bool_]],
     limiter: ObjArray,
     lim_util: FloatArray,
