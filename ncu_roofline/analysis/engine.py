@@ -231,6 +231,7 @@ def analyze(
     precision = np.asarray(placed["precision"], dtype=object)
     del placed
     frame = _joined(frame, _roof_sources(precision, assignment))
+    assignment.sources.clear()  # read: the frame holds the launches' own
     frame = _joined(frame, {"mix_share": mix_share(src, precision)})
     frame = _joined(frame, judge(src, frame, _sm_counts(src, assignment.devices), thresholds))
     # ncu's own rule results and speedup estimates, and the recoverable time
