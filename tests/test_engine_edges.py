@@ -151,3 +151,25 @@ def test_the_readme_report_says_only_its_own_lines(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     assert lines and all(line.startswith("ncu-roofline: ") for line in lines), proc.stderr
+
+
+def test_compute_capability_is_taken_value_for_value_or_once_per_text(
+    samples_dir: Path,
+) -> None:
+    """The analysis keeps each launch's own compute capability: equal values of different
+    types (8 and 8.0) stay apart; the launch model's Arrow-backed texts are read once per
+    distinct text, each launch holding its text's one object, missing ones filled."""
+    p = ncu_roofline.load([str(samples_dir / "wangzy0327__cuda-roofline__src_output_A100.csv")])
+    mixed = p.launches.copy()
+    n = len(mixed)
+    mixed["cc"] = pd.Series([8 if i % 2 else 8.0 for i in range(n)], dtype=object)
+    got = ncu_roofline.analyze(Profile(mixed, p.sources)).launches["cc"].tolist()
+    assert [type(v) for v in got] == [int if i % 2 else float for i in range(n)]
+    texts = p.launches.copy()
+    texts["cc"] = pd.Series(["8.0" if i % 3 else None for i in range(n)], dtype="str")
+    cc = ncu_roofline.analyze(Profile(texts, p.sources)).launches["cc"].to_numpy(dtype=object)
+    given = [i for i in range(n) if i % 3]
+    assert [cc[i] for i in given] == ["8.0"] * len(given)
+    assert len({id(cc[i]) for i in given}) == 1
+    # The export names no device: nothing fills a missing one.
+    assert [cc[i] for i in range(0, n, 3)] == [None] * len(range(0, n, 3))

@@ -611,3 +611,36 @@ def test_no_writer_thread_under_an_address_space_limit(
     sink = io.BytesIO()
     output._write_behind(sink, iter([b"a", b"b", b"c"]))
     assert sink.getvalue() == b"abc"
+
+
+def test_the_report_cache_is_written_and_read_under_an_address_space_limit(
+    folder: Path, tmp_path: Path
+) -> None:
+    """Under ``ulimit -v`` a thread that cannot start aborts the process: the cache's
+    compressed launch table is written and read on the calling thread, never on Arrow's
+    pool (32 threads asked for, as on a large host), and a report runs as without a limit."""
+    import resource
+
+    path = _copy(SAMPLES / RAW, tmp_path / "p.csv")
+    plain = _run(["report", str(path), "--no-cache"], tmp_path / "plain.json")[0]
+    limit = 800 << 20
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "OMP_NUM_THREADS": "32"}
+    for run in ("written", "read"):
+        out = tmp_path / f"{run}.json"
+        done = subprocess.run(
+            [sys.executable, "-m", "ncu_roofline", "report", str(path), "-o", str(out)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+            preexec_fn=limited,
+        )
+        assert done.returncode == 0, (run, done.returncode, done.stderr)
+        assert "unreadable" not in done.stderr
+        assert out.read_bytes() == plain
+        assert len(_reports(folder)) == 1, run

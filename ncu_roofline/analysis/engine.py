@@ -136,14 +136,20 @@ def _joined(frame: pd.DataFrame, columns: Mapping[str, Any]) -> pd.DataFrame:
 def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
     """Compute capability per launch: the export's, else the chosen or matched GPU's.
 
-    Each distinct value is one object: the launch model may hold the column as
-    pandas' Arrow-backed text, whose conversion to objects makes a text per row.
+    A column of pandas' Arrow-backed text (as the launch model infers it) is
+    read as one object per distinct text: its conversion to objects would
+    make a text per launch.  Any other column is taken value for value.
     """
-    codes, distinct = distinct_codes(launches["cc"])
-    table = np.empty(len(distinct) + 1, dtype=object)  # code -1 (missing): the None at the end
-    for k, value in enumerate(distinct):
-        table[k] = value  # one at a time: numpy would spread a sequence
-    cc: npt.NDArray[np.object_] = table[codes]
+    column = launches["cc"]
+    cc: npt.NDArray[np.object_]
+    if isinstance(column.dtype, pd.StringDtype):
+        codes, distinct = distinct_codes(column)
+        table = np.empty(len(distinct) + 1, dtype=object)  # code -1 (missing): the None at the end
+        for k, value in enumerate(distinct):
+            table[k] = value
+        cc = table[codes]
+    else:
+        cc = np.array(column.to_numpy(dtype=object), dtype=object)
     missing = pd.isna(cc)
     if not missing.any():
         return cc

@@ -339,9 +339,19 @@ def _write_options() -> pyarrow.ipc.IpcWriteOptions:
     """LZ4 where pyarrow has it: a launch table compresses several times over (columns of
     nulls, repeated codes), which costs less than the CRC and the write of the bytes it
     saves, and reading it back decompresses faster than checking the CRC of them.
-    The reader needs no option: an IPC file names its codec."""
+
+    On the calling thread, as the reading (:data:`_READ_OPTIONS`): with threads,
+    Arrow (de)compresses on its pool, whose threads start on first use, and
+    under an address-space limit a thread that cannot start aborts the
+    process instead of failing.  An IPC file names its codec: the reader
+    needs no other option.
+    """
     codec = "lz4" if pa.Codec.is_available("lz4_frame") else None
-    return pyarrow.ipc.IpcWriteOptions(compression=codec)
+    return pyarrow.ipc.IpcWriteOptions(compression=codec, use_threads=False)
+
+
+#: How a cache file's launch table is read: on the calling thread (see :func:`_write_options`).
+_READ_OPTIONS = pyarrow.ipc.IpcReadOptions(use_threads=False)
 
 
 def _checked(data: bytes) -> memoryview:
@@ -364,7 +374,7 @@ def _header(data: memoryview) -> tuple[_Header, int]:
 
 def _decode(header: _Header, start: int, data: memoryview) -> tuple[ReportContext, Said]:
     # A damaged or truncated Arrow file fails here (its footer is checked).
-    table = pyarrow.ipc.open_file(pa.py_buffer(data)[start:]).read_all()
+    table = pyarrow.ipc.open_file(pa.py_buffer(data)[start:], options=_READ_OPTIONS).read_all()
     if table.num_rows != header["rows"] or table.column_names != header["fields"]:
         raise CorruptCache("the launch table does not match the header")
     rest = header["context"]
