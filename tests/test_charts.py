@@ -1002,3 +1002,26 @@ def test_launch_fields_are_read_only_for_launches_with_a_point(
         "kernel",
         "kernel_short",
     ]
+
+
+def test_launch_devices_break_ties_by_compute_capability() -> None:
+    from ncu_roofline.render.charts.figure import DeviceIndex, _launch_devices
+
+    roofs: list[Any] = [
+        {"source": "a.csv", "device_name": "GPU X", "cc": "8.0"},
+        {"source": "a.csv", "device_name": "GPU X", "cc": "9.0"},
+        {"source": "b.csv", "device_name": None, "cc": None},
+    ]
+    keys = [
+        ("a.csv", "GPU X", "9.0"),
+        ("a.csv", "GPU X", "8.0"),
+        ("a.csv", "GPU X", None),
+        ("b.csv", None, None),
+        ("b.csv", None, "9.0"),
+        ("c.csv", "GPU X", "9.0"),
+    ]
+    records = [dict(zip(("source", "device_name", "cc"), k, strict=True)) for k in keys * 3]
+    index = DeviceIndex(roofs)
+    want = [index.lookup(*k) for k in keys * 3]
+    assert want[:6] == [1, 0, 0, 2, 2, -1]
+    assert _launch_devices(records, DeviceIndex(roofs)).tolist() == want
