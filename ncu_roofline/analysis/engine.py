@@ -39,7 +39,7 @@ from ncu_roofline.analysis.theory_check import distrust_absurd_theory
 from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.frame import floats
 from ncu_roofline.core.gpu_spec import CLOCK_MODES
-from ncu_roofline.core.grouping import distinct_codes, shared_texts
+from ncu_roofline.core.grouping import per_distinct, shared_texts
 from ncu_roofline.core.hardware import MEMORY_KEYS, GpuLookup, GpuSpec, chosen_roofs, match_device
 from ncu_roofline.core.model import Profile
 from ncu_roofline.core.timeline import Timeline
@@ -143,11 +143,7 @@ def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDAr
     column = launches["cc"]
     cc: npt.NDArray[np.object_]
     if isinstance(column.dtype, pd.StringDtype):
-        codes, distinct = distinct_codes(column)
-        table = np.empty(len(distinct) + 1, dtype=object)  # code -1 (missing): the None at the end
-        for k, value in enumerate(distinct):
-            table[k] = value
-        cc = table[codes]
+        cc = per_distinct(column, lambda text: text, None)
     else:
         cc = np.array(column.to_numpy(dtype=object), dtype=object)
     missing = pd.isna(cc)

@@ -230,22 +230,17 @@ def concat_texts(*parts: str | npt.NDArray[np.object_]) -> npt.NDArray[np.object
         raise ValueError("the arrays differ in length")
     if n == 0:
         return np.empty(0, dtype=object)
-    key = np.zeros(n, dtype=np.int64)
-    bound = 1
+    coded = []
     for values in arrays:
         codes, firsts = distinct_objects(values)
-        width = len(firsts)
-        if bound * width >= _KEY_LIMIT:
-            _, dense = np.unique(key, return_inverse=True)
-            key = dense.reshape(-1).astype(np.int64)
-            bound = int(key.max()) + 1
-        key = key * width + codes
-        bound *= width
-    _, first_rows, inverse = np.unique(key, return_index=True, return_inverse=True)
+        coded.append((codes.astype(np.int64), len(firsts)))
+    groups = _combined(coded, n)
+    # Groups are numbered in order of first appearance: their first rows in order.
+    first_rows = np.unique(groups, return_index=True)[1]
     made = np.empty(len(first_rows), dtype=object)
     for i, row in enumerate(first_rows.tolist()):
         made[i] = "".join(p if isinstance(p, str) else p[row] for p in parts)
-    out: npt.NDArray[np.object_] = made[inverse.reshape(-1)]
+    out: npt.NDArray[np.object_] = made[groups]
     return out
 
 
