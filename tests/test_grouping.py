@@ -179,7 +179,7 @@ def test_distinct_objects_by_identity(picks: list[int], step: int) -> None:
 
 def test_object_ids_are_read_only() -> None:
     """The identities may be the array's own pointer buffer: never written through."""
-    from ncu_roofline.core.grouping import _object_ids
+    from ncu_roofline.core.table import object_ids as _object_ids
 
     items = np.empty(3, dtype=object)
     items[:] = ["a", None, "b"]

@@ -42,6 +42,7 @@ from ncu_roofline.core.gpu_spec import CLOCK_MODES
 from ncu_roofline.core.grouping import per_distinct, shared_texts
 from ncu_roofline.core.hardware import MEMORY_KEYS, GpuLookup, GpuSpec, chosen_roofs, match_device
 from ncu_roofline.core.model import Profile
+from ncu_roofline.core.table import Table, absent
 from ncu_roofline.core.timeline import Timeline
 from ncu_roofline.errors import UsageError
 from ncu_roofline.theory.assign import apply_theory
@@ -133,36 +134,24 @@ def _joined(frame: pd.DataFrame, columns: Mapping[str, Any]) -> pd.DataFrame:
     return joined
 
 
-def _fill_cc(launches: pd.DataFrame, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
-    """Compute capability per launch: the export's, else the chosen or matched GPU's.
-
-    A column of pandas' Arrow-backed text (as the launch model infers it) is
-    read as one object per distinct text: its conversion to objects would
-    make a text per launch.  Any other column is taken value for value.
-    """
-    column = launches["cc"]
-    cc: npt.NDArray[np.object_]
-    if isinstance(column.dtype, pd.StringDtype):
-        cc = per_distinct(column, lambda text: text, None)
-    else:
-        cc = np.array(column.to_numpy(dtype=object), dtype=object)
-    missing = pd.isna(cc)
+def _fill_cc(src: Table, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
+    """Compute capability per launch: the export's, else the chosen or matched GPU's
+    (looked up once per distinct device name)."""
+    cc: npt.NDArray[np.object_] = src.objects("cc").copy()
+    missing = absent(cc)
     if not missing.any():
         return cc
-    names = launches["device_name"].astype(object)
-    lookup: dict[Any, str | None] = {}
-    for name in pd.unique(names[missing]):
+
+    def spec_cc(name: Any) -> str | None:
+        text = name if isinstance(name, str) else None
         spec = None
         if explicit:
-            spec = (
-                explicit[0]
-                if len(explicit) == 1
-                else match_device(name if isinstance(name, str) else None, explicit)
-            )
+            spec = explicit[0] if len(explicit) == 1 else match_device(text, explicit)
         if spec is None:
-            spec = match_device(name if isinstance(name, str) else None)
-        lookup[name] = spec.cc if spec else None
-    cc[missing] = names[missing].map(lookup).to_numpy(dtype=object)
+            spec = match_device(text)
+        return spec.cc if spec else None
+
+    cc[missing] = per_distinct(src.objects("device_name")[missing], spec_cc, spec_cc(None))
     return cc
 
 
@@ -190,21 +179,23 @@ def analyze(
         raise UsageError(f"unknown clock mode {clocks!r}; expected one of {', '.join(CLOCK_MODES)}")
     thresholds = thresholds or Thresholds()
     lookup, explicit = chosen_roofs(gpu, roofs)
-    # Positional alignment everywhere below; concatenated frames can repeat labels.
-    src = profile.launches.reset_index(drop=True)
+    # The launches as columns: read straight from the launch model (no frame
+    # of every metric is built); positional alignment everywhere below.
+    src = profile.table()
     cc = _fill_cc(src, explicit)
     measured = measure(src, cc=cc)
 
-    frame = pd.DataFrame({c: src[c] for c in PROFILE_COLUMNS if c in src}, index=src.index)
-    inv = src["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
-    frame = _joined(frame, {"cc": cc, "total_duration_s": floats(src["duration_s"]) * inv})
+    frame = profile.identity_frame(PROFILE_COLUMNS)
+    inv = src.floats("invocations")
+    inv = np.where(np.isnan(inv), 1.0, inv)
+    frame = _joined(frame, {"cc": cc, "total_duration_s": src.floats("duration_s") * inv})
     frame = _joined(frame, measured.columns)
 
     basis = {
         lvl: np.asarray(measured.columns[f"{lvl}_bytes_basis"], dtype=object)
         for lvl in ("dram", "l2", "l1")
     }
-    dram_rate = floats(pd.Series(measured.columns["dram_bytes_per_s"]))
+    dram_rate = floats(np.asarray(measured.columns["dram_bytes_per_s"]))
     # The frame holds copies of every stage's columns: each stage's own arrays
     # are let go once joined, so that they do not add up to the judgement's
     # peak (a 172,608-launch raw page: tens of MB each).
@@ -224,7 +215,7 @@ def analyze(
             roofs_of_launch[peak_column(key)] = values
     for col in _SOL:
         if col in src:
-            roofs_of_launch[col] = floats(src[col])
+            roofs_of_launch[col] = src.floats(col)
     frame = _joined(frame, roofs_of_launch)
     del roofs_of_launch
 
@@ -306,26 +297,22 @@ def _mark_failed(frame: pd.DataFrame, failed: npt.NDArray[np.object_]) -> pd.Dat
     return frame
 
 
-def _sm_counts(src: pd.DataFrame, devices: list[DeviceRoofs]) -> npt.NDArray[np.float64]:
+def _sm_counts(src: Table, devices: list[DeviceRoofs]) -> npt.NDArray[np.float64]:
     """SMs per launch: the export's device attribute, else the GPU its roofs came from."""
-    sms = (
-        floats(src["device__attribute_multiprocessor_count"])
-        if ("device__attribute_multiprocessor_count" in src)
-        else np.full(len(src), np.nan)
-    )
+    sms = src.floats("device__attribute_multiprocessor_count")
     if "launch__sm_count" in src:
-        sms = np.where(np.isnan(sms), floats(src["launch__sm_count"]), sms)
+        sms = np.where(np.isnan(sms), src.floats("launch__sm_count"), sms)
     if not np.isnan(sms).any():
         return sms
-    # The column's values may be a read-only view of the frame: fill a copy.
+    # The table's arrays are read-only: fill a copy.
     sms = np.array(sms, dtype=np.float64)
-    source = src["source"].astype(object).to_numpy()
-    name = src["device_name"].astype(object).to_numpy()
+    source = src.objects("source")
+    name = src.objects("device_name")
     for dev in devices:
         if dev.gpu is None or not dev.gpu.sms:
             continue
         rows = np.isnan(sms) & (source == dev.source)
-        rows &= pd.isna(name) if dev.device_name is None else (name == dev.device_name)
+        rows &= absent(name) if dev.device_name is None else (name == dev.device_name)
         sms[rows] = float(dev.gpu.sms)
     return sms
 

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
+from ncu_roofline.core.frame import Columns, missing_values, object_column
+from ncu_roofline.core.grouping import row_groups
 
 #: At least this many metrics must be expected of a launch (had by others of
 #: its input) before their absence says its profiling failed: with two or
@@ -34,11 +35,11 @@ MIN_METRICS = 4
 _IDENTITY = frozenset(c.name for c in LAUNCH_MODEL_COLUMNS)
 
 
-def _metric_columns(launches: pd.DataFrame) -> list[str]:
+def _metric_columns(launches: Columns) -> list[str]:
     return [str(c) for c in launches.columns if str(c) not in _IDENTITY]
 
 
-def failed_profiles(launches: pd.DataFrame) -> npt.NDArray[np.object_]:
+def failed_profiles(launches: Columns) -> npt.NDArray[np.object_]:
     """Per launch, ``"profiling failed: M of N metrics missing"`` or ``None``.
 
     ``launches`` is the launch model (identity and metric columns).  ``N``
@@ -50,21 +51,30 @@ def failed_profiles(launches: pd.DataFrame) -> npt.NDArray[np.object_]:
     metrics = _metric_columns(launches)
     if n < 2 or not metrics:
         return out
-    source = launches["source"].astype(object).fillna("").to_numpy()
-    sources = pd.unique(source)
-    for src in sources:
-        rows = np.flatnonzero(source == src) if len(sources) > 1 else np.arange(n)
+    inputs = row_groups([object_column(launches, "source")], "")
+    count = int(inputs.max()) + 1
+    for group in range(count):
+        rows = np.flatnonzero(inputs == group) if count > 1 else np.arange(n)
         if len(rows) < 2:
             continue
-        frame = launches[metrics] if len(sources) == 1 else launches.iloc[rows][metrics]
-        has = frame.notna().to_numpy(dtype=bool)
         # A column counts for a launch when another launch of its input has it:
         # every column two launches have, and a column one launch has for the
-        # others.  Row sums only, so no launch-by-metric integer matrix is made.
-        counts = has.sum(axis=0)
-        once, some = counts == 1, counts >= 1
-        expected = int((counts >= 2).sum()) + int(once.sum()) - has[:, once].sum(axis=1)
-        missing = int(some.sum()) - has[:, some].sum(axis=1)
+        # others.  Counted column by column: no launch-by-metric matrix is made.
+        held = np.zeros(len(rows), dtype=np.int64)
+        held_once = np.zeros(len(rows), dtype=np.int64)
+        some = 0
+        for name in metrics:
+            has = ~missing_values(launches[name])
+            if count > 1:
+                has = has[rows]
+            launches_with = int(has.sum())
+            if launches_with:
+                some += 1
+                held += has
+            if launches_with == 1:
+                held_once += has
+        expected = some - held_once
+        missing = some - held
         failed = (expected >= MIN_METRICS) & (2 * missing > expected)
         for at in np.flatnonzero(failed):
             out[rows[at]] = (

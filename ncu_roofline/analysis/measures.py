@@ -34,14 +34,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ncu_roofline.analysis.tensor_check import tensor_uncounted
 from ncu_roofline.analysis.tensor_names import name_mma_flops
 from ncu_roofline.core.architecture import PACKED_FP32_OPS, architecture
-from ncu_roofline.core.frame import floats
+from ncu_roofline.core.frame import Columns, floats, object_column
 from ncu_roofline.core.frame import optional_column as _col
 from ncu_roofline.core.grouping import per_distinct, text_mask
+from ncu_roofline.core.table import distinct
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -104,7 +104,7 @@ class Measures:
 
 
 def _sum_cols(
-    df: pd.DataFrame, names: list[str], weights: list[float] | None = None
+    df: Columns, names: list[str], weights: list[float] | None = None
 ) -> FloatArray | None:
     """Weighted sum of columns, or None when any is absent; NaN rows stay NaN."""
     arrays = [_col(df, n) for n in names]
@@ -138,7 +138,7 @@ class _First:
         self.basis[take] = basis
 
 
-def _cycles(df: pd.DataFrame, unit: str, duration: FloatArray) -> FloatArray:
+def _cycles(df: Columns, unit: str, duration: FloatArray) -> FloatArray:
     """Elapsed cycles of a unit: measured, else its clock x the duration."""
     out = _First(len(df))
     out.offer(_col(df, f"{unit}__cycles_elapsed.avg"), "cycles")
@@ -149,7 +149,7 @@ def _cycles(df: pd.DataFrame, unit: str, duration: FloatArray) -> FloatArray:
 
 
 def _packed_columns(
-    df: pd.DataFrame, prefix: str, suffix: str
+    df: Columns, prefix: str, suffix: str
 ) -> list[tuple[FloatArray | None, float]] | None:
     """The packed FP32 columns (FADD2, FMUL2, FFMA2) with their FLOPs, or None without any."""
     for spelling in (prefix, "smsp" if prefix == "sm" else "sm"):
@@ -163,7 +163,7 @@ def _packed_columns(
 
 
 def packed_fp32_lanes(
-    df: pd.DataFrame, suffix: str, prefix: str = "sm"
+    df: Columns, suffix: str, prefix: str = "sm"
 ) -> tuple[FloatArray, FloatArray] | None:
     """FP32 lanes and FLOPs of the packed instructions: ``2 (a2 + m2 + f2)``, ``2 a2 + 2 m2 + 4 f2``.
 
@@ -192,14 +192,14 @@ def packed_fp32_lanes(
 PACKED_FP32_MISSING = " without packed FP32 counters (FP32 work may be undercounted)"
 
 
-def packed_fp32_lacking(df: pd.DataFrame, cc: ObjArray) -> npt.NDArray[np.bool_]:
+def packed_fp32_lacking(df: Columns, cc: ObjArray) -> npt.NDArray[np.bool_]:
     """Launches of a chip with packed FP32 that have FFMA counters but no packed ones.
 
     Which chips pack FP32 is the architecture description's (CC 10.x).
     """
     n = len(df)
     packs = np.zeros(n, dtype=bool)
-    for key in pd.unique(cc):
+    for key in distinct(cc):
         arch = architecture(None if key is None else str(key))
         if arch is not None and arch.packed_fp32:
             packs |= cc == key
@@ -222,7 +222,7 @@ def packed_fp32_lacking(df: pd.DataFrame, cc: ObjArray) -> npt.NDArray[np.bool_]
 
 
 def _sass_flops(
-    df: pd.DataFrame, precision: str, duration: FloatArray
+    df: Columns, precision: str, duration: FloatArray
 ) -> tuple[FloatArray, FloatArray, ObjArray]:
     """FLOPs, FLOP/s and basis of one SASS precision."""
     letter, weights = FLOP_WEIGHTS[precision]
@@ -281,7 +281,7 @@ def _sass_flops(
 
 
 def _tensor_ops(
-    df: pd.DataFrame, duration: FloatArray
+    df: Columns, duration: FloatArray
 ) -> tuple[dict[str, FloatArray], dict[str, FloatArray], ObjArray | None]:
     """Tensor ops per datatype (counts and per-second rates) from ops_path.
 
@@ -352,7 +352,7 @@ def _name_factor(name: object) -> float:
     return np.nan if factor is None else float(factor)
 
 
-def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, ObjArray, FloatArray]:
+def _tensor_instructions(df: Columns, cc: ObjArray) -> tuple[FloatArray, ObjArray, FloatArray]:
     """Tensor FLOPs from instruction counts x a FLOPs-per-instruction factor.
 
     The factor comes from the MMA shape in the kernel name when it has one,
@@ -396,7 +396,7 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
     # The factor of the shape compilers favour on the architecture, where
     # one dominates (Volta to Ada); from Hopper on there is none.
     counted = ~np.isnan(count) & ~zero
-    for key in pd.unique(cc[counted]):
+    for key in distinct(cc[counted]):
         arch = architecture(None if key is None else str(key))
         if arch is None or arch.tensor_inst_flops is None:
             continue
@@ -408,7 +408,7 @@ def _tensor_instructions(df: pd.DataFrame, cc: ObjArray) -> tuple[FloatArray, Ob
         from_name = per_distinct(df["kernel"], _name_factor, _name_factor(""), np.float64)
         rows = ~np.isnan(from_name) & ~np.isnan(count) & ~zero
         flops[rows] = count[rows] * from_name[rows]
-        for factor in pd.unique(from_name[rows]):
+        for factor in distinct(from_name[rows]):
             sel = rows & (from_name == factor)
             basis[sel] = (
                 f"tensor instructions x {factor:g} (approximate: MMA shape from the kernel name)"
@@ -436,7 +436,7 @@ def _drop_hfma_moves(
     out["flops_fp16_basis"] = basis
 
 
-def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
+def measure(df: Columns, cc: ObjArray | None = None) -> Measures:
     """Measured FLOPs, bytes and rates for every launch of ``df``.
 
     ``cc`` overrides the launch frame's compute capability (for exports that
@@ -445,7 +445,7 @@ def measure(df: pd.DataFrame, cc: ObjArray | None = None) -> Measures:
     n = len(df)
     duration = floats(df["duration_s"]) if "duration_s" in df else np.full(n, np.nan)
     if cc is None:
-        cc = df["cc"].to_numpy(dtype=object) if "cc" in df else np.full(n, None, dtype=object)
+        cc = object_column(df, "cc")
     out: dict[str, npt.NDArray[np.generic]] = {}
     rate_parts: list[FloatArray] = []
     sass_known = np.zeros(n, dtype=bool)
@@ -562,7 +562,7 @@ class _Alternatives:
     bytes / duration.
     """
 
-    def __init__(self, df: pd.DataFrame, duration: FloatArray) -> None:
+    def __init__(self, df: Columns, duration: FloatArray) -> None:
         self.duration = duration
         n = len(df)
         self.values = np.full(n, np.nan)
@@ -607,7 +607,7 @@ class _Alternatives:
         return self.values, self.basis, bw
 
 
-def _dram_bytes(df: pd.DataFrame, duration: FloatArray) -> Traffic:
+def _dram_bytes(df: Columns, duration: FloatArray) -> Traffic:
     alt = _Alternatives(df, duration)
     rate = _col(df, "dram__bytes.sum.per_second")
     alt.offer("dram__bytes", _col(df, "dram__bytes.sum"), rate)
@@ -628,7 +628,7 @@ def _dram_bytes(df: pd.DataFrame, duration: FloatArray) -> Traffic:
     return alt.result()
 
 
-def _l2_bytes(df: pd.DataFrame, duration: FloatArray) -> Traffic:
+def _l2_bytes(df: Columns, duration: FloatArray) -> Traffic:
     alt = _Alternatives(df, duration)
     rate = _col(df, "lts__t_bytes.sum.per_second")
     sector_rate = _col(df, "lts__t_sectors.sum.per_second")
@@ -652,7 +652,7 @@ def _l2_bytes(df: pd.DataFrame, duration: FloatArray) -> Traffic:
     return alt.result()
 
 
-def _l1_bytes(df: pd.DataFrame, duration: FloatArray) -> Traffic:
+def _l1_bytes(df: Columns, duration: FloatArray) -> Traffic:
     alt = _Alternatives(df, duration)
     rate = _col(df, "l1tex__t_bytes.sum.per_second")
     sector_rate = _col(df, "l1tex__t_sectors.sum.per_second")

@@ -40,7 +40,7 @@ import pandas as pd
 
 from ncu_roofline.analysis.advice import ATTENTION_FAMILIES, GEMM_FAMILIES
 from ncu_roofline.analysis.tensor_names import is_tensor_kernel_name
-from ncu_roofline.core.frame import floats
+from ncu_roofline.core.frame import Columns, floats
 from ncu_roofline.core.grouping import per_distinct, text_mask
 from ncu_roofline.core.metrics import (
     TENSOR_PIPE_UTILISATION,
@@ -66,7 +66,7 @@ MATRIX_FAMILIES = GEMM_FAMILIES | ATTENTION_FAMILIES | {"attention_decode"}
 NAMED_KERNELS = 3
 
 
-def _pipe_utilisation(df: pd.DataFrame) -> tuple[FloatArray, ObjArray]:
+def _pipe_utilisation(df: Columns) -> tuple[FloatArray, ObjArray]:
     """Per launch, the highest tensor-pipe utilisation (percent) and the metric it is from."""
     n = len(df)
     best = np.full(n, np.nan)
@@ -79,7 +79,7 @@ def _pipe_utilisation(df: pd.DataFrame) -> tuple[FloatArray, ObjArray]:
     return best, metric
 
 
-def _named(df: pd.DataFrame) -> tuple[BoolArray, BoolArray]:
+def _named(df: Columns) -> tuple[BoolArray, BoolArray]:
     """Launches whose kernel name says tensor cores, and those of a matrix family.
 
     Each distinct name is read once.
@@ -101,7 +101,7 @@ def _named(df: pd.DataFrame) -> tuple[BoolArray, BoolArray]:
 
 
 def tensor_uncounted(
-    df: pd.DataFrame, flops_tensor: FloatArray, tensor_basis: ObjArray
+    df: Columns, flops_tensor: FloatArray, tensor_basis: ObjArray
 ) -> tuple[BoolArray, ObjArray]:
     """Per launch: tensor-core work present but not counted, and the evidence for it.
 

@@ -30,10 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
+from ncu_roofline.core.frame import Columns, optional_column
 from ncu_roofline.core.frame import column as _f
-from ncu_roofline.core.frame import optional_column
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -48,7 +47,7 @@ BLOCK_LIMITS = (
 )
 
 
-def blocks_per_sm(df: pd.DataFrame) -> FloatArray:
+def blocks_per_sm(df: Columns) -> FloatArray:
     """The blocks one SM holds at once (the tightest ncu block limit; NaN where none)."""
     out = np.full(len(df), np.nan)
     for name in BLOCK_LIMITS:
@@ -58,7 +57,7 @@ def blocks_per_sm(df: pd.DataFrame) -> FloatArray:
     return out
 
 
-def fill(df: pd.DataFrame) -> tuple[FloatArray, FloatArray, FloatArray]:
+def fill(df: Columns) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Grid blocks, waves per SM and achieved occupancy (fraction) per launch."""
     blocks = _f(df, "grid_blocks")
     waves = _f(df, "launch__waves_per_multiprocessor")

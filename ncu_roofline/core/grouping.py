@@ -17,6 +17,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from ncu_roofline.core.table import object_ids
+
 __all__ = [
     "concat_texts",
     "distinct_codes",
@@ -30,25 +32,6 @@ __all__ = [
 ]
 
 
-def _object_ids(items: np.ndarray) -> npt.NDArray[np.intp]:
-    """Each element's identity (its ``id``), read from the array's own pointers.
-
-    An object array's buffer is its elements' addresses, which CPython's
-    ``id`` returns: read as integers, with no Python object made per element
-    (``id`` called on each made 100,000 integers for 100,000 launches).
-    The array holds every element, so no address is reused meanwhile.
-    """
-    contiguous = np.ascontiguousarray(items, dtype=object)
-    if contiguous.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    # The view keeps its memoryview, and so ``contiguous``, alive.
-    ids: npt.NDArray[np.intp] = np.frombuffer(contiguous.data.cast("B"), dtype=np.intp)
-    # Read-only: ``contiguous`` may be ``items`` itself, and a write here would
-    # change its references under it.
-    ids.flags.writeable = False
-    return ids
-
-
 #: Combined group keys stay below this (products of distinct counts), else renumbered.
 _KEY_LIMIT = 1 << 62
 
@@ -60,7 +43,7 @@ def distinct_objects(items: np.ndarray) -> tuple[npt.NDArray[np.intp], npt.NDArr
     Objects are told apart by identity, never hashed by value: equal values
     held in different objects are different objects here.
     """
-    ids = _object_ids(items)
+    ids = object_ids(items)
     if ids.size and (ids == ids[0]).all():
         # One object throughout (a constant column): nothing to hash.
         return np.zeros(ids.size, dtype=np.intp), np.zeros(1, dtype=np.int64)
@@ -75,7 +58,7 @@ def distinct_objects(items: np.ndarray) -> tuple[npt.NDArray[np.intp], npt.NDArr
     return codes, np.flatnonzero(new).astype(np.int64)
 
 
-def distinct_codes(values: pd.Series) -> tuple[npt.NDArray[np.int64], list[Any]]:
+def distinct_codes(values: pd.Series | np.ndarray) -> tuple[npt.NDArray[np.int64], list[Any]]:
     """Each value's code (-1 where missing) and the distinct values, in order of first appearance.
 
     An object column is hashed by object first: the launch model's text
@@ -87,7 +70,7 @@ def distinct_codes(values: pd.Series) -> tuple[npt.NDArray[np.int64], list[Any]]
     by pandas.
     """
     if values.dtype == object and len(values):
-        items = values.to_numpy(dtype=object)
+        items = values if isinstance(values, np.ndarray) else values.to_numpy(dtype=object)
         # The first row of each object: its value, and whether it is missing.
         object_codes, firsts = distinct_objects(items)
         missing = pd.isna(items[firsts])
@@ -110,12 +93,15 @@ def distinct_codes(values: pd.Series) -> tuple[npt.NDArray[np.int64], list[Any]]
         else:
             out: npt.NDArray[np.int64] = object_code[object_codes]
             return out, uniques
-    codes, distinct = values.factorize(use_na_sentinel=True)
+    codes, distinct = pd.factorize(values, use_na_sentinel=True)
     return np.asarray(codes, dtype=np.int64), list(distinct)
 
 
 def per_distinct(
-    values: pd.Series, fn: Callable[[Any], Any], missing: Any, dtype: npt.DTypeLike = object
+    values: pd.Series | np.ndarray,
+    fn: Callable[[Any], Any],
+    missing: Any,
+    dtype: npt.DTypeLike = object,
 ) -> np.ndarray:
     """``fn`` of each value, called once per distinct value; ``missing`` where a value is missing."""
     codes, uniques = distinct_codes(values)
@@ -279,7 +265,7 @@ def text_mask(
 _SAMPLE = 64
 
 
-def row_groups(columns: Sequence[pd.Series], blank: Any = "") -> npt.NDArray[np.intp]:
+def row_groups(columns: Sequence[pd.Series | np.ndarray], blank: Any = "") -> npt.NDArray[np.intp]:
     """Each row's group over the values of ``columns``, numbered in order of first appearance.
 
     A missing value counts as ``blank`` (the same group as a row holding
@@ -298,7 +284,7 @@ def row_groups(columns: Sequence[pd.Series], blank: Any = "") -> npt.NDArray[np.
 
 
 def distinct_rows(
-    columns: Sequence[pd.Series],
+    columns: Sequence[pd.Series | np.ndarray],
 ) -> tuple[npt.NDArray[np.intp], list[list[Any]]]:
     """Each row's distinct row of ``columns`` (numbered in order of first appearance), and
     each distinct row's values as plain Python values, a missing one as ``None``.

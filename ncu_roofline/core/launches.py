@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.names import unique_short_names
+from ncu_roofline.core.table import Table, absent
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -319,30 +321,106 @@ class LaunchColumns:
         if self._parts is not None:
             frame = pd.concat([p.to_frame() for p in self._parts], ignore_index=True, sort=False)
             if self._renamed:
-                # As core.model.short_names: once per distinct name of the whole frame.
-                kernels = coded(frame["kernel"].to_numpy(dtype=object), len(frame))
-                shorts = short_name_column(kernels).texts()
+                shorts = _short_names_of(frame["kernel"].to_numpy(dtype=object))
                 frame["kernel_short"] = pd.Series(shorts, index=frame.index)
             joined: pd.DataFrame = frame
             return joined
-        data: dict[str, Any] = {}
-        for name in _NAMES:
-            if name in self._ints:
-                values, missing = self._ints[name]
-                data[name] = pd.arrays.IntegerArray(values, missing.copy())
-            elif name in self._texts:
-                texts = self._texts[name].texts()
-                data[name] = (
-                    pd.Series(texts) if name in _INFERRED else pd.Series(texts, dtype=object)
-                )
-            else:
-                data[name] = self._floats[name]
-        frame = pd.DataFrame(data, index=pd.RangeIndex(self.n))
+        frame = self.identity_frame(_NAMES)
         if self.metrics:
             metrics = pd.DataFrame(self.metrics, index=frame.index)
             frame = pd.concat([frame, metrics], axis=1)
         out: pd.DataFrame = frame
         return out
+
+    def identity_frame(self, names: Sequence[str]) -> pd.DataFrame:
+        """The identity columns ``names`` as the launch frame holds them (nullable
+        ``Int64`` integers, texts as objects or as pandas infers them, float64),
+        built from the columns: no metric is copied."""
+        import pandas as pd
+
+        if self._parts is not None:
+            # As the parts' frames are joined (pandas' dtype of a column joined
+            # from parts that hold it as text and as all-missing, too).
+            joined = pd.concat(
+                [p.identity_frame(names) for p in self._parts], ignore_index=True, sort=False
+            )
+            if self._renamed and "kernel_short" in joined:
+                joined["kernel_short"] = pd.Series(
+                    _short_names_of(joined["kernel"].to_numpy(dtype=object)), index=joined.index
+                )
+            return joined
+        data: dict[str, Any] = {}
+        for name in names:
+            if name in _INT_COLUMNS:
+                values, missing = self.integer(name)
+                data[name] = pd.arrays.IntegerArray(values, missing.copy())
+            elif name in _STR_COLUMNS:
+                texts = self.text(name).texts()
+                data[name] = (
+                    pd.Series(texts) if name in _INFERRED else pd.Series(texts, dtype=object)
+                )
+            else:
+                data[name] = self._float_column(name)
+        frame: pd.DataFrame = pd.DataFrame(data, index=pd.RangeIndex(self.n))
+        return frame
+
+    def table(self) -> Table:
+        """The launches as a :class:`~ncu_roofline.core.table.Table`, without pandas.
+
+        The identity columns in registry order (texts as objects with None,
+        integers as float64 with NaN), then the metrics in the frame's order.
+        One input's metric arrays are the table's own (nothing copied); the
+        parts of :meth:`concat` are joined column by column as
+        ``pandas.concat`` joins their frames (a metric a part lacks is
+        missing there).  Once the frame is built, it is read instead.
+        """
+        if self._frame is not None:
+            return Table.from_frame(self._frame)
+        columns: dict[str, np.ndarray | Callable[[], np.ndarray]] = {}
+        for name in _NAMES:
+            # Identity columns are made when a stage reads them: a text column
+            # made for every launch and never read would add to the peak.
+            columns[name] = partial(self._identity_column, name)
+        for name in self.metric_names():
+            columns[name] = self._metric_column(name)
+        return Table(columns, self.n)
+
+    def _identity_column(self, name: str) -> np.ndarray:
+        """An identity column as a table holds it."""
+        if name in _INT_COLUMNS:
+            values, missing = self.integer(name)
+            return np.where(missing, np.nan, values.astype(np.float64))
+        if name in _STR_COLUMNS:
+            return self.text(name).texts()
+        return self._float_column(name)
+
+    def _float_column(self, name: str) -> np.ndarray:
+        """A float identity column (``duration_s``), joined over the parts."""
+        if self._parts is not None:
+            if not self._parts:
+                return np.zeros(0, dtype=np.float64)
+            return np.concatenate([p._float_column(name) for p in self._parts])
+        if name in self._floats:
+            return self._floats[name]
+        return self.table()[name]
+
+    def _metric_column(self, name: str) -> np.ndarray:
+        """One metric's values, joined over the parts (NaN, or None among texts, where a
+        part lacks it)."""
+        if self._parts is None:
+            if name in self.metrics:
+                return self.metrics[name]
+            if self._frame is not None and name in self._frame:
+                return self.table()[name]
+            return np.full(self.n, np.nan)
+        pieces = [p._metric_column(name) for p in self._parts]
+        if not pieces:
+            return np.zeros(0, dtype=np.float64)
+        if all(piece.dtype != object for piece in pieces):
+            return np.concatenate(pieces).astype(np.float64, copy=False)
+        joined = np.concatenate([piece.astype(object) for piece in pieces])
+        joined[absent(joined)] = None
+        return joined
 
     def text(self, name: str) -> Coded:
         """A text identity column as codes."""
@@ -448,6 +526,12 @@ class LaunchColumns:
             if label not in labels:
                 labels.append(label)
         return labels
+
+
+def _short_names_of(kernels: np.ndarray) -> np.ndarray:
+    """Short names of joined inputs' kernels, as core.model.short_names gives them: once
+    per distinct name of the whole column."""
+    return short_name_column(coded(kernels, len(kernels))).texts()
 
 
 def finalize_columns(identity: dict[str, Any], metrics: dict[str, Any], n: int) -> LaunchColumns:

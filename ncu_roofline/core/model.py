@@ -17,6 +17,7 @@ Everywhere else ``invocations`` is 1.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from ncu_roofline.core.launches import (
     short_name_column,
 )
 from ncu_roofline.core.rules import RuleTable
+from ncu_roofline.core.table import Table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -139,6 +141,26 @@ class Profile:
     @launches.setter
     def launches(self, frame: pd.DataFrame) -> None:
         self._frame, self._columns = frame, None
+
+    def identity_frame(self, names: Sequence[str]) -> pd.DataFrame:
+        """The identity columns ``names`` that the launches have, as the launch frame
+        holds them, on a fresh positional index; built from the columns (no metric
+        copied) while the frame is not."""
+        if self._frame is None and self._columns is not None:
+            return self._columns.identity_frame(names)
+        frame = self.launches
+        kept: pd.DataFrame = frame[[c for c in names if c in frame]].reset_index(drop=True)
+        return kept
+
+    def table(self) -> Table:
+        """The launches as a :class:`~ncu_roofline.core.table.Table` (row order kept).
+
+        Read from the columns while the frame is not built (no pandas, no
+        metric copied), else from the frame.
+        """
+        if self._frame is None and self._columns is not None:
+            return self._columns.table()
+        return Table.from_frame(self.launches)
 
     def inputs(self) -> list[Profile]:
         """Each input as a profile of its own (this profile alone when it has one source).

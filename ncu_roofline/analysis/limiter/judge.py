@@ -16,8 +16,8 @@ from ncu_roofline.analysis.limiter.units import SOL_METRICS, UNIT_LABELS, UNITS,
 from ncu_roofline.analysis.measures import FLOP_WEIGHTS, packed_fp32_lanes
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.analysis.waves import blocks_per_sm, fill, tail_loss, under_filled
+from ncu_roofline.core.frame import Columns, optional_column
 from ncu_roofline.core.frame import column as _f
-from ncu_roofline.core.frame import optional_column
 from ncu_roofline.core.grouping import concat_texts, text_mask
 from ncu_roofline.core.metrics import REQUIREMENTS
 
@@ -64,7 +64,7 @@ LIMITER_NEEDS = _needs()
 PRECISION_PIPE = {"fp32": "fma-pipe", "fp16": "fma-pipe", "fp64": "fp64-pipe"}
 
 
-def active_share(df: pd.DataFrame) -> FloatArray:
+def active_share(df: Columns) -> FloatArray:
     """The SM's active share of the elapsed cycles (NaN where unknown), in [0, 1]."""
     active = _f(df, "sm__cycles_active.avg")
     elapsed = _f(df, "sm__cycles_elapsed.avg")
@@ -75,7 +75,7 @@ def active_share(df: pd.DataFrame) -> FloatArray:
     return np.clip(ratio(active, elapsed), 0.0, 1.0)
 
 
-def _measured(df: pd.DataFrame, unit: Unit, share: FloatArray) -> tuple[FloatArray, ObjArray]:
+def _measured(df: Columns, unit: Unit, share: FloatArray) -> tuple[FloatArray, ObjArray]:
     """One unit's utilisation (fraction of elapsed peak) and the metric it came from.
 
     Per part, the first spelling the launch has; the unit is its busiest part.
@@ -102,7 +102,7 @@ def _measured(df: pd.DataFrame, unit: Unit, share: FloatArray) -> tuple[FloatArr
     return util, basis
 
 
-def mix_share(df: pd.DataFrame, precision: ObjArray) -> FloatArray:
+def mix_share(df: Columns, precision: ObjArray) -> FloatArray:
     """The share of a precision's FLOP roof its instruction mix can reach.
 
     The FP32 roof counts every issue slot as an FFMA (two FLOPs); an FADD
@@ -141,7 +141,7 @@ def mix_share(df: pd.DataFrame, precision: ObjArray) -> FloatArray:
 
 
 def _instruction_counts(
-    df: pd.DataFrame, letter: str
+    df: Columns, letter: str
 ) -> tuple[FloatArray, FloatArray, FloatArray, str] | None:
     """Add, mul and fma thread-instruction counts (or rates: only their ratio is used).
 
@@ -189,7 +189,7 @@ class Utilisations:
     has_sol: npt.NDArray[np.bool_]
 
 
-def utilisations(df: pd.DataFrame, placed: pd.DataFrame) -> Utilisations:
+def utilisations(df: Columns, placed: pd.DataFrame) -> Utilisations:
     """Every unit's utilisation per launch: ncu's metrics first, the roofline's where they lack.
 
     ``df`` is the export's launch frame (raw metric columns); ``placed``
@@ -250,7 +250,7 @@ def utilisations(df: pd.DataFrame, placed: pd.DataFrame) -> Utilisations:
 
 
 def judge(
-    df: pd.DataFrame,
+    df: Columns,
     placed: pd.DataFrame,
     sms: FloatArray,
     thresholds: Thresholds,

@@ -22,13 +22,15 @@ from ncu_roofline.analysis.roofs.sources import (
     sm_count,
     spec_roofs,
 )
-from ncu_roofline.core.grouping import text_codes
+from ncu_roofline.core.frame import Columns, object_column
+from ncu_roofline.core.grouping import row_groups, text_codes
 from ncu_roofline.core.hardware import (
     COMPUTE_KEYS,
     MEMORY_KEYS,
     GpuSpec,
     match_device,
 )
+from ncu_roofline.core.table import absent
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -126,28 +128,33 @@ class RoofAssignment:
 
 
 def _device_groups(
-    df: pd.DataFrame,
+    df: Columns,
 ) -> list[tuple[str, str | None, str | None, npt.NDArray[np.bool_]]]:
-    keys = pd.DataFrame(
-        {
-            "source": df["source"].astype(object).fillna(""),
-            "device_name": df["device_name"].astype(object).fillna("\0"),
-            "cc": df["cc"].astype(object).fillna("\0"),
-        }
+    """The launches of each (source, device name, CC), in order of first appearance.
+
+    A missing source is the empty one; a missing name or CC is its own
+    value, told apart from the empty text (both read as no name or CC).
+    """
+    source = object_column(df, "source")
+    name = object_column(df, "device_name")
+    cc = object_column(df, "cc")
+    keys = (
+        np.where(absent(source), "", source),
+        np.where(absent(name), "\0", name),
+        np.where(absent(cc), "\0", cc),
     )
+    group_of = row_groups(list(keys))
+    # Groups are numbered in order of first appearance: each one's first row.
+    _, firsts = np.unique(group_of, return_index=True)
     groups = []
-    n = len(df)
-    for (src, name, cc), idx in keys.groupby(
-        ["source", "device_name", "cc"], sort=False
-    ).indices.items():
-        rows = np.zeros(n, dtype=bool)
-        rows[idx] = True
+    for group, first in enumerate(firsts.tolist()):
+        src, dev, cap = (str(k[first]) for k in keys)
         groups.append(
             (
-                str(src),
-                None if name in ("\0", "") else str(name),
-                None if cc in ("\0", "") else str(cc),
-                rows,
+                src,
+                None if dev in ("\0", "") else dev,
+                None if cap in ("\0", "") else cap,
+                group_of == group,
             )
         )
     return groups
@@ -205,7 +212,7 @@ class _Offers:
 
 
 def assign_roofs(
-    df: pd.DataFrame,
+    df: Columns,
     basis: dict[str, npt.NDArray[np.object_]],
     explicit: Sequence[GpuSpec] | None = None,
     clocks: str = "measured",
@@ -292,7 +299,7 @@ def assign_roofs(
     )
 
 
-def _export_sms(df: pd.DataFrame, rows: npt.NDArray[np.bool_]) -> int | None:
+def _export_sms(df: Columns, rows: npt.NDArray[np.bool_]) -> int | None:
     """The median SM count the launches ``rows`` report, None where none does."""
     sms = sm_count(df)[rows]
     known = sms[np.isfinite(sms) & (sms > 0)]
@@ -317,7 +324,7 @@ def _mismatch_note(
 
 
 def _offer_derived(
-    df: pd.DataFrame,
+    df: Columns,
     rows: npt.NDArray[np.bool_],
     cc: str | None,
     name: str | None,

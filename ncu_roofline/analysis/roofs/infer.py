@@ -28,10 +28,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ncu_roofline.analysis.roofs.sources import attribute_dram_peak, profile_dram_peak, sm_count
-from ncu_roofline.core.frame import FloatArray, optional_column
+from ncu_roofline.core.frame import Columns, FloatArray, optional_column
 from ncu_roofline.core.hardware import GpuSpec, builtin_gpus
 from ncu_roofline.core.si import format_si
 
@@ -54,7 +53,7 @@ BASE_CLOCK_MATCH = 0.015
 STEADY_CLOCK = 1.02
 
 
-def dram_pct(frame: pd.DataFrame) -> FloatArray | None:
+def dram_pct(frame: Columns) -> FloatArray | None:
     """ncu's DRAM % per launch (percent), from the first column the frame has; None without one."""
     out: FloatArray | None = None
     for name in DRAM_PCT_COLUMNS:
@@ -113,7 +112,7 @@ class Evidence:
 
 
 def gather_evidence(
-    df: pd.DataFrame,
+    df: Columns,
     rows: npt.NDArray[np.bool_],
     cc: str | None,
     clock: FloatArray,

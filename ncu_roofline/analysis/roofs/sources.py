@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ncu_roofline.analysis.measures import SECTOR_BYTES, tensor_dtype
 from ncu_roofline.core.architecture import architecture
+from ncu_roofline.core.frame import Columns
 from ncu_roofline.core.frame import optional_column as _col
 from ncu_roofline.core.hardware import GpuSpec, rates_for_cc
 
@@ -45,7 +45,7 @@ def _mul(*arrays: FloatArray | None, factor: float = 1.0) -> FloatArray | None:
     return out
 
 
-def sm_clock(df: pd.DataFrame) -> FloatArray:
+def sm_clock(df: Columns) -> FloatArray:
     """The SM clock each launch ran at (Hz), NaN when the export lacks it."""
     return _first(
         len(df),
@@ -55,9 +55,7 @@ def sm_clock(df: pd.DataFrame) -> FloatArray:
     )
 
 
-def profile_roofs(
-    df: pd.DataFrame, basis: dict[str, npt.NDArray[np.object_]]
-) -> dict[str, FloatArray]:
+def profile_roofs(df: Columns, basis: dict[str, npt.NDArray[np.object_]]) -> dict[str, FloatArray]:
     """Ceilings from ncu's peak metrics, per launch (NaN where absent)."""
     n = len(df)
     clock = _first(n, _col(df, "sm__cycles_elapsed.avg.per_second"))
@@ -73,7 +71,7 @@ def profile_roofs(
     return out
 
 
-def profile_dram_peak(df: pd.DataFrame) -> FloatArray:
+def profile_dram_peak(df: Columns) -> FloatArray:
     """ncu's DRAM peak per launch (bytes/s): ``dram__bytes.sum.peak_sustained`` x the DRAM clock."""
     return _first(
         len(df),
@@ -85,7 +83,7 @@ def profile_dram_peak(df: pd.DataFrame) -> FloatArray:
     )
 
 
-def attribute_dram_peak(df: pd.DataFrame) -> FloatArray | None:
+def attribute_dram_peak(df: Columns) -> FloatArray | None:
     """DRAM peak from the device attributes, 2 x memory clock x bus width; None without them."""
     mem_clock = _col(df, "device__attribute_memory_clock_rate")
     width = _col(df, "device__attribute_global_memory_bus_width")
@@ -95,14 +93,14 @@ def attribute_dram_peak(df: pd.DataFrame) -> FloatArray | None:
     return 2.0 * mem_clock * width / 8.0
 
 
-def sm_count(df: pd.DataFrame) -> FloatArray:
+def sm_count(df: Columns) -> FloatArray:
     """SMs per launch from the device attributes (NaN where the export lacks them)."""
     return _first(
         len(df), _col(df, "device__attribute_multiprocessor_count"), _col(df, "launch__sm_count")
     )
 
 
-def _sass_peak(df: pd.DataFrame, clock: FloatArray, letter: str, factor: float) -> FloatArray:
+def _sass_peak(df: Columns, clock: FloatArray, letter: str, factor: float) -> FloatArray:
     """The FMA peak of one CUDA-core precision (``d``, ``f``, ``h``) in FLOP/s."""
     name = f"sass_thread_inst_executed_op_{letter}fma_pred_on"
     cands: list[FloatArray | None] = [
@@ -117,7 +115,7 @@ def _sass_peak(df: pd.DataFrame, clock: FloatArray, letter: str, factor: float) 
     return _first(len(df), *cands)
 
 
-def _tensor_peaks(df: pd.DataFrame, clock: FloatArray) -> dict[str, FloatArray]:
+def _tensor_peaks(df: Columns, clock: FloatArray) -> dict[str, FloatArray]:
     """Tensor peaks per datatype (``tensor_bf16``, ...).
 
     Variants of one input type differ by accumulator (GeForce parts run FP32
@@ -163,7 +161,7 @@ def _tensor_peaks(df: pd.DataFrame, clock: FloatArray) -> dict[str, FloatArray]:
     return out
 
 
-def _l2_peaks(df: pd.DataFrame) -> dict[str, FloatArray]:
+def _l2_peaks(df: Columns) -> dict[str, FloatArray]:
     """L2 bandwidth peaks by the byte definition they match."""
     n = len(df)
     lts_clock = _col(df, "lts__cycles_elapsed.avg.per_second")
@@ -189,7 +187,7 @@ def _l2_peaks(df: pd.DataFrame) -> dict[str, FloatArray]:
     }
 
 
-def _l1_peaks(df: pd.DataFrame) -> dict[str, FloatArray]:
+def _l1_peaks(df: Columns) -> dict[str, FloatArray]:
     """L1 bandwidth peaks by the byte definition they match."""
     n = len(df)
     l1_clock = _col(df, "l1tex__cycles_elapsed.avg.per_second")
@@ -261,7 +259,7 @@ def spec_roofs(
 
 
 def derived_roofs(
-    df: pd.DataFrame,
+    df: Columns,
     rows: npt.NDArray[np.bool_],
     cc: str | None,
     device_name: str | None,
