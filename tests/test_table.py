@@ -247,3 +247,20 @@ def test_distinct_is_pandas_unique_of_the_present_values(values: list[Any], shar
     assert distinct(objects) == want
     numbers = np.array([v for v in values if isinstance(v, float)], dtype=np.float64)
     assert distinct(numbers) == pd.unique(numbers[~np.isnan(numbers)]).tolist()
+
+
+def test_rows_are_taken_from_made_and_unmade_columns_alike() -> None:
+    made: list[str] = []
+
+    def texts() -> np.ndarray:
+        made.append("b")
+        return np.array(["a", "b", None, "d"], dtype=object)
+
+    table = Table({"a": np.arange(4.0), "b": texts}, 4)
+    mask = np.array([True, False, True, True])
+    assert table.take(mask)["a"].tolist() == [0.0, 2.0, 3.0]
+    assert made == []  # taking rows makes no column
+    assert table.take(mask)["b"].tolist() == ["a", None, "d"]
+    assert table.take(np.array([3, 0]))["b"].tolist() == ["d", "a"]
+    assert len(table.take(slice(1, None))) == 3
+    assert table.take(slice(1, 3))["a"].tolist() == [1.0, 2.0]

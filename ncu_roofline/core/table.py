@@ -20,6 +20,7 @@ Each column holds one of three kinds of values, whatever it was built from:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -185,6 +186,25 @@ class Table:
         are added after the others, in order."""
         return Table({**self._columns, **columns}, self._n)
 
+    def take(self, rows: npt.NDArray[np.bool_] | npt.NDArray[np.integer[Any]] | slice) -> Table:
+        """The rows ``rows`` (a mask, positions or a slice) of every column, as a table.
+
+        Columns not yet made stay unmade until read.
+        """
+        if isinstance(rows, slice):
+            n = len(range(*rows.indices(self._n)))
+        else:
+            index = np.asarray(rows)
+            n = int(index.sum()) if index.dtype == bool else len(index)
+            rows = index
+        out: dict[str, npt.NDArray[Any] | Callable[[], npt.NDArray[Any]]] = {}
+        for name, values in self._columns.items():
+            if callable(values):
+                out[name] = partial(_taken, values, rows)
+            else:
+                out[name] = values[rows]
+        return Table(out, n)
+
     def select(self, names: list[str]) -> Table:
         """The columns ``names`` (those the table has), in that order."""
         return Table({c: self._columns[c] for c in names if c in self._columns}, self._n)
@@ -203,6 +223,14 @@ class Table:
                 series = series.iloc[:, 0]
             out[str(name)] = _array_of(series)
         return cls(out, len(frame))
+
+
+def _taken(
+    make: Callable[[], npt.NDArray[Any]],
+    rows: npt.NDArray[np.bool_] | npt.NDArray[np.integer[Any]] | slice,
+) -> npt.NDArray[Any]:
+    out: npt.NDArray[Any] = make()[rows]
+    return out
 
 
 def as_floats(values: npt.NDArray[Any]) -> FloatArray:
