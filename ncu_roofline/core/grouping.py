@@ -11,13 +11,17 @@ rule.  These helpers give codes per row and the distinct values once.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
+import pyarrow as pa
 
-from ncu_roofline.core.table import object_ids
+from ncu_roofline.core.compute import dictionary_encode
+from ncu_roofline.core.table import is_missing, object_ids
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "concat_texts",
@@ -47,8 +51,7 @@ def distinct_objects(items: np.ndarray) -> tuple[npt.NDArray[np.intp], npt.NDArr
     if ids.size and (ids == ids[0]).all():
         # One object throughout (a constant column): nothing to hash.
         return np.zeros(ids.size, dtype=np.intp), np.zeros(1, dtype=np.int64)
-    factorized, _ = pd.factorize(ids, sort=False)
-    codes = np.asarray(factorized, dtype=np.intp)
+    codes, _ = _factorized(ids)
     # Codes are numbered in order of first appearance: a row holds its
     # object's first appearance where its code exceeds every earlier one.
     new = np.zeros(codes.size, dtype=bool)
@@ -73,16 +76,14 @@ def distinct_codes(values: pd.Series | np.ndarray) -> tuple[npt.NDArray[np.int64
         items = values if isinstance(values, np.ndarray) else values.to_numpy(dtype=object)
         # The first row of each object: its value, and whether it is missing.
         object_codes, firsts = distinct_objects(items)
-        missing = pd.isna(items[firsts])
         code_of: dict[Any, int] = {}
         uniques: list[Any] = []
         object_code = np.empty(len(firsts), dtype=np.int64)
         try:
-            for j, row in enumerate(firsts.tolist()):
-                if missing[j]:
+            for j, value in enumerate(items[firsts].tolist()):
+                if is_missing(value):
                     object_code[j] = -1
                     continue
-                value = items[row]
                 code = code_of.get(value)
                 if code is None:
                     code = code_of[value] = len(uniques)
@@ -93,8 +94,16 @@ def distinct_codes(values: pd.Series | np.ndarray) -> tuple[npt.NDArray[np.int64
         else:
             out: npt.NDArray[np.int64] = object_code[object_codes]
             return out, uniques
-    codes, distinct = pd.factorize(values, use_na_sentinel=True)
-    return np.asarray(codes, dtype=np.int64), list(distinct)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        # Numbers (NaN missing): hashed by Arrow, in order of first appearance.
+        codes, distinct = _factorized(values)
+        return codes.astype(np.int64), distinct.tolist()
+    # A pandas column (Arrow strings, categories) or unhashable objects: its own
+    # library tells them apart; whoever holds such a column has loaded it.
+    import pandas as pd
+
+    codes, found = pd.factorize(values, use_na_sentinel=True)
+    return np.asarray(codes, dtype=np.int64), list(found)
 
 
 def per_distinct(
@@ -154,14 +163,44 @@ def text_codes(values: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.intp], l
         coded = _text_codes_by_object(values)
         if coded is not None:
             return coded
-    try:
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    except TypeError:  # lists or dicts among them
+    # Texts and missing values only (exactly: a text subclass, bytes or a
+    # number is left to the caller); the types are read in C, not per row.
+    kinds = set(map(type, values.tolist()))
+    missing_kinds = (type(None), float)
+    if not all(k in (str, *missing_kinds) or k.__name__ == "NAType" for k in kinds):
+        if all(issubclass(k, (str, *missing_kinds)) or k.__name__ == "NAType" for k in kinds):
+            # A text subclass equal to a plain text before it is that text.
+            return _text_codes_by_dict(values)
         return None
-    distinct = list(uniques)
-    if not all(type(u) is str for u in distinct):
-        return None  # numbers too: equal ones (1 and True) are not the same value
-    return np.asarray(codes, dtype=np.intp), distinct
+    try:
+        # A float other than NaN is no missing value: Arrow refuses it.
+        texts = pa.array(values, type=pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    codes, distinct = _factorized(texts)
+    return codes, distinct.tolist()
+
+
+def _text_codes_by_dict(
+    values: npt.NDArray[np.object_],
+) -> tuple[npt.NDArray[np.intp], list[str]] | None:
+    """:func:`text_codes` of a column holding text subclasses: each value looked up in a
+    dict (a rare column; the common ones are hashed in C)."""
+    code_of: dict[str, int] = {}
+    texts: list[str] = []
+    codes = np.empty(len(values), dtype=np.intp)
+    for i, value in enumerate(values.tolist()):
+        if is_missing(value):
+            codes[i] = -1
+            continue
+        code = code_of.get(value)
+        if code is None:
+            if type(value) is not str:
+                return None  # a subclass is a distinct value of its own
+            code = code_of[value] = len(texts)
+            texts.append(value)
+        codes[i] = code
+    return codes, texts
 
 
 #: Columns shorter than this are hashed by value at once.
@@ -177,7 +216,7 @@ def _text_codes_by_object(
     if len(first_rows) * 4 > len(values):
         return None
     firsts = values[first_rows]
-    missing = pd.isna(firsts)
+    missing = [is_missing(v) for v in firsts.tolist()]
     code_of: dict[str, int] = {}
     texts: list[str] = []
     table = np.empty(len(firsts), dtype=np.intp)
@@ -241,15 +280,14 @@ def text_mask(
     Python call.
     """
     items = (
-        values.to_numpy(dtype=object)
-        if isinstance(values, pd.Series)
-        else np.asarray(values, dtype=object)
+        np.asarray(values, dtype=object)
+        if isinstance(values, np.ndarray)
+        else values.to_numpy(dtype=object)
     )
     coded = text_codes(items)
     if coded is None:  # other values among them, or text subclasses
-        series = pd.Series(items, dtype=object, copy=False)
         try:
-            return per_distinct(series, lambda v: isinstance(v, str) and bool(test(v)), False, bool)
+            return per_distinct(items, lambda v: isinstance(v, str) and bool(test(v)), False, bool)
         except TypeError:  # unhashable values (lists): each row on its own
             return np.fromiter(
                 (isinstance(v, str) and bool(test(v)) for v in items), dtype=bool, count=len(items)
@@ -319,10 +357,26 @@ def _combined(coded: Sequence[tuple[npt.NDArray[np.int64], int]], n: int) -> npt
     span = 1
     for codes, width in coded:
         if span * width >= _KEY_LIMIT:
-            key, distinct = pd.factorize(key, sort=False)
-            span = len(distinct)
+            renumbered, distinct = _factorized(key)
+            key, span = renumbered.astype(np.int64), len(distinct)
         key = key * width + codes
         span *= width
-    groups, _ = pd.factorize(key, sort=False)
-    out: npt.NDArray[np.intp] = np.asarray(groups, dtype=np.intp)
-    return out
+    groups, _ = _factorized(key)
+    return groups
+
+
+def _factorized(
+    values: npt.NDArray[Any] | pa.Array,
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
+    """Each value's code (-1 where missing: NaN, None) and the distinct values, both in
+    order of first appearance: Arrow's hash table, as ``pandas.factorize`` gives them."""
+    if len(values) == 0:
+        empty = values if isinstance(values, np.ndarray) else np.zeros(0, dtype=object)
+        return np.zeros(0, dtype=np.intp), empty[:0]
+    arr = values if isinstance(values, pa.Array) else pa.array(values, from_pandas=True)
+    encoded = dictionary_encode(arr)
+    raw = encoded.indices.to_numpy(zero_copy_only=False)
+    if raw.dtype.kind == "f":  # nulls among the indices (missing values)
+        raw = np.where(np.isnan(raw), -1, raw)
+    codes: npt.NDArray[np.intp] = raw.astype(np.intp)
+    return codes, encoded.dictionary.to_numpy(zero_copy_only=False)

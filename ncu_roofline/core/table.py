@@ -32,7 +32,16 @@ if TYPE_CHECKING:
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
 
-__all__ = ["Table", "absent", "as_floats", "as_objects", "distinct", "object_ids", "present"]
+__all__ = [
+    "Table",
+    "absent",
+    "as_floats",
+    "as_objects",
+    "distinct",
+    "is_missing",
+    "object_ids",
+    "present",
+]
 
 
 def object_ids(items: np.ndarray) -> npt.NDArray[np.intp]:
@@ -52,6 +61,13 @@ def object_ids(items: np.ndarray) -> npt.NDArray[np.intp]:
     # change its references under it.
     ids.flags.writeable = False
     return ids
+
+
+def is_missing(value: Any) -> bool:
+    """Whether one value is missing: None, NaN, or pandas' NA (read from a pandas column)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return True
+    return type(value).__name__ == "NAType"
 
 
 def absent(values: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
