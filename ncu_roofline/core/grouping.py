@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from ncu_roofline.core.arrays import integer_array, numbers
 from ncu_roofline.core.compute import dictionary_encode
 from ncu_roofline.core.table import is_missing, object_ids
 
@@ -163,43 +164,31 @@ def text_codes(values: npt.NDArray[np.object_]) -> tuple[npt.NDArray[np.intp], l
         coded = _text_codes_by_object(values)
         if coded is not None:
             return coded
-    # Texts and missing values only (exactly: a text subclass, bytes or a
-    # number is left to the caller); the types are read in C, not per row.
-    kinds = set(map(type, values.tolist()))
-    missing_kinds = (type(None), float)
-    if not all(k in (str, *missing_kinds) or k.__name__ == "NAType" for k in kinds):
-        if all(issubclass(k, (str, *missing_kinds)) or k.__name__ == "NAType" for k in kinds):
-            # A text subclass equal to a plain text before it is that text.
-            return _text_codes_by_dict(values)
-        return None
-    try:
-        # A float other than NaN is no missing value: Arrow refuses it.
-        texts = pa.array(values, type=pa.string(), from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
-    codes, distinct = _factorized(texts)
-    return codes, distinct.tolist()
+    return _text_codes_by_value(values)
 
 
-def _text_codes_by_dict(
+def _text_codes_by_value(
     values: npt.NDArray[np.object_],
 ) -> tuple[npt.NDArray[np.intp], list[str]] | None:
-    """:func:`text_codes` of a column holding text subclasses: each value looked up in a
-    dict (a rare column; the common ones are hashed in C)."""
-    code_of: dict[str, int] = {}
+    """:func:`text_codes` hashing every value: a dict of the distinct values (built in C),
+    then each row's code looked up in it (in C too); None where a distinct value is no
+    plain text (a text subclass equal to a text before it is that text)."""
+    rows = values.tolist()
+    code_of: dict[Any, int] = {}
     texts: list[str] = []
-    codes = np.empty(len(values), dtype=np.intp)
-    for i, value in enumerate(values.tolist()):
+    try:
+        distinct = dict.fromkeys(rows)
+    except TypeError:  # lists or dicts among them
+        return None
+    for value in distinct:
         if is_missing(value):
-            codes[i] = -1
-            continue
-        code = code_of.get(value)
-        if code is None:
-            if type(value) is not str:
-                return None  # a subclass is a distinct value of its own
-            code = code_of[value] = len(texts)
+            code_of[value] = -1
+        elif type(value) is str:
+            code_of[value] = len(texts)
             texts.append(value)
-        codes[i] = code
+        else:
+            return None  # numbers too: equal ones (1 and True) are not the same value
+    codes = np.fromiter(map(code_of.__getitem__, rows), dtype=np.intp, count=len(rows))
     return codes, texts
 
 
@@ -365,18 +354,28 @@ def _combined(coded: Sequence[tuple[npt.NDArray[np.int64], int]], n: int) -> npt
     return groups
 
 
-def _factorized(
-    values: npt.NDArray[Any] | pa.Array,
-) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
-    """Each value's code (-1 where missing: NaN, None) and the distinct values, both in
-    order of first appearance: Arrow's hash table, as ``pandas.factorize`` gives them."""
+def _factorized(values: npt.NDArray[Any]) -> tuple[npt.NDArray[np.intp], npt.NDArray[Any]]:
+    """Each value's code (-1 where NaN) and the distinct values, both in order of first
+    appearance, of an array of numbers or flags: Arrow's hash table, as
+    ``pandas.factorize`` gives them.
+
+    The Arrow array is made from the numpy buffers, never through pyarrow's
+    conversions (which would load pandas, :mod:`ncu_roofline.core.arrays`).
+    """
     if len(values) == 0:
-        empty = values if isinstance(values, np.ndarray) else np.zeros(0, dtype=object)
-        return np.zeros(0, dtype=np.intp), empty[:0]
-    arr = values if isinstance(values, pa.Array) else pa.array(values, from_pandas=True)
+        return np.zeros(0, dtype=np.intp), values[:0]
+    kind = values.dtype.kind
+    if kind == "b":
+        codes, found = _factorized(values.astype(np.int8))
+        return codes, found.astype(bool)
+    if kind == "f":
+        data = np.ascontiguousarray(values, dtype=np.float64)
+        valid = ~np.isnan(data)
+        validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+        arr = pa.Array.from_buffers(pa.float64(), len(data), [validity, pa.py_buffer(data)])
+    else:
+        arr = integer_array(values)
     encoded = dictionary_encode(arr)
-    raw = encoded.indices.to_numpy(zero_copy_only=False)
-    if raw.dtype.kind == "f":  # nulls among the indices (missing values)
-        raw = np.where(np.isnan(raw), -1, raw)
-    codes: npt.NDArray[np.intp] = raw.astype(np.intp)
-    return codes, encoded.dictionary.to_numpy(zero_copy_only=False)
+    codes = numbers(encoded.indices, missing=-1).astype(np.intp)
+    found = numbers(encoded.dictionary, missing=np.nan if kind == "f" else -1)
+    return codes, found.astype(values.dtype)
