@@ -7,10 +7,10 @@ NaN.  A missing value is ``None``, never 0.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
-import pandas as pd
+import numpy.typing as npt
 
 from ncu_roofline.analysis import BOUND_CLASSES, Analysis
 from ncu_roofline.analysis.catalogue import SEVERITIES, advice
@@ -21,7 +21,7 @@ from ncu_roofline.core.columns import (
     THEORY_FIELDS,
     TIMELINE_FIELDS,
 )
-from ncu_roofline.core.frame import floats
+from ncu_roofline.core.frame import column, floats, missing_values, object_column
 from ncu_roofline.core.metrics import ncu_options_for, requirement_status
 from ncu_roofline.report.records import LaunchRecords, records
 from ncu_roofline.report.schema import (
@@ -39,6 +39,9 @@ from ncu_roofline.report.schema import (
 )
 from ncu_roofline.version import NAME, __version__
 
+if TYPE_CHECKING:
+    from ncu_roofline.core.frame import Columns
+
 #: Version of the JSON report layout; bumped when a field changes meaning
 #: or disappears (added fields do not bump it).
 SCHEMA_VERSION = "1.0"
@@ -49,9 +52,23 @@ def generator() -> Generator:
     return {"name": NAME, "version": __version__}
 
 
-def launch_count(launches: pd.DataFrame) -> int:
-    """Launches a launch frame stands for: a summary row counts its invocations."""
-    return int(launches["invocations"].fillna(1).sum()) if len(launches) else 0
+def launch_count(launches: Columns) -> int:
+    """Launches a launch frame or table stands for: a summary row counts its invocations
+    (a row whose count is missing, one)."""
+    return int(_invocations(launches).sum()) if len(launches) else 0
+
+
+def _invocations(launches: Columns) -> npt.NDArray[np.float64]:
+    """Each row's invocations as float64, 1 where missing: a row is at least one launch."""
+    inv = column(launches, "invocations")
+    return np.where(np.isnan(inv), 1.0, inv)
+
+
+def _present(frame: Columns, name: str) -> npt.NDArray[np.bool_]:
+    """True where column ``name`` holds a value; all False when the frame lacks it."""
+    if name not in frame:
+        return np.zeros(len(frame), dtype=bool)
+    return ~missing_values(frame[name])
 
 
 def report_options(analysis: Analysis) -> ReportOptions:
@@ -75,14 +92,16 @@ def summary_context(analysis: Analysis) -> Summary:
     total = float(np.nansum(durations)) if timed else None
     rec = floats(timing["recoverable_s"])
     lat = floats(timing["latency_s"]) if "latency_s" in timing else np.full(len(timing), np.nan)
+    bound = object_column(k, "bound")
+    group_launches = column(k, "launches")
+    group_time = column(k, "total_duration_s")
     by_bound: dict[str, BoundTotals] = {}
     for b in BOUND_CLASSES:
-        rows = k[k["bound"] == b]
-        group_t = floats(rows["total_duration_s"])
+        rows = bound == b
         by_bound[b] = {
-            "kernels": len(rows),
-            "launches": int(rows["launches"].sum()) if len(rows) else 0,
-            "duration_s": float(np.nansum(group_t)) if timed else None,
+            "kernels": int(rows.sum()),
+            "launches": int(np.nansum(group_launches[rows])),
+            "duration_s": float(np.nansum(group_time[rows])) if timed else None,
         }
     return {
         "launches": launch_count(launches),
@@ -98,17 +117,17 @@ def summary_context(analysis: Analysis) -> Summary:
     }
 
 
-def _failed_totals(launches: pd.DataFrame, kernels: pd.DataFrame) -> FailedTotals:
+def _failed_totals(launches: Columns, kernels: Columns) -> FailedTotals:
     """Launches whose profiling failed and the groups holding them: counted apart, no time."""
     if "profiling_failed" not in launches:
         return {"launches": 0, "kernels": 0}
-    failed = launches["profiling_failed"].notna().to_numpy(dtype=bool)
-    inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
-    groups = int((kernels["failed_launches"] > 0).sum()) if "failed_launches" in kernels else 0
-    return {"launches": int(inv[failed].sum()), "kernels": groups}
+    failed = _present(launches, "profiling_failed")
+    # A group with an unknown count of failed launches is not counted as failed.
+    groups = int((column(kernels, "failed_launches") > 0).sum())
+    return {"launches": int(_invocations(launches)[failed].sum()), "kernels": groups}
 
 
-def _fields(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[str, ...]:
+def _fields(frame: Columns, fields: tuple[str, ...]) -> tuple[str, ...]:
     """The fields plus this analysis's per-datatype tensor FLOPs and theory fields."""
     fields = _with_tensor_types(frame, fields)
     if "theory_flops" in frame:
@@ -120,7 +139,7 @@ def _fields(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[str, ...]:
     return fields
 
 
-def _with_tensor_types(frame: pd.DataFrame, fields: tuple[str, ...]) -> tuple[str, ...]:
+def _with_tensor_types(frame: Columns, fields: tuple[str, ...]) -> tuple[str, ...]:
     """The fields plus the per-datatype tensor FLOPs this profile has, after ``flops_tensor``."""
     extra = [
         str(c)
@@ -137,13 +156,14 @@ def _theory(analysis: Analysis) -> TheorySummary | None:
     if analysis.theory is None:
         return None
     k = analysis.kernels
+    # Groups the theory reached: those with a FLOP count or a byte floor.
     with_theory = (
-        k[k["theory_flops"].notna() | k["theory_bytes"].notna()]
+        int((_present(k, "theory_flops") | _present(k, "theory_bytes")).sum())
         if "theory_bytes" in k
-        else k.iloc[:0]
+        else 0
     )
     summary = cast("TheorySummary", analysis.theory.describe())
-    summary["kernels_with_theory"] = len(with_theory)
+    summary["kernels_with_theory"] = with_theory
     summary["unmatched"] = list(analysis.unmatched)
     return summary
 
@@ -203,7 +223,8 @@ def _group_advice(analysis: Analysis) -> list[str]:
     k = analysis.kernels
     if "advice" not in k:
         return []
-    return [str(a) for a in k["advice"].dropna()]
+    advice_ids = object_column(k, "advice")
+    return [str(a) for a in advice_ids[~missing_values(advice_ids)].tolist()]
 
 
 def advice_records(ids: list[str]) -> dict[str, AdviceRecord]:

@@ -1,11 +1,19 @@
-"""Frame rows as plain-data records: all at once, or a block at a time on demand.
+"""Launch-long columns as plain-data records: all at once, or a block at a time on demand.
 
 A report of a large export holds hundreds of thousands of launches; as
-dicts of Python values they take several times the memory of the frame
-they come from.  :class:`LaunchRecords` keeps the frame and the field list
-and makes the dicts of a block of rows only when they are read, so the
-JSON writer can encode the launches block by block and every other
-renderer can still index and iterate them as a list.
+dicts of Python values they take several times the memory of the columns
+they come from.  :class:`LaunchRecords` keeps the columns (a pandas frame or
+a :class:`~ncu_roofline.core.table.Table`) and the field list and makes the
+dicts of a block of rows only when they are read, so the JSON writer can
+encode the launches block by block and every other renderer can still
+index and iterate them as a list.
+
+A frame and the table of it (:meth:`~ncu_roofline.core.table.Table.from_frame`)
+give the same records: each column is first read as one of a few kinds of
+numpy values (:class:`_Column`), and the records are made from those.  A
+table holds the launch model's nullable integers as float64 with NaN (a
+frame as ``Int64``); the column registry says which they are, so they are
+integers in the records either way.
 """
 
 from __future__ import annotations
@@ -13,15 +21,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
-from typing import Any, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import numpy as np
+import numpy.typing as npt
 import orjson
-import pandas as pd
 import pyarrow as pa
 
-from ncu_roofline.core.frame import floats
+from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.grouping import distinct_codes, distinct_objects, text_codes
+from ncu_roofline.core.table import Table, as_floats, as_objects
 from ncu_roofline.report.schema import LaunchRecord
 from ncu_roofline.report.table_records import (
     BLOCK_ROWS,
@@ -31,19 +40,146 @@ from ncu_roofline.report.table_records import (
     same_value,
 )
 
+if TYPE_CHECKING:
+    from pandas.api.extensions import ExtensionArray
+
+    from ncu_roofline.core.frame import Columns
+
 __all__ = ["BLOCK_ROWS", "CodedColumn", "ColumnValues", "LaunchRecords", "records"]
 
+#: The launch model's integer columns: a table holds them as float64 with NaN
+#: where missing, a frame as nullable ``Int64``; the records hold Python ints.
+_INT_COLUMNS = frozenset(c.name for c in LAUNCH_MODEL_COLUMNS if c.dtype == "int")
 
-def records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]]:
+#: How a column's values are held once read (:class:`_Column`).
+_Kind = Literal["float", "int", "nullable", "objects", "texts"]
+
+
+class _Column:
+    """One column of a frame or a table (or some of its rows) as numpy values.
+
+    ``kind`` says how ``values`` hold them:
+
+    * ``"float"``: float64, NaN (and infinities) missing;
+    * ``"int"``: numpy ints, uints or bools, none missing;
+    * ``"nullable"``: numpy ints or bools, with ``missing`` True where a
+      value is missing (pandas' nullable numbers, a table's launch-model
+      integers); ``values`` hold 0 or False there;
+    * ``"objects"``: an object array as the column holds it, missing values
+      None, NaN or (a frame's) pandas' NA;
+    * ``"texts"``: no ``values``: a frame's extension array of texts (pandas'
+      strings) in ``source``, which codes its texts itself.
+
+    ``source`` is the frame's own array, read again for the objects with
+    None where missing (pandas' notion of missing, which numpy lacks).
+    """
+
+    __slots__ = ("kind", "missing", "source", "values")
+
+    def __init__(
+        self,
+        kind: _Kind,
+        values: npt.NDArray[Any] | None,
+        missing: npt.NDArray[np.bool_] | None = None,
+        source: ExtensionArray | None = None,
+    ) -> None:
+        self.kind = kind
+        self.values = values
+        self.missing = missing
+        self.source = source
+
+    def take(self, rows: slice) -> _Column:
+        """The rows ``rows`` of the column."""
+        return _Column(
+            self.kind,
+            None if self.values is None else self.values[rows],
+            None if self.missing is None else self.missing[rows],
+            None if self.source is None else self.source[rows],
+        )
+
+    def objects(self) -> npt.NDArray[np.object_]:
+        """The values as objects, None where missing."""
+        if self.source is not None:
+            # None stands for any missing value (pandas' stubs allow only scalars).
+            out: npt.NDArray[np.object_] = self.source.to_numpy(
+                dtype=object,
+                na_value=None,  # type: ignore[arg-type]
+            )
+            return out
+        assert self.values is not None
+        return as_objects(self.values)
+
+
+def _read(frame: Columns, name: str, rows: slice | None = None) -> _Column:
+    """Column ``name`` of ``frame`` (the rows ``rows``, default all) as a :class:`_Column`.
+
+    Only ``rows`` are read, so a record or a block costs its own rows, not
+    the column's.
+    """
+    if isinstance(frame, Table):
+        return _table_column(name, frame[name] if rows is None else frame[name][rows])
+    series = frame[name]
+    dtype = series.dtype
+    array = series.array if rows is None else series.array[rows]
+    if isinstance(dtype, np.dtype):
+        if dtype.kind == "f":
+            return _Column("float", array.to_numpy(dtype=np.float64))
+        if dtype.kind in "iub":
+            return _Column("int", array.to_numpy())
+        if dtype.kind == "O":
+            return _Column("objects", array.to_numpy(), source=array)
+        # Dates and the like: their objects (pandas' Timestamps), NaT as None.
+        return _Column("objects", array.to_numpy(dtype=object, na_value=None), source=array)
+    if dtype.kind == "f":
+        return _Column("float", array.to_numpy(dtype=np.float64, na_value=np.nan))
+    plain = getattr(dtype, "numpy_dtype", None)
+    if dtype.kind in "iub" and plain is not None and np.dtype(plain).kind in "iub":
+        # pandas' nullable numbers: their values and their mask, no objects.
+        missing = np.asarray(array.isna(), dtype=bool)
+        fill = False if np.dtype(plain).kind == "b" else 0
+        return _Column("nullable", array.to_numpy(dtype=plain, na_value=fill), missing)
+    if getattr(dtype, "type", None) is str:
+        # pandas' texts (Arrow's among them): coded by their array, no text made per row.
+        return _Column("texts", None, source=array)
+    return _Column("objects", array.to_numpy(dtype=object, na_value=None), source=array)
+
+
+def _table_column(name: str, values: npt.NDArray[Any]) -> _Column:
+    """A table's column (read-only, shared) as a :class:`_Column`."""
+    kind = values.dtype.kind
+    if kind == "f":
+        if name in _INT_COLUMNS:
+            # The launch model's integers, held as floats only for their NaN.
+            missing = ~np.isfinite(values)
+            return _Column("nullable", np.where(missing, 0.0, values).astype(np.int64), missing)
+        return _Column("float", as_floats(values))
+    if kind in "iub":
+        return _Column("int", values)
+    return _Column("objects", values if kind == "O" else as_objects(values))
+
+
+def _rows(frame: Columns, rows: slice | None) -> int:
+    n = len(frame)
+    return n if rows is None else len(range(*rows.indices(n)))
+
+
+def records(frame: Columns, fields: tuple[str, ...]) -> list[dict[str, Any]]:
     """Rows as dicts of plain Python values, NaN/NA/infinities as None.
 
-    Built column by column: each column becomes one list of plain values in
-    a vectorised step (missing values masked to ``None``), and the rows are
-    zipped from those lists, so no value is looked at on its own unless its
-    column holds objects other than strings, numbers and ``None``.
+    ``frame`` is a pandas frame or a :class:`~ncu_roofline.core.table.Table`:
+    the same columns give the same records.  Built column by column: each
+    column becomes one list of plain values in a vectorised step (missing
+    values masked to ``None``), and the rows are zipped from those lists, so
+    no value is looked at on its own unless its column holds objects other
+    than strings, numbers and ``None``.
     """
-    n = len(frame)
-    cols = [_column_values(frame[f]) if f in frame else [None] * n for f in fields]
+    return _records(frame, fields, None)
+
+
+def _records(frame: Columns, fields: tuple[str, ...], rows: slice | None) -> list[dict[str, Any]]:
+    """:func:`records` of the rows ``rows`` (all when None)."""
+    n = _rows(frame, rows)
+    cols = [_column_values(_read(frame, f, rows)) if f in frame else [None] * n for f in fields]
     # Every list has n values and every row len(fields); map keeps the loop in C.
     return list(map(dict, map(zip, repeat(fields), zip(*cols, strict=False))))
 
@@ -51,6 +187,7 @@ def records(frame: pd.DataFrame, fields: tuple[str, ...]) -> list[dict[str, Any]
 class LaunchRecords(Sequence[LaunchRecord]):
     """The rows of ``frame`` as :func:`records` would give them, made a block at a time.
 
+    ``frame`` is a pandas frame or a :class:`~ncu_roofline.core.table.Table`.
     A read-only sequence: its length, items (negative indexes too), slices
     (lists of dicts), iteration and equality are those of
     ``records(frame, fields)``; it never holds more than one block of dicts.
@@ -59,7 +196,7 @@ class LaunchRecords(Sequence[LaunchRecord]):
 
     __slots__ = ("_fields", "_frame")
 
-    def __init__(self, frame: pd.DataFrame, fields: tuple[str, ...]) -> None:
+    def __init__(self, frame: Columns, fields: tuple[str, ...]) -> None:
         self._frame = frame
         self._fields = tuple(fields)
 
@@ -79,14 +216,14 @@ class LaunchRecords(Sequence[LaunchRecord]):
 
     def __getitem__(self, index: int | slice) -> LaunchRecord | list[LaunchRecord]:
         if isinstance(index, slice):
-            return _launches(records(self._frame.iloc[index], self._fields))
+            return _launches(_records(self._frame, self._fields, index))
         n = len(self._frame)
         at = index.__index__()
         if at < 0:
             at += n
         if not 0 <= at < n:
             raise IndexError("launch record index out of range")
-        return _launches(records(self._frame.iloc[at : at + 1], self._fields))[0]
+        return _launches(_records(self._frame, self._fields, slice(at, at + 1)))[0]
 
     def column(self, field: str) -> list[Any]:
         """The values of one field in every record, in order, made in one vectorised step."""
@@ -94,7 +231,7 @@ class LaunchRecords(Sequence[LaunchRecord]):
             raise KeyError(field)
         if field not in self._frame:
             return [None] * len(self._frame)
-        return _column_values(self._frame[field])
+        return _column_values(_read(self._frame, field))
 
     def coded(self, field: str) -> CodedColumn | None:
         """A text field of every record as codes and its distinct texts (hashed in C, no
@@ -104,7 +241,7 @@ class LaunchRecords(Sequence[LaunchRecord]):
             raise KeyError(field)
         if field not in self._frame:
             return CodedColumn([], np.full(len(self._frame), -1, dtype=np.intp))
-        found = _column_array(self._frame[field])
+        found = _column_array(_read(self._frame, field))
         return found if isinstance(found, CodedColumn) else None
 
     def blocks(self, size: int = BLOCK_ROWS) -> Iterator[list[LaunchRecord]]:
@@ -112,7 +249,7 @@ class LaunchRecords(Sequence[LaunchRecord]):
         if size < 1:
             raise ValueError(f"block size must be >= 1, not {size}")
         for start in range(0, len(self._frame), size):
-            yield _launches(records(self._frame.iloc[start : start + size], self._fields))
+            yield _launches(_records(self._frame, self._fields, slice(start, start + size)))
 
     def column_blocks(self, size: int = BLOCK_ROWS) -> Iterator[tuple[int, list[ColumnValues]]]:
         """The records a block at a time as columns: ``(rows, [(field, values), ...])``.
@@ -127,10 +264,11 @@ class LaunchRecords(Sequence[LaunchRecord]):
         n = len(self._frame)
         if n == 0:
             return
-        # Each column's array taken once and sliced per block: no frame sliced
-        # per block and no pandas column looked up per block and field.
+        # Each column read once and sliced per block: no column looked up or
+        # converted per block and field.
         makers = [
-            (f, _block_maker(self._frame[f]) if f in self._frame else None) for f in self._fields
+            (f, _block_maker(_read(self._frame, f)) if f in self._frame else None)
+            for f in self._fields
         ]
         for start in range(0, n, size):
             stop = min(start + size, n)
@@ -160,7 +298,9 @@ class LaunchRecords(Sequence[LaunchRecord]):
         arrays: list[pa.Array] = []
         fields: list[pa.Field] = []
         for f in self._fields:
-            made = _arrow_column(self._frame[f]) if f in self._frame else (pa.nulls(n), False)
+            made = (
+                _arrow_column(_read(self._frame, f)) if f in self._frame else (pa.nulls(n), False)
+            )
             if made is None:
                 return None
             array, as_json = made
@@ -196,65 +336,68 @@ _PLAIN_TYPES = frozenset({str, int, bool, type(None)})
 _ARROW_TYPES = {str: pa.string(), int: pa.int64(), bool: pa.bool_(), float: pa.float64()}
 
 
-def _arrow_column(s: pd.Series) -> tuple[pa.Array, bool] | None:
+def _arrow_column(column: _Column) -> tuple[pa.Array, bool] | None:
     """One column's plain values (as :func:`_column_values` gives them) as an Arrow array,
     and whether it holds JSON texts; None when they mix Python types."""
-    if pd.api.types.is_float_dtype(s.dtype):
-        arr = floats(s)
-        return pa.array(arr, type=pa.float64(), mask=~np.isfinite(arr)), False
-    if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
-        return pa.array(s.to_numpy()), False
-    if isinstance(s.dtype, pd.api.extensions.ExtensionDtype) and (
-        pd.api.types.is_integer_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype)
-    ):
+    values = column.values
+    if column.kind == "float":
+        assert values is not None
+        return pa.array(values, type=pa.float64(), mask=~np.isfinite(values)), False
+    if column.kind == "int":
+        return pa.array(values), False
+    if column.kind == "nullable":
         # Nullable ints and booleans: their values and their missing mask, no objects.
-        missing = s.isna().to_numpy(dtype=bool)
-        if pd.api.types.is_integer_dtype(s.dtype):
-            values = s.to_numpy(dtype=np.int64, na_value=0)
-        else:
-            values = s.to_numpy(dtype=np.bool_, na_value=False)
+        assert values is not None and column.missing is not None
+        if values.dtype.kind != "b":
+            values = values.astype(np.int64)
+        missing = column.missing
         return pa.array(values, mask=missing if missing.any() else None), False
-    if isinstance(s.dtype, pd.StringDtype):
-        return _one(_coded_texts(s))
-    if s.dtype != object:
-        return _one(_object_column(_column_values(s)))
-    if not _long_texts(s):
-        texts = _hashed_texts(s.to_numpy())
+    if column.kind == "texts":
+        coded = _extension_codes(column)
+        if coded is None:
+            return _one(_object_column(_column_values(column)))
+        return _dictionary(coded.codes, coded.distinct), False
+    assert values is not None
+    if not _long_texts(values):
+        texts = _hashed_texts(values)
         if texts is not None:
             return texts, False
-    kinds = set(map(type, s.to_numpy()))
+    items = column.objects()
+    kinds = set(map(type, items))
     if kinds & _NESTED:
         if not kinds <= _NESTED | _MISSING:
             return None
-        json = _json_texts(s.to_numpy())
+        json = _json_texts(items)
         return None if json is None else (json, True)
-    if kinds <= _MISSING | {str} and _long_texts(s):
-        texts = _coded_texts(s)
+    if kinds <= _MISSING | {str} and _long_texts(values):
+        texts = _coded_texts(items)
         if texts is not None:
             return texts, False
-    return _one(_objects_column(s))
+    return _one(_objects_column(column, items))
 
 
 def _one(array: pa.Array | None) -> tuple[pa.Array, bool] | None:
     return None if array is None else (array, False)
 
 
-#: What a row of an object column may hold for a missing value.
-_MISSING = frozenset({type(None), float, type(pd.NA)})
+#: What a row of an object column may hold for a missing value, once pandas'
+#: NA is None (:meth:`_Column.objects`).
+_MISSING = frozenset({type(None), float})
 #: Nested values, kept as their JSON texts.
 _NESTED = frozenset({list, dict})
 
 
 def _json_texts(items: np.ndarray) -> pa.Array | None:
-    """Lists and dicts as a dictionary array of their JSON texts, each distinct object
-    encoded once; None when one would not read back from JSON as it is."""
+    """Lists and dicts (None where missing) as a dictionary array of their JSON texts,
+    each distinct object encoded once; None when one would not read back from JSON as
+    it is."""
     objects, firsts = distinct_objects(items)
     text_code: dict[bytes, int] = {}
     object_code = np.empty(len(firsts), dtype=np.int32)
     for j, row in enumerate(firsts.tolist()):
         value = items[row]
         if type(value) not in _NESTED:
-            if not pd.isna(value):
+            if value is not None and value == value:
                 return None  # a number among the lists: not one kind of value
             object_code[j] = -1
             continue
@@ -276,18 +419,24 @@ def _json_texts(items: np.ndarray) -> pa.Array | None:
 _LONG_TEXT = 64
 
 
-def _long_texts(s: pd.Series) -> bool:
-    """Whether a sample of the column holds long texts, equal ones held in one object.
+def _long_texts(items: np.ndarray) -> bool:
+    """Whether a sample of an object column holds long texts, equal ones held in one object.
 
     Such a column (kernel names, sources) is a few objects repeated on every
     row: coded by object, nothing is copied.  A column made row by row
     (explanations formatted per launch) holds an object per row: Arrow
     copies and encodes it faster than Python could tell its objects apart.
     """
-    sample = [v for v in s.iloc[:: max(1, len(s) // 32)].to_numpy() if type(v) is str]
+    sample = [v for v in items[:: max(1, len(items) // 32)].tolist() if type(v) is str]
     if not sample or sum(map(len, sample)) <= _LONG_TEXT * len(sample):
         return False
     return len(set(map(id, sample))) <= len(set(sample))
+
+
+def _dictionary(codes: np.ndarray, distinct: list[str]) -> pa.Array:
+    """Texts as a dictionary array: each row's code among ``distinct`` (-1: null)."""
+    indices = pa.array(codes.astype(np.int32), mask=codes < 0)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(distinct, type=pa.string()))
 
 
 def _hashed_texts(items: np.ndarray) -> pa.Array | None:
@@ -301,35 +450,34 @@ def _hashed_texts(items: np.ndarray) -> pa.Array | None:
     codes, distinct = coded
     if not distinct:
         return pa.nulls(len(items))
-    indices = pa.array(codes.astype(np.int32), mask=codes < 0)
-    return pa.DictionaryArray.from_arrays(indices, pa.array(distinct, type=pa.string()))
+    return _dictionary(codes, distinct)
 
 
-def _coded_texts(s: pd.Series) -> pa.Array | None:
-    """A column of texts (missing values aside) as a dictionary array, each distinct
-    text once, never copied or hashed per row; None when it holds anything else."""
-    if s.dtype == object and not (_MISSING | {str}).issuperset(map(type, s.to_numpy())):
+def _coded_texts(items: np.ndarray) -> pa.Array | None:
+    """An object column of texts (None or NaN where missing) as a dictionary array, each
+    distinct text once, never copied or hashed per row; None when it holds anything else."""
+    if not (_MISSING | {str}).issuperset(map(type, items)):
         return None
-    codes, distinct = distinct_codes(s)
+    codes, distinct = distinct_codes(items)
     if not all(type(v) is str for v in distinct):
         return None  # a float that is a number, not a missing value
-    indices = pa.array(codes.astype(np.int32), mask=codes < 0)
-    return pa.DictionaryArray.from_arrays(indices, pa.array(distinct, type=pa.string()))
+    return _dictionary(codes, distinct)
 
 
-def _objects_column(s: pd.Series) -> pa.Array | None:
-    """An object column as Arrow converts it (in C), where that keeps every value as it is."""
+def _objects_column(column: _Column, items: np.ndarray) -> pa.Array | None:
+    """An object column (``items``: its objects, None where missing) as Arrow converts it
+    (in C), where that keeps every value as it is."""
     try:
-        array = pa.array(s.to_numpy(), from_pandas=True)
+        array = pa.array(items, from_pandas=True)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return _object_column(_column_values(s))
+        return _object_column(_column_values(column))
     kind = array.type
     if pa.types.is_string(kind):
         return array.dictionary_encode()
     if pa.types.is_int64(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind):
         return array  # only ints, only bools, only missing: Arrow takes no other mix
     # Floats (maybe mixed with ints, which Arrow would turn into floats), and the rest.
-    return _object_column(_column_values(s))
+    return _object_column(_column_values(column))
 
 
 def _object_column(values: list[Any]) -> pa.Array | None:
@@ -349,87 +497,105 @@ def _object_column(values: list[Any]) -> pa.Array | None:
         return None  # an int beyond 64 bits
 
 
-def _block_maker(s: pd.Series) -> Callable[[int, int], np.ndarray | CodedColumn | list[Any]]:
-    """What :func:`_column_array` gives for the rows ``start:stop`` of ``s``, made per block.
+def _block_maker(column: _Column) -> Callable[[int, int], np.ndarray | CodedColumn | list[Any]]:
+    """What :func:`_column_array` gives for the rows ``start:stop`` of ``column``, made per
+    block.
 
-    numpy numbers are sliced from one array (views, as ``floats`` gives a
-    float column: NaN its only missing value); object columns are sliced
-    and their texts coded per block; other kinds are made from the
-    Series' rows.
+    Numbers with nothing missing are sliced from one array (views, float
+    columns holding NaN for a missing value); object columns are sliced and
+    their texts coded per block; other kinds are made from the block's rows.
     """
-    dtype = s.dtype
-    if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
-        values = s.to_numpy(dtype=np.float64) if dtype.kind == "f" else s.to_numpy()
+    values = column.values
+    if column.kind in ("float", "int"):
+        assert values is not None
         return lambda start, stop: values[start:stop]
-    if isinstance(dtype, np.dtype) and dtype.kind == "O":
-        items = s.to_numpy()
+    if column.kind == "objects":
+        assert values is not None
 
         def coded(start: int, stop: int) -> CodedColumn | list[Any]:
-            found = text_codes(items[start:stop])
+            found = text_codes(values[start:stop])
             if found is None:
-                return _column_values(s.iloc[start:stop])
+                return _column_values(column.take(slice(start, stop)))
             codes, texts = found
             return CodedColumn(texts, codes)
 
         return coded
-    return lambda start, stop: _column_array(s.iloc[start:stop])
+    return lambda start, stop: _column_array(column.take(slice(start, stop)))
 
 
-def _column_array(s: pd.Series) -> np.ndarray | CodedColumn | list[Any]:
+def _extension_codes(column: _Column) -> CodedColumn | None:
+    """A frame's extension array of texts coded by the array itself (pandas' strings: in
+    C, no Python text made per row); None when it holds anything but texts."""
+    assert column.source is not None
+    try:
+        codes, distinct = column.source.factorize(use_na_sentinel=True)
+    except (TypeError, ValueError, NotImplementedError, pa.ArrowException):
+        return None  # values that cannot be hashed (Arrow lists): no texts
+    texts = distinct.tolist()
+    if not all(type(v) is str for v in texts):
+        return None
+    return CodedColumn(texts, np.asarray(codes, dtype=np.intp))
+
+
+def _column_array(column: _Column) -> np.ndarray | CodedColumn | list[Any]:
     """A numeric column as a numpy array (non-finite floats missing), a column of texts
     and missing values as :class:`CodedColumn`, else :func:`_column_values`."""
-    if pd.api.types.is_float_dtype(s.dtype):
-        return floats(s)
-    if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
-        return s.to_numpy()
-    plain = getattr(s.dtype, "numpy_dtype", None)  # of pandas' nullable numbers
-    if isinstance(s.dtype, pd.api.extensions.ExtensionDtype) and plain is not None:
+    values = column.values
+    if column.kind in ("float", "int"):
+        assert values is not None
+        return values
+    if column.kind == "nullable":
         # Nullable ints and booleans (launch ids, streams): an array when none is
         # missing, a column of nulls when all are; the records' values either way.
-        missing = s.isna().to_numpy(dtype=bool)
-        if not missing.any() and np.dtype(plain).kind in "iub":
-            return s.to_numpy(dtype=plain)
-        if missing.all():
-            return CodedColumn([], np.full(len(s), -1, dtype=np.intp))
-    if isinstance(s.dtype, pd.StringDtype):
-        # Only text: distinct values found in one vectorised step, no Python per row.
-        codes, distinct = pd.factorize(s, use_na_sentinel=True)
-        return CodedColumn([str(v) for v in distinct.tolist()], np.asarray(codes, dtype=np.intp))
-    if s.dtype == object:
-        # Texts and missing values (most object columns: a kernel's name, a basis):
-        # hashed in C, each distinct text then encoded once, not once per row.
-        coded = text_codes(s.to_numpy())
-        if coded is not None:
-            codes, texts = coded
-            return CodedColumn(texts, codes)
-    return _column_values(s)
+        assert values is not None and column.missing is not None
+        if not column.missing.any():
+            return values
+        if column.missing.all():
+            return CodedColumn([], np.full(len(values), -1, dtype=np.intp))
+        return _column_values(column)
+    if column.kind == "texts":
+        found = _extension_codes(column)
+        return _column_values(column) if found is None else found
+    # Texts and missing values (most object columns: a kernel's name, a basis):
+    # hashed in C, each distinct text then encoded once, not once per row.
+    assert values is not None
+    coded = text_codes(values)
+    if coded is not None:
+        codes, texts = coded
+        return CodedColumn(texts, codes)
+    return _column_values(column)
 
 
-def _column_values(s: pd.Series) -> list[Any]:
+def _column_values(column: _Column) -> list[Any]:
     """One column as a list of plain Python values, missing as ``None``."""
-    if pd.api.types.is_float_dtype(s.dtype):
-        arr = floats(s)
-        bad = ~np.isfinite(arr)
+    values = column.values
+    if column.kind == "float":
+        assert values is not None
+        bad = ~np.isfinite(values)
         if not bad.any():
-            return cast("list[Any]", arr.tolist())
-        out = arr.astype(object)
+            return cast("list[Any]", values.tolist())
+        out = values.astype(object)
         out[bad] = None
         return cast("list[Any]", out.tolist())
-    if isinstance(s.dtype, np.dtype) and s.dtype.kind in "iub":
+    if column.kind == "int":
         # numpy ints and bools hold no missing values; nullable ones go below.
-        return cast("list[Any]", s.to_numpy().tolist())
-    values = s.to_numpy(dtype=object)
-    missing = pd.isna(values)
-    if missing.any():
-        values = values.copy()  # to_numpy may hand out the frame's own array
-        values[missing] = None
-    if _PLAIN_TYPES.issuperset(map(type, values)):
+        assert values is not None
         return cast("list[Any]", values.tolist())
-    return [_plain(v) for v in values.tolist()]
+    if column.kind == "nullable":
+        assert values is not None and column.missing is not None
+        if not column.missing.any():
+            return cast("list[Any]", values.tolist())
+        out = values.astype(object)
+        out[column.missing] = None
+        return cast("list[Any]", out.tolist())
+    items = column.objects()
+    if _PLAIN_TYPES.issuperset(map(type, items)):
+        return cast("list[Any]", items.tolist())
+    return [_plain(v) for v in items.tolist()]
 
 
 def _plain(value: Any) -> Any:
-    if value is None or value is pd.NA:
+    if value is None:
         return None
     if isinstance(value, float):
         return value if math.isfinite(value) else None
