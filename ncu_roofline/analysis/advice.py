@@ -18,13 +18,16 @@ that share it listed under it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
-import pandas as pd
 
 from ncu_roofline.analysis.catalogue import CATALOGUE
+from ncu_roofline.core.frame import Columns, floats, object_column, objects
 from ncu_roofline.theory.families import classify
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Kernel-name families whose work is matrix-shaped (GEMM-like).
 GEMM_FAMILIES = frozenset({"gemm", "gemv", "grouped_gemm", "conv"})
@@ -58,7 +61,7 @@ _FP_PIPES = ("fma-pipe", "fp64-pipe", "tensor-pipe")
 
 
 #: A kernel group's row: a frame row, or the same fields as a plain mapping.
-GroupRow = pd.Series | Mapping[str, Any]
+GroupRow: TypeAlias = "pd.Series | Mapping[str, Any]"
 
 
 def family_of(group: GroupRow) -> str:
@@ -75,7 +78,7 @@ def _text(group: GroupRow, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _below_roof(group: pd.Series) -> str | None:
+def _below_roof(group: GroupRow) -> str | None:
     bound, limiter, family = _text(group, "bound"), _text(group, "limiter"), family_of(group)
     precision = _text(group, "precision")
     if bound == "latency":
@@ -106,7 +109,7 @@ def _below_roof(group: pd.Series) -> str | None:
     return "compute-fma" if limiter == "fma-pipe" else "compute"
 
 
-def _limiter_disagrees(group: pd.Series) -> str | None:
+def _limiter_disagrees(group: GroupRow) -> str | None:
     limiter = _text(group, "limiter")
     if limiter in _L1_UNITS:
         return "l1"
@@ -125,7 +128,7 @@ def _under_filled(group: GroupRow) -> str | None:
     return "reduction" if family in ROWWISE_FAMILIES else None
 
 
-def _excess_traffic(group: pd.Series) -> str | None:
+def _excess_traffic(group: GroupRow) -> str | None:
     family = family_of(group)
     if family == "attention_decode":
         return "attention-decode"
@@ -137,7 +140,7 @@ def _excess_traffic(group: pd.Series) -> str | None:
 
 
 #: The variant chooser of each kind that has variants.
-_CHOOSERS: dict[str, Callable[[pd.Series], str | None]] = {
+_CHOOSERS: dict[str, Callable[[GroupRow], str | None]] = {
     "below-roof": _below_roof,
     "limiter-disagrees": _limiter_disagrees,
     "under-filled": _under_filled,
@@ -147,18 +150,34 @@ _CHOOSERS: dict[str, Callable[[pd.Series], str | None]] = {
 _PROFILE_VARIANTS = {"under-filled": "many"}
 
 
-def _group_rows(kernels: pd.DataFrame) -> dict[str, int]:
-    """Each kernel name's longest group, by row position (findings name kernels, not groups)."""
-    if kernels.empty or "kernel" not in kernels:
+def _group_rows(kernels: Columns) -> dict[str, int]:
+    """Each kernel name's longest group, by row position (findings name kernels, not groups).
+
+    Groups without a name are left out.
+    """
+    if len(kernels) == 0 or "kernel" not in kernels:
         return {}
-    time = kernels["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+    time = floats(kernels["total_duration_s"])
     order = np.argsort(-np.nan_to_num(time, nan=-1.0), kind="stable")
-    names = kernels["kernel"].astype(object).to_numpy()[order]
-    first = pd.Series(order).groupby(pd.Series(names).astype(str), sort=False).first()
-    return {str(k): int(v) for k, v in first.items()}
+    names = objects(kernels["kernel"])[order]
+    first: dict[str, int] = {}
+    for row, name in zip(order.tolist(), names.tolist(), strict=True):  # one per group
+        if name is not None:
+            first.setdefault(str(name), row)
+    return first
 
 
-def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: pd.DataFrame) -> list[str]:
+def _row(fields: dict[str, Any], row: int) -> dict[str, Any]:
+    """Row ``row`` of the groups as a plain dict of ``fields``' columns (None where missing)."""
+    return {name: values[row] for name, values in fields.items()}
+
+
+def _advice_fields(kernels: Columns) -> dict[str, Any]:
+    """The columns the choice of advice reads that the groups have, as objects."""
+    return {f: object_column(kernels, f) for f in _ADVICE_FIELDS if f in kernels}
+
+
+def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: Columns) -> list[str]:
     """The advice id of each ``(kind, kernel)`` finding, from its kernel group's evidence.
 
     ``kernels`` are the analysed groups; a finding about a kernel the groups
@@ -166,6 +185,7 @@ def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: pd.DataFrame
     variant or default.
     """
     rows = _group_rows(kernels)
+    fields = _advice_fields(kernels) if rows else {}
     out: list[str] = []
     for kind, kernel in findings:
         entry = CATALOGUE.get(kind)
@@ -173,7 +193,7 @@ def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: pd.DataFrame
         if kernel is None:
             variant = _PROFILE_VARIANTS.get(kind)
         elif kernel in rows and kind in _CHOOSERS:
-            variant = _CHOOSERS[kind](kernels.iloc[rows[kernel]])
+            variant = _CHOOSERS[kind](_row(fields, rows[kernel]))
         if entry is None or variant not in entry.variants:
             variant = None
         out.append(f"{kind}/{variant}" if variant else kind)
@@ -269,17 +289,17 @@ def group_advice(group: GroupRow) -> str:
 _ADVICE_FIELDS = ("kernel", "family", "bound", "bound_reason", "limiter", "precision")
 
 
-def group_advice_ids(kernels: pd.DataFrame) -> list[str]:
+def group_advice_ids(kernels: Columns) -> list[str]:
     """:func:`group_advice` of every kernel group, in row order (one call per group).
 
     Rows are read as plain dicts of the few fields the choice needs, and a
     name's family is classified once however many groups share the name.
     """
-    fields = [f for f in _ADVICE_FIELDS if f in kernels]
-    rows = kernels[fields].astype(object).where(kernels[fields].notna(), None)
+    fields = _advice_fields(kernels)
     families: dict[str, str] = {}
     out: list[str] = []
-    for row in rows.to_dict("records"):
+    for i in range(len(kernels)):  # one per group
+        row = _row(fields, i)
         if not (isinstance(row.get("family"), str) and row["family"]):
             name = str(row.get("kernel"))
             if name not in families:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ncu_roofline.analysis.ncu_rules import disagrees, group_rules
 from ncu_roofline.analysis.placement import placement
@@ -36,10 +36,22 @@ from ncu_roofline.analysis.rate_point import (
 )
 from ncu_roofline.analysis.roofs.arithmetic import attainable, ratio, recoverable, ridge_point, side
 from ncu_roofline.analysis.roofs.assign import peak_column
-from ncu_roofline.core.columns import FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
+from ncu_roofline.core.columns import COLUMNS, FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
+from ncu_roofline.core.frame import Columns, floats, missing_values, objects
 from ncu_roofline.core.frame import column as _f
-from ncu_roofline.core.frame import floats
 from ncu_roofline.core.grouping import distinct_codes, per_distinct, row_groups, text_mask
+from ncu_roofline.core.reduce import (
+    descending_order,
+    group_fsum,
+    group_max,
+    group_min,
+    objects_at,
+    unique_keys,
+)
+from ncu_roofline.core.table import Table, absent, distinct, present
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -69,7 +81,7 @@ class Thresholds:
     above_roof_tolerance: float = 0.02
 
 
-def dominant_precision(frame: pd.DataFrame) -> ObjArray:
+def dominant_precision(frame: Columns) -> ObjArray:
     """The compute-ceiling key of the precision with the most FLOPs."""
     keys: list[str] = []
     arrays: list[FloatArray] = []
@@ -107,10 +119,10 @@ def dominant_precision(frame: pd.DataFrame) -> ObjArray:
     return out
 
 
-def _gather_peak(frame: pd.DataFrame, precision: ObjArray) -> FloatArray:
+def _gather_peak(frame: Columns, precision: ObjArray) -> FloatArray:
     n = len(frame)
     out = np.full(n, np.nan)
-    for key in pd.unique(precision[pd.notna(precision)]):
+    for key in distinct(precision):
         col = peak_column(str(key))
         if col in frame:
             rows = precision == key
@@ -118,7 +130,7 @@ def _gather_peak(frame: pd.DataFrame, precision: ObjArray) -> FloatArray:
     return out
 
 
-def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[np.generic]]:
+def place(frame: Columns, thresholds: Thresholds) -> dict[str, npt.NDArray[np.generic]]:
     """Roofline placement of every row: intensities, roofs, efficiency, bound.
 
     ``frame`` holds measured columns (``flops*``, ``*_bytes``,
@@ -155,7 +167,7 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
     reason[roof_side == "compute"] = "intensity at or above the ridge point"
     _mark_latency(frame, out, eff, bound, reason, thresholds)
     unplaced = _unplaced_reason(frame, flops, peak, bw, precision)
-    nop = pd.notna(unplaced)
+    nop = present(unplaced)
     bound[nop] = "not placeable"
     reason[nop] = unplaced[nop]
     comm = _communication_mask(frame)
@@ -174,7 +186,7 @@ def place(frame: pd.DataFrame, thresholds: Thresholds) -> dict[str, npt.NDArray[
 
 
 def _place_levels(
-    frame: pd.DataFrame,
+    frame: Columns,
     flops: FloatArray,
     achieved: FloatArray,
     peak: FloatArray,
@@ -199,7 +211,7 @@ def _place_levels(
 
 
 def _dram_utilization(
-    frame: pd.DataFrame, out: dict[str, npt.NDArray[np.generic]]
+    frame: Columns, out: dict[str, npt.NDArray[np.generic]]
 ) -> npt.NDArray[np.bool_]:
     """DRAM utilisation with its basis, into ``out``; the rows taken from ncu's percentage.
 
@@ -234,7 +246,7 @@ def _binding_level(out: dict[str, npt.NDArray[np.generic]]) -> ObjArray:
 
 
 def _mark_latency(
-    frame: pd.DataFrame,
+    frame: Columns,
     out: dict[str, npt.NDArray[np.generic]],
     eff: FloatArray,
     bound: ObjArray,
@@ -257,7 +269,7 @@ def _mark_latency(
     )
     duration = _f(frame, "duration_s")
     short = (duration < thresholds.short_launch_s) & (eff < thresholds.short_launch_efficiency)
-    placed = pd.notna(bound)
+    placed = present(bound)
     lat_far = placed & far & (sol < thresholds.low_sol_pct)
     unconfirmed = placed & far & np.isnan(sol) & ~short
     lat_short = placed & short & ~lat_far
@@ -277,7 +289,7 @@ def _mark_latency(
 
 
 def _unplaced_reason(
-    frame: pd.DataFrame,
+    frame: Columns,
     flops: FloatArray,
     peak: FloatArray,
     bw: FloatArray,
@@ -293,11 +305,11 @@ def _unplaced_reason(
     checks: list[tuple[npt.NDArray[np.bool_], str]] = [
         (np.isnan(bw), "no DRAM roof for this GPU"),
         (
-            ~zero_work & np.isnan(peak) & pd.notna(precision),
+            ~zero_work & np.isnan(peak) & present(precision),
             "no compute roof for this precision on this GPU",
         ),
         (
-            np.isnan(bw) & np.isnan(peak) & pd.notna(precision),
+            np.isnan(bw) & np.isnan(peak) & present(precision),
             "no roofs for this GPU (not in the built-in table, no peak metrics in the export): "
             "use --gpu or --roofs",
         ),
@@ -329,7 +341,7 @@ def _unplaced_reason(
 
 
 def _above_roof(
-    frame: pd.DataFrame,
+    frame: Columns,
     out: dict[str, npt.NDArray[np.generic]],
     from_sol: npt.NDArray[np.bool_],
     comm: npt.NDArray[np.bool_],
@@ -356,7 +368,7 @@ def _above_roof(
     return above
 
 
-def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
+def _communication_mask(frame: Columns) -> npt.NDArray[np.bool_]:
     # The function name only: template arguments such as WarpAllReduce<float>
     # inside a softmax kernel must not make it a collective.
     col = "kernel_short" if "kernel_short" in frame else "kernel"
@@ -371,7 +383,7 @@ def _communication_mask(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
 class Groups:
     """Launches' group ids and the vectorised per-group reductions over them."""
 
-    def __init__(self, launches: pd.DataFrame) -> None:
+    def __init__(self, launches: Columns) -> None:
         # Missing keys group with empty ones, as the page shows both blank.
         self.gid: npt.NDArray[np.intp] = row_groups([launches[k] for k in GROUP_KEYS], "")
         self.n = int(self.gid.max()) + 1 if len(self.gid) else 0
@@ -404,17 +416,45 @@ class Groups:
         )
 
 
-def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFrame:
-    """One row per kernel and launch configuration, with time-weighted figures.
+def group_kernels(launches: Columns, thresholds: Thresholds) -> pd.DataFrame:
+    """:func:`group_kernel_table` as a pandas frame (for the callers that still take one).
+
+    Built from the table's arrays as a frame of a dict of arrays is built:
+    texts become pandas' text columns, as they always did here.  A missing
+    whole number (a device index) is pandas' NA, as the launch frame's
+    nullable integers have always given it.
+    """
+    import pandas as pd
+
+    table = group_kernel_table(launches, thresholds)
+    columns: dict[str, npt.NDArray[np.generic]] = {}
+    for name in table.columns:
+        values = table[name]
+        if name in _WHOLE_NUMBERS and values.dtype == object:
+            values = values.copy()
+            values[absent(values)] = pd.NA
+        columns[name] = values
+    frame: pd.DataFrame = pd.DataFrame(columns, copy=True)
+    return frame
+
+
+def group_kernel_table(launches: Columns, thresholds: Thresholds) -> Table:
+    """One row per kernel and launch configuration, with time-weighted figures, ranked.
 
     Counts (FLOPs, bytes) are summed over launches, so the group's intensity
     and achieved rates equal time-weighted means of its launches'.
     Efficiency is time-weighted and the recoverable time is the sum over
     launches; the bound class is the one that holds for most of the time.
     A sum is NaN when any launch of the group lacks the value.
+
+    Rows are ranked by recoverable time, then total time (most first,
+    unknown last, ties in order of first appearance); ``rank`` is the first
+    column.  Numbers are float64 (NaN where missing), counts int64, flags
+    bool, texts and other values objects (None where missing).
     """
     groups = Groups(launches)
-    inv = launches["invocations"].to_numpy(dtype=np.float64, na_value=1.0)
+    inv = floats(launches["invocations"])
+    inv = np.where(np.isnan(inv), 1.0, inv)
     t0 = np.nan_to_num(_f(launches, "total_duration_s"))
     # Means weigh launches by time; each launch once where none has a duration.
     tw = duration_weights(launches, groups.gid)
@@ -422,91 +462,113 @@ def group_kernels(launches: pd.DataFrame, thresholds: Thresholds) -> pd.DataFram
     total = np.asarray(out["total_duration_s"], dtype=np.float64)
     # Ceilings: time-weighted means of the launches' ceilings.
     for col in [
-        c for c in launches.columns if str(c).startswith("peak_") and str(c) != "peak_flops_per_s"
+        str(c)
+        for c in launches.columns
+        if str(c).startswith("peak_") and str(c) != "peak_flops_per_s"
     ]:
-        out[str(col)] = groups.weighted_mean(_f(launches, str(col)), tw)
-    frame = pd.DataFrame(out)
-    _join_theory_labels(launches, groups.gid, inv, groups.n, frame)
-    if "theory_flops" in frame:
-        _group_theory_comparison(frame, out, total)
-    placed = place(frame, thresholds)
-    for name, values in placed.items():
-        frame[name] = values
+        out[col] = groups.weighted_mean(_f(launches, col), tw)
+    # The group table's columns, in order; a column set again keeps its place.
+    cols: dict[str, npt.NDArray[np.generic]] = dict(out)
+    _join_theory_labels(launches, groups.gid, inv, groups.n, cols)
+    if "theory_flops" in cols:
+        _group_theory_comparison(cols, out, total)
+    cols.update(place(Table(cols, groups.n), thresholds))
 
     eff = _f(launches, "efficiency")
-    frame["efficiency"] = groups.weighted_mean(np.where(tw > 0, eff, np.nan), tw)
-    frame["recoverable_s"] = groups.sum(_f(launches, "recoverable_s"), strict=False)
-    frame["bound"], frame["bound_reason"] = _dominant_bound(launches, groups, tw)
+    cols["efficiency"] = groups.weighted_mean(np.where(tw > 0, eff, np.nan), tw)
+    cols["recoverable_s"] = groups.sum(_f(launches, "recoverable_s"), strict=False)
+    cols["bound"], cols["bound_reason"] = _dominant_bound(launches, groups, tw)
     if "limiter" in launches:
         limiter, first = _dominant(launches, "limiter", groups, tw, "unknown")
-        group_limiter(launches, groups, tw, limiter, first, frame)
+        group_limiter(launches, groups, tw, limiter, first, cols)
     if "profiling_failed" in launches:
-        failed = launches["profiling_failed"].notna().to_numpy(dtype=np.float64)
-        frame["failed_launches"] = groups.count(failed * inv).astype(np.int64)
-    frame["placement"] = placement(frame, "total_duration_s")
+        failed = (~missing_values(launches["profiling_failed"])).astype(np.float64)
+        cols["failed_launches"] = groups.count(failed * inv).astype(np.int64)
+    cols["placement"] = placement(Table(cols, groups.n), "total_duration_s")
     if "roof_recoverable_s" in launches:
-        _group_ncu_rules(launches, groups, tw, frame)
-    above = launches["above_roof"].notna().to_numpy()
-    frame["above_roof_launches"] = groups.count(above.astype(np.float64)).astype(np.int64)
+        _group_ncu_rules(launches, groups, tw, cols)
+    above = ~missing_values(launches["above_roof"])
+    cols["above_roof_launches"] = groups.count(above.astype(np.float64)).astype(np.int64)
     grand = float(np.nansum(t0))
-    frame["time_share"] = ratio(total, np.full(groups.n, grand))
-    frame["launches"] = frame["launches"].astype(np.int64)
-    frame = frame.sort_values(
-        ["recoverable_s", "total_duration_s"],
-        ascending=[False, False],
-        na_position="last",
-        kind="stable",
+    cols["time_share"] = ratio(total, np.full(groups.n, grand))
+    cols["launches"] = cols["launches"].astype(np.int64)
+    order = descending_order(
+        [
+            np.asarray(cols["recoverable_s"], dtype=np.float64),
+            np.asarray(cols["total_duration_s"], dtype=np.float64),
+        ]
     )
-    frame.insert(0, "rank", np.arange(1, len(frame) + 1))
-    ranked: pd.DataFrame = frame.reset_index(drop=True)
-    return ranked
+    ranked: dict[str, npt.NDArray[np.generic]] = {"rank": np.arange(1, groups.n + 1)}
+    for name, values in cols.items():
+        ranked[name] = values[order]
+    return Table(ranked, groups.n)
 
 
 def _group_ncu_rules(
-    launches: pd.DataFrame, groups: Groups, tw: FloatArray, frame: pd.DataFrame
+    launches: Columns,
+    groups: Groups,
+    tw: FloatArray,
+    cols: dict[str, npt.NDArray[np.generic]],
 ) -> None:
-    """A group's ncu rules and estimates, and our own roof-and-units bound, in place.
+    """A group's ncu rules and estimates, and our own roof-and-units bound, into ``cols``.
 
     Sums over the launches that have a value (ncu estimates only some);
     the bound that won for most of the time names the group's.
     """
-    frame["ncu_rules"] = group_rules(
-        launches["ncu_rules"].to_numpy(dtype=object),
-        launches["ncu_rule_messages"].to_numpy(dtype=object),
+    cols["ncu_rules"] = group_rules(
+        objects(launches["ncu_rules"]),
+        objects(launches["ncu_rule_messages"]),
         groups.gid,
         groups.n,
     )
     launch_ncu = _f(launches, "ncu_recoverable_s")
     launch_ours = _f(launches, "roof_recoverable_s")
     ncu = groups.sum(launch_ncu, strict=False)
-    frame["ncu_recoverable_s"] = ncu
-    frame["roof_recoverable_s"] = groups.sum(launch_ours, strict=False)
+    cols["ncu_recoverable_s"] = ncu
+    cols["roof_recoverable_s"] = groups.sum(launch_ours, strict=False)
     by, _ = _dominant(launches, "recoverable_bound_by", groups, tw, "")
     by[by == ""] = None
-    frame["recoverable_bound_by"] = by
-    frame["ncu_tail_pct"] = (
-        pd.Series(_f(launches, "ncu_tail_pct")).groupby(groups.gid).max().to_numpy()
-    )
+    cols["recoverable_bound_by"] = by
+    cols["ncu_tail_pct"] = group_max(_f(launches, "ncu_tail_pct"), groups.gid, groups.n)
     # Like for like: ours over the launches ncu estimated, not over all of them.
     ours_where_ncu = groups.sum(np.where(np.isnan(launch_ncu), np.nan, launch_ours), strict=False)
-    frame["ncu_disagrees"] = disagrees(ours_where_ncu, ncu)
+    cols["ncu_disagrees"] = disagrees(ours_where_ncu, ncu)
+
+
+#: First-launch columns the launch model holds as whole numbers (a frame as
+#: pandas' nullable integers, a table as floats).
+_WHOLE_NUMBERS = frozenset(c.name for c in COLUMNS if c.dtype == "int")
+
+
+def _first_values(launches: Columns, name: str, first: npt.NDArray[np.intp]) -> ObjArray:
+    """Column ``name`` at each group's first launch, as objects (None where missing).
+
+    A whole-number column is read as integers whether the launches are a
+    frame (8) or a table (8.0), so that a group shows the number alike.
+    """
+    values = objects_at(launches[name], first)
+    if name in _WHOLE_NUMBERS:
+        for i, value in enumerate(values.tolist()):  # one per group
+            if isinstance(value, float) and value.is_integer():
+                values[i] = int(value)
+    return values
 
 
 def _group_counts(
-    launches: pd.DataFrame, groups: Groups, inv: FloatArray
+    launches: Columns, groups: Groups, inv: FloatArray
 ) -> dict[str, npt.NDArray[np.generic]]:
     """Group identity, launch counts, durations, summed work and traffic, and the rates."""
     out: dict[str, npt.NDArray[np.generic]] = {}
     for k in GROUP_KEYS:
-        out[k] = launches[k].to_numpy(dtype=object)[groups.first]
+        out[k] = _first_values(launches, k, groups.first)
     for k in FIRST_LAUNCH_COLUMNS:
         if k in launches:
-            out[k] = launches[k].to_numpy(dtype=object)[groups.first]
+            out[k] = _first_values(launches, k, groups.first)
     out["launches"] = groups.count(inv)
     # Launches whose profiling failed have no time to add: the group's time is
     # that of its profiled launches (missing when none of them has one).
     failed = (
-        launches["profiling_failed"].notna().to_numpy(dtype=bool)
+        ~missing_values(launches["profiling_failed"])
         if "profiling_failed" in launches
         else np.zeros(len(launches), dtype=bool)
     )
@@ -515,9 +577,9 @@ def _group_counts(
     total[profiled == 0] = np.nan
     out["total_duration_s"] = total
     out["duration_s"] = ratio(total, profiled)
-    durations = pd.Series(_f(launches, "duration_s")).groupby(groups.gid)
-    out["min_duration_s"] = durations.min().to_numpy()
-    out["max_duration_s"] = durations.max().to_numpy()
+    durations = _f(launches, "duration_s")
+    out["min_duration_s"] = group_min(durations, groups.gid, groups.n)
+    out["max_duration_s"] = group_max(durations, groups.gid, groups.n)
     per_type = [
         str(c)
         for c in launches.columns
@@ -539,39 +601,41 @@ def _group_counts(
 
 
 def _group_theory_comparison(
-    frame: pd.DataFrame, out: dict[str, npt.NDArray[np.generic]], total: FloatArray
+    cols: dict[str, npt.NDArray[np.generic]],
+    out: dict[str, npt.NDArray[np.generic]],
+    total: FloatArray,
 ) -> None:
-    """The groups' theoretical intensity and measured-over-theory ratios, in place."""
-    frame["theory_ai"] = ratio(out["theory_flops"], out["theory_bytes"])
-    frame["byte_excess"] = ratio(out["dram_bytes"], out["theory_bytes"])
-    frame["flop_excess"] = ratio(out["flops"], out["theory_flops"])
-    frame["excess_bytes"] = np.asarray(out["dram_bytes"], dtype=np.float64) - np.asarray(
+    """The groups' theoretical intensity and measured-over-theory ratios, into ``cols``."""
+    cols["theory_ai"] = ratio(out["theory_flops"], out["theory_bytes"])
+    cols["byte_excess"] = ratio(out["dram_bytes"], out["theory_bytes"])
+    cols["flop_excess"] = ratio(out["flops"], out["theory_flops"])
+    cols["excess_bytes"] = np.asarray(out["dram_bytes"], dtype=np.float64) - np.asarray(
         out["theory_bytes"], dtype=np.float64
     )
     if "theory_floor_s" in out:
-        frame["theory_efficiency"] = ratio(out["theory_floor_s"], total)
-    frame["theory_flops_per_s"] = ratio(out["theory_flops"], total)
+        cols["theory_efficiency"] = ratio(out["theory_floor_s"], total)
+    cols["theory_flops_per_s"] = ratio(out["theory_flops"], total)
 
 
-def _dominant_bound(
-    launches: pd.DataFrame, groups: Groups, t0: FloatArray
-) -> tuple[ObjArray, ObjArray]:
+def _dominant_bound(launches: Columns, groups: Groups, t0: FloatArray) -> tuple[ObjArray, ObjArray]:
     """Per group, the bound class that holds for the most time, and its first launch's reason."""
     bound, first = _dominant(launches, "bound", groups, t0, "not placeable")
-    reason = launches["bound_reason"].to_numpy(dtype=object)[first]
+    reason = objects_at(launches["bound_reason"], first)
     return bound, reason
 
 
 def _dominant(
-    launches: pd.DataFrame, column: str, groups: Groups, t0: FloatArray, missing: str
+    launches: Columns, column: str, groups: Groups, t0: FloatArray, missing: str
 ) -> tuple[ObjArray, npt.NDArray[np.intp]]:
     """Per group, the value of ``column`` that holds for the most time, and its first launch.
 
     A missing value counts as ``missing``; the time of launches without one
     (NaN) as nothing.  Of values holding equal time, the one a launch of the
-    group had first wins.  Over codes: one group-by on integers, for its sum.
+    group had first wins.  Each (group, value) pair's time is summed exactly
+    (:func:`~ncu_roofline.core.reduce.group_fsum`): ties are decided by these
+    sums, so values whose launches took equal times tie whatever the order
+    of the launches.
     """
-    n = len(launches)
     codes, uniques = distinct_codes(launches[column])
     if (codes < 0).any():
         # Missing values join an equal value the column holds, else are one of their own.
@@ -580,16 +644,12 @@ def _dominant(
         if not at:
             uniques = [*uniques, missing]
     width = len(uniques) + 1
-    pair, pairs = pd.factorize(groups.gid.astype(np.int64) * width + codes, sort=False)
+    pairs, firsts, pair = unique_keys(groups.gid.astype(np.int64) * width + codes, groups.n * width)
     count = len(pairs)
-    # pandas' group sum (compensated, NaN as nothing): a plain sum rounds
-    # differently, and ties between values are decided by these sums.
-    time = pd.Series(t0).groupby(pair, sort=True).sum().to_numpy(dtype=np.float64)
-    firsts = np.full(count, n, dtype=np.int64)
-    np.minimum.at(firsts, pair, np.arange(n, dtype=np.int64))
-    pair_gid = np.asarray(pairs, dtype=np.int64) // width
+    time = group_fsum(t0, pair, count)
+    pair_gid = pairs // width
     # Each group's pairs, most time first, ties in order of first appearance.
-    order = np.lexsort((np.arange(count), -time, pair_gid))
+    order = np.lexsort((firsts, -time, pair_gid))
     lead = np.ones(count, dtype=bool)
     lead[1:] = pair_gid[order][1:] != pair_gid[order][:-1]
     chosen = order[lead]
@@ -598,7 +658,7 @@ def _dominant(
     table = np.empty(len(uniques), dtype=object)
     for k, u in enumerate(uniques):
         table[k] = u  # one at a time: numpy would spread a sequence
-    value[pair_gid[chosen]] = table[np.asarray(pairs, dtype=np.int64)[chosen] % width]
+    value[pair_gid[chosen]] = table[pairs[chosen] % width]
     first[pair_gid[chosen]] = firsts[chosen]
     return value, first
 
@@ -607,100 +667,113 @@ _CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2, "user": 3}
 
 
 def _join_theory_labels(
-    launches: pd.DataFrame,
+    launches: Columns,
     gid: npt.NDArray[np.intp],
     inv: FloatArray,
     n_groups: int,
-    frame: pd.DataFrame,
+    cols: dict[str, npt.NDArray[np.generic]],
 ) -> None:
-    """A group's theory label and source name every op its launches ran.
+    """A group's theory label and source name every op its launches ran, into ``cols``.
 
     One kernel with one launch configuration can serve several ops (a GEMV
     running the o and down projections), so the first launch's label would
-    misdescribe the group's summed theory.  Confidence is the lowest.
+    misdescribe the group's summed theory.  Each op is named with its
+    launches' count, in the order the group's launches first ran it.
+    Confidence is the lowest.
     """
     if "theory_label" not in launches or n_groups == 0:
         return
     for col in ("theory_label", "theory_source"):
-        values = launches[col].astype(object)
-        has = values.notna().to_numpy()
+        codes, uniques = distinct_codes(launches[col])
+        has = codes >= 0
         if not has.any():
             continue
-        counts = (
-            pd.DataFrame({"g": gid[has], "v": values[has].to_numpy(), "w": inv[has]})
-            .groupby(["g", "v"], sort=False)["w"]
-            .sum()
+        width = len(uniques)
+        pairs, firsts, pair = unique_keys(
+            gid[has].astype(np.int64) * width + codes[has], n_groups * width
         )
+        # Invocation counts: whole numbers, summed exactly in any order.
+        counts = np.bincount(pair, weights=inv[has], minlength=len(pairs))
         parts: dict[int, list[tuple[str, float]]] = {}
-        for (g, v), w in counts.items():
-            parts.setdefault(int(g), []).append((str(v), float(w)))
+        # Pairs in order of first appearance, as a group-by without sorting gives them.
+        for p in np.argsort(firsts, kind="stable").tolist():
+            g, v = divmod(int(pairs[p]), width)
+            parts.setdefault(g, []).append((str(uniques[v]), float(counts[p])))
         joined: npt.NDArray[np.object_] = np.full(n_groups, None, dtype=object)
         for g, items in parts.items():
             joined[g] = (
                 items[0][0] if len(items) == 1 else "; ".join(f"{v} ×{w:g}" for v, w in items)
             )
-        frame[col] = joined
-    conf = launches["confidence"].astype(object).map(_CONFIDENCE_RANK)
-    rank = pd.Series(floats(conf)).groupby(gid).min()
+        cols[col] = joined
+    rank = per_distinct(
+        launches["confidence"],
+        lambda v: _CONFIDENCE_RANK.get(v, np.nan),
+        np.nan,
+        np.float64,
+    )
+    lowest_rank = group_min(rank, gid, n_groups)
     names = {v: k for k, v in _CONFIDENCE_RANK.items()}
     lowest: npt.NDArray[np.object_] = np.full(n_groups, None, dtype=object)
-    for g, r in zip(rank.index.to_numpy(), rank.to_numpy(), strict=True):
+    for g, r in enumerate(lowest_rank.tolist()):
         if r == r:  # not NaN
-            lowest[int(g)] = names[int(r)]
-    frame["confidence"] = lowest
+            lowest[g] = names[int(r)]
+    cols["confidence"] = lowest
 
 
 def group_limiter(
-    launches: pd.DataFrame,
+    launches: Columns,
     groups: Groups,
     t0: FloatArray,
     limiter: ObjArray,
     first: npt.NDArray[np.intp],
-    frame: pd.DataFrame,
+    cols: dict[str, npt.NDArray[np.generic]],
 ) -> None:
-    """A group's limiter figures, in place: ``limiter`` is the one holding for most of its time.
+    """A group's limiter figures, into ``cols``: ``limiter`` is the one holding for most of
+    its time.
 
     Its utilisation is the time-weighted mean over the launches it limits;
     the other figures are time-weighted means over all launches, the
     latency time a sum.
     """
-    frame["limiter"] = limiter
-    same = launches["limiter"].astype(object).to_numpy() == limiter[groups.gid]
-    frame["limiter_utilization"] = groups.weighted_mean(
+    cols["limiter"] = limiter
+    same = np.asarray(objects(launches["limiter"]) == limiter[groups.gid], dtype=bool)
+    cols["limiter_utilization"] = groups.weighted_mean(
         np.where(same, _f(launches, "limiter_utilization"), np.nan), t0
     )
-    frame["limiter_basis"] = launches["limiter_basis"].to_numpy(dtype=object)[first]
-    frame["limiter_needs"] = launches["limiter_needs"].to_numpy(dtype=object)[first]
-    frame["recoverable_basis"] = _group_recoverable_basis(launches, groups.gid, groups.n)
+    cols["limiter_basis"] = objects_at(launches["limiter_basis"], first)
+    cols["limiter_needs"] = objects_at(launches["limiter_needs"], first)
+    cols["recoverable_basis"] = _group_recoverable_basis(launches, groups.gid, groups.n)
     for col in ("max_utilization", "mix_share", "waves", "tail_loss", "achieved_occupancy"):
-        frame[col] = groups.weighted_mean(_f(launches, col), t0)
-    frame["sm_count"] = groups.weighted_mean(_f(launches, "sm_count"), np.ones(len(t0)))
-    thin = launches["under_filled"].to_numpy(dtype=bool)
-    frame["under_filled"] = ratio(groups.count(np.where(thin, t0, 0.0)), groups.count(t0)) > 0.5
-    frame["latency_s"] = groups.sum(_f(launches, "latency_s"), strict=False)
+        cols[col] = groups.weighted_mean(_f(launches, col), t0)
+    cols["sm_count"] = groups.weighted_mean(_f(launches, "sm_count"), np.ones(len(t0)))
+    # A flag column: missing counts as not under-filled.
+    thin = np.nan_to_num(floats(launches["under_filled"])) != 0
+    cols["under_filled"] = ratio(groups.count(np.where(thin, t0, 0.0)), groups.count(t0)) > 0.5
+    cols["latency_s"] = groups.sum(_f(launches, "latency_s"), strict=False)
 
 
-def _group_recoverable_basis(launches: pd.DataFrame, gid: npt.NDArray[np.intp], n: int) -> ObjArray:
+def _group_recoverable_basis(launches: Columns, gid: npt.NDArray[np.intp], n: int) -> ObjArray:
     """Per group, the bound of its launch with the most recoverable time, and its unknowns.
 
     A group whose launches are partly unknown sums the known ones only,
     and says how many it left out.
     """
     rec = _f(launches, "recoverable_s")
-    basis = launches["recoverable_basis"].to_numpy(dtype=object)
     # Most recoverable first within each group; unknown (NaN) launches last.
     order = np.lexsort((np.where(np.isnan(rec), np.inf, -rec), gid))
     lead = np.full(n, -1, dtype=np.intp)
     lead[gid[order][::-1]] = order[::-1]
     out = np.full(n, None, dtype=object)
     has = lead >= 0
-    out[has] = basis[lead[has]]
+    out[has] = objects_at(launches["recoverable_basis"], lead[has])
     unknown = np.bincount(gid, weights=np.isnan(rec).astype(np.float64), minlength=n)
     known = np.bincount(gid, weights=(~np.isnan(rec)).astype(np.float64), minlength=n)
     partial = (unknown > 0) & (known > 0)
     counts = unknown[partial].astype(np.int64).astype(str).astype(object)
+    # A missing basis prints as a frame's missing text always printed here.
+    leads = np.where(absent(out[partial]), "nan", out[partial])
     out[partial] = (
-        out[partial].astype(str).astype(object)
+        leads.astype(str).astype(object)
         + "; excludes "
         + counts
         + " launch(es) with unknown recoverable time"

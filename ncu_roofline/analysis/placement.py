@@ -34,9 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
-from ncu_roofline.core.frame import column
+from ncu_roofline.core.frame import Columns, column, object_column
 
 #: Every placement, in order of the evidence it rests on.
 PLACEMENTS: tuple[str, ...] = ("measured", "bandwidth", "theory")
@@ -52,7 +51,7 @@ def _positive(values: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
         return np.isfinite(values) & (values > 0)
 
 
-def placement(frame: pd.DataFrame, duration: str = "duration_s") -> npt.NDArray[np.object_]:
+def placement(frame: Columns, duration: str = "duration_s") -> npt.NDArray[np.object_]:
     """The placement of each row (launch or kernel group): see the module docstring.
 
     ``frame`` holds the analysed columns (``ai_dram``,
@@ -62,11 +61,7 @@ def placement(frame: pd.DataFrame, duration: str = "duration_s") -> npt.NDArray[
     the theoretical rate is taken over.
     """
     n = len(frame)
-    bound = (
-        frame["bound"].astype(object).to_numpy()
-        if "bound" in frame
-        else np.full(n, None, dtype=object)
-    )
+    bound = object_column(frame, "bound")
     on_chart = np.isin(bound, _ON_CHART)
     flops = column(frame, "flops")
     measured = on_chart & _positive(column(frame, "ai_dram"))

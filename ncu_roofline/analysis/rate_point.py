@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
+from ncu_roofline.core.frame import Columns
 from ncu_roofline.core.frame import column as _f
+from ncu_roofline.core.reduce import group_any, group_mean
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -31,14 +32,12 @@ def rate_column(key: str) -> str:
     return f"{key}_flops_per_s"
 
 
-def point_from_rates(frame: pd.DataFrame) -> npt.NDArray[np.bool_]:
+def point_from_rates(frame: Columns) -> npt.NDArray[np.bool_]:
     """Rows whose roofline point is known from the FLOP and DRAM byte rates."""
     return ~np.isnan(_f(frame, "achieved_flops_per_s")) & ~np.isnan(_f(frame, "dram_bytes_per_s"))
 
 
-def counts_or_rates(
-    frame: pd.DataFrame, keys: list[str], counts: list[FloatArray]
-) -> list[FloatArray]:
+def counts_or_rates(frame: Columns, keys: list[str], counts: list[FloatArray]) -> list[FloatArray]:
     """Per key, the FLOP count, or the FLOP rate in rows that have no count at all.
 
     Which precision dominates is the same question asked of counts or of
@@ -57,7 +56,7 @@ def counts_or_rates(
 
 
 def group_rates_without_duration(
-    launches: pd.DataFrame,
+    launches: Columns,
     gid: npt.NDArray[np.intp],
     n_groups: int,
     out: dict[str, npt.NDArray[np.generic]],
@@ -65,7 +64,8 @@ def group_rates_without_duration(
     """Rates of groups whose total duration is unknown: the mean over their launches, in place.
 
     With no durations to weight by, each launch counts once; groups with a
-    duration keep their count-over-time rates.
+    duration keep their count-over-time rates.  The means' sums are exact
+    (:func:`~ncu_roofline.core.reduce.group_mean`).
     """
     unknown = np.isnan(np.asarray(out["total_duration_s"], dtype=np.float64))
     if not unknown.any():
@@ -74,15 +74,16 @@ def group_rates_without_duration(
     for col in dict.fromkeys([*_GROUP_RATES, *keys]):
         if col not in launches or col.startswith(("peak_", "attainable_")):
             continue
-        mean = pd.Series(_f(launches, col)).groupby(gid).mean().reindex(range(n_groups))
+        mean = group_mean(_f(launches, col), gid, n_groups)
         current = (
             np.asarray(out[col], dtype=np.float64) if col in out else np.full(n_groups, np.nan)
         )
-        out[col] = np.where(unknown & np.isnan(current), mean.to_numpy(dtype=np.float64), current)
+        out[col] = np.where(unknown & np.isnan(current), mean, current)
 
 
-def duration_weights(launches: pd.DataFrame, gid: npt.NDArray[np.intp]) -> FloatArray:
+def duration_weights(launches: Columns, gid: npt.NDArray[np.intp]) -> FloatArray:
     """Each launch's weight in its group's means: its time, or 1 where no launch of the group has one."""
     t = _f(launches, "total_duration_s")
-    timed = pd.Series(~np.isnan(t)).groupby(gid).transform("any").to_numpy(dtype=bool)
+    n_groups = int(gid.max()) + 1 if len(gid) else 0
+    timed = group_any(~np.isnan(t), gid, n_groups)[gid]
     return np.where(timed, np.nan_to_num(t), 1.0)
