@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ncu_roofline.analysis.catalogue import CATALOGUE
+from ncu_roofline.core.frame import Columns, column, object_column
 from ncu_roofline.theory.families import classify
 
 #: Kernel-name families whose work is matrix-shaped (GEMM-like).
@@ -75,7 +76,7 @@ def _text(group: GroupRow, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _below_roof(group: pd.Series) -> str | None:
+def _below_roof(group: GroupRow) -> str | None:
     bound, limiter, family = _text(group, "bound"), _text(group, "limiter"), family_of(group)
     precision = _text(group, "precision")
     if bound == "latency":
@@ -106,7 +107,7 @@ def _below_roof(group: pd.Series) -> str | None:
     return "compute-fma" if limiter == "fma-pipe" else "compute"
 
 
-def _limiter_disagrees(group: pd.Series) -> str | None:
+def _limiter_disagrees(group: GroupRow) -> str | None:
     limiter = _text(group, "limiter")
     if limiter in _L1_UNITS:
         return "l1"
@@ -125,7 +126,7 @@ def _under_filled(group: GroupRow) -> str | None:
     return "reduction" if family in ROWWISE_FAMILIES else None
 
 
-def _excess_traffic(group: pd.Series) -> str | None:
+def _excess_traffic(group: GroupRow) -> str | None:
     family = family_of(group)
     if family == "attention_decode":
         return "attention-decode"
@@ -137,7 +138,7 @@ def _excess_traffic(group: pd.Series) -> str | None:
 
 
 #: The variant chooser of each kind that has variants.
-_CHOOSERS: dict[str, Callable[[pd.Series], str | None]] = {
+_CHOOSERS: dict[str, Callable[[GroupRow], str | None]] = {
     "below-roof": _below_roof,
     "limiter-disagrees": _limiter_disagrees,
     "under-filled": _under_filled,
@@ -147,25 +148,29 @@ _CHOOSERS: dict[str, Callable[[pd.Series], str | None]] = {
 _PROFILE_VARIANTS = {"under-filled": "many"}
 
 
-def _group_rows(kernels: pd.DataFrame) -> dict[str, int]:
+def _group_rows(kernels: Columns) -> dict[str, int]:
     """Each kernel name's longest group, by row position (findings name kernels, not groups)."""
-    if kernels.empty or "kernel" not in kernels:
+    if not len(kernels) or "kernel" not in kernels:
         return {}
-    time = kernels["total_duration_s"].to_numpy(dtype=np.float64, na_value=np.nan)
+    time = column(kernels, "total_duration_s")
     order = np.argsort(-np.nan_to_num(time, nan=-1.0), kind="stable")
-    names = kernels["kernel"].astype(object).to_numpy()[order]
-    first = pd.Series(order).groupby(pd.Series(names).astype(str), sort=False).first()
-    return {str(k): int(v) for k, v in first.items()}
+    names = object_column(kernels, "kernel")
+    first: dict[str, int] = {}
+    # One entry per group: the longest of each name comes first.
+    for name, at in zip(names[order].tolist(), order.tolist(), strict=True):
+        first.setdefault(str(name), at)
+    return first
 
 
-def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: pd.DataFrame) -> list[str]:
+def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: Columns) -> list[str]:
     """The advice id of each ``(kind, kernel)`` finding, from its kernel group's evidence.
 
-    ``kernels`` are the analysed groups; a finding about a kernel the groups
-    do not hold, or about the whole profile, gets its kind's profile-wide
-    variant or default.
+    ``kernels`` are the analysed groups (a table or a frame); a finding about
+    a kernel the groups do not hold, or about the whole profile, gets its
+    kind's profile-wide variant or default.
     """
     rows = _group_rows(kernels)
+    fields = {f: object_column(kernels, f) for f in _ADVICE_FIELDS if f in kernels} if rows else {}
     out: list[str] = []
     for kind, kernel in findings:
         entry = CATALOGUE.get(kind)
@@ -173,7 +178,9 @@ def advice_ids(findings: Sequence[tuple[str, str | None]], kernels: pd.DataFrame
         if kernel is None:
             variant = _PROFILE_VARIANTS.get(kind)
         elif kernel in rows and kind in _CHOOSERS:
-            variant = _CHOOSERS[kind](kernels.iloc[rows[kernel]])
+            # The group's row: the fields a choice reads, None where missing.
+            group = {f: values[rows[kernel]] for f, values in fields.items()}
+            variant = _CHOOSERS[kind](group)
         if entry is None or variant not in entry.variants:
             variant = None
         out.append(f"{kind}/{variant}" if variant else kind)
