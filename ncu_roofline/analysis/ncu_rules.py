@@ -2,7 +2,7 @@
 
 The readers keep each source's rule results as one table keyed by
 ``(process_id, id)`` (:mod:`ncu_roofline.core.rules`); here they are joined
-to the launches once (a pandas merge, no loop over launches) and give:
+to the launches once (keys sorted and searched, no loop over launches) and give:
 
 ``ncu_rules``
     The launch's rule results, ``{name, type, section, speedup_type,
@@ -41,9 +41,8 @@ from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
-from ncu_roofline.core.frame import column as _f
+from ncu_roofline.core.frame import Columns, column, floats, object_column, objects
 from ncu_roofline.core.grouping import (
     distinct_codes,
     distinct_objects,
@@ -52,58 +51,100 @@ from ncu_roofline.core.grouping import (
 )
 from ncu_roofline.core.model import SourceInfo
 from ncu_roofline.core.rules import DISAGREE_FACTOR, RULE_FIELDS
+from ncu_roofline.core.table import Table
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
 
 
-def rule_frame(sources: Sequence[SourceInfo], launches: pd.DataFrame) -> pd.DataFrame:
+def rule_frame(sources: Sequence[SourceInfo], launches: Columns) -> Table:
     """Every rule result of every source, with the launch row (``launch``) it belongs to.
 
-    ``launches`` is the launch frame in positional order (``source``,
-    ``process_id``, ``id``).  Rules whose launch is not in the frame are
-    left out.
+    A table of ``launch`` (int64) and :data:`RULE_FIELDS` (texts as objects,
+    None where missing; ``speedup_pct`` as float64), in the sources' order
+    and each source's own.  ``launches`` is the launch table or frame in
+    positional order (``source``, ``process_id``, ``id``).  Rules whose
+    launch is not in it are left out; where launches share a key, the rules
+    go to the first of them.
     """
-    parts: list[pd.DataFrame] = []
-    for info in sources:
-        rules = info.rules
-        if not len(rules):
-            continue
-        pid, lid = rules.keys()
-        columns: dict[str, Any] = {"source": info.path, "pid": pid, "lid": lid}
-        for name in RULE_FIELDS:
-            values = getattr(rules, name)
-            # Texts stay the reader's objects (a few, shared by many rows): pandas'
-            # string type would copy every row's text, 200 MB at 135,000 rules.
-            columns[name] = (
-                np.asarray(values, dtype=np.float64)
-                if name == "speedup_pct"
-                else pd.Series(np.asarray(values, dtype=object), dtype=object, copy=False)
-            )
-        parts.append(pd.DataFrame(columns))
-    if not parts or not len(launches):
-        empty: pd.DataFrame = pd.DataFrame(columns=["launch", *RULE_FIELDS])
-        return empty
-    rules_all = pd.concat(parts, ignore_index=True)
-    keys = pd.DataFrame(
-        {
-            "source": launches["source"].astype(object).to_numpy(),
-            "pid": _ints(launches, "process_id"),
-            "lid": _ints(launches, "id"),
-            "launch": np.arange(len(launches)),
-        }
-    ).drop_duplicates(["source", "pid", "lid"], keep="first")
-    joined = rules_all.merge(keys, on=["source", "pid", "lid"], how="inner", sort=False)
-    out: pd.DataFrame = joined[["launch", *RULE_FIELDS]].reset_index(drop=True)
-    return out
+    tables = [info for info in sources if len(info.rules)]
+    n = len(launches)
+    if not tables or not n:
+        return _rule_table(np.zeros(0, dtype=np.int64), tables, np.zeros(0, dtype=np.intp))
+    # A source is matched by its text: coded once, so no launch's text is hashed.
+    sources_of = launches["source"] if "source" in launches else np.full(n, None, dtype=object)
+    launch_source, names = distinct_codes(sources_of)
+    code_of = {name: code for code, name in enumerate(names)}
+    rule_source = np.concatenate(
+        [np.full(len(info.rules), code_of.get(info.path, -1), dtype=np.int64) for info in tables]
+    )
+    keys = [info.rules.keys() for info in tables]
+    rule_pid = np.concatenate([pid for pid, _ in keys])
+    rule_lid = np.concatenate([lid for _, lid in keys])
+    joint = _joint_codes(
+        np.concatenate([launch_source, rule_source]),
+        np.concatenate([_ints(launches, "process_id"), rule_pid]),
+        np.concatenate([_ints(launches, "id"), rule_lid]),
+    )
+    # A launch without a source is no rule's (nor is a rule of a source no launch has).
+    held = np.flatnonzero(launch_source >= 0)
+    launch_keys, first = np.unique(joint[:n][held], return_index=True)
+    rule_keys = joint[n:]
+    if not len(launch_keys):
+        return _rule_table(np.zeros(0, dtype=np.int64), tables, np.zeros(0, dtype=np.intp))
+    at = np.minimum(np.searchsorted(launch_keys, rule_keys), len(launch_keys) - 1)
+    kept = np.flatnonzero((launch_keys[at] == rule_keys) & (rule_source >= 0))
+    return _rule_table(held[first][at[kept]].astype(np.int64), tables, kept)
 
 
-def _ints(frame: pd.DataFrame, name: str) -> npt.NDArray[np.int64]:
+def _rule_table(
+    launch: npt.NDArray[np.int64], tables: Sequence[SourceInfo], kept: npt.NDArray[np.intp]
+) -> Table:
+    """The rule rows ``kept`` of the sources' tables (concatenated), with their launches."""
+    columns: dict[str, npt.NDArray[Any]] = {"launch": launch}
+    for name in RULE_FIELDS:
+        dtype = np.float64 if name == "speedup_pct" else object
+        # Texts stay the reader's objects (a few, shared by many rows): no
+        # rule's text is copied.
+        parts = [np.asarray(getattr(info.rules, name), dtype=dtype) for info in tables]
+        values = np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+        columns[name] = values[kept]
+    return Table(columns, len(launch))
+
+
+def _joint_codes(*columns: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """One integer per distinct combination of the columns' values (equal rows, equal
+    integers), the columns' values side by side in mixed radix."""
+    joint = np.zeros(len(columns[0]), dtype=np.int64)
+    span = 1
+    for values in columns:
+        low = int(values.min())
+        width = int(values.max()) - low + 1
+        if span * width >= _KEY_LIMIT:
+            # Too wide to place side by side: both numbered densely first.
+            joint, span = _dense(joint)
+            values, width = _dense(values)
+            low = 0
+        joint = joint * width + (values - low)
+        span *= width
+    return joint
+
+
+def _dense(values: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], int]:
+    """Each value's rank among the distinct values, and how many there are."""
+    distinct, ranks = np.unique(values, return_inverse=True)
+    return ranks.reshape(-1).astype(np.int64), len(distinct)
+
+
+#: Joint keys stay below this (a product of the columns' widths), else are renumbered.
+_KEY_LIMIT = 1 << 62
+
+
+def _ints(frame: Columns, name: str) -> npt.NDArray[np.int64]:
     """An integer identity column as int64, -1 where missing."""
-    if name not in frame:
-        return np.full(len(frame), -1, dtype=np.int64)
-    values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=np.float64, na_value=-1)
-    return np.where(np.isnan(values), -1, values).astype(np.int64)
+    values = column(frame, name)  # all NaN where the frame lacks it
+    out: npt.NDArray[np.int64] = np.where(np.isnan(values), -1, values).astype(np.int64)
+    return out
 
 
 #: A launch's rule records leave the message out: at 100,000 launches with a
@@ -131,26 +172,36 @@ class RuleColumns(_RuleFields, total=False):
     recoverable_basis: ObjArray
 
 
-def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> RuleColumns:
+def launch_rule_columns(rules: Columns, n: int, total_s: FloatArray) -> RuleColumns:
     """Per launch: its rules, ncu's largest estimated speedup and the time it stands for.
 
-    Launches with the same rule results share one list of records (and, with
-    the same messages too, one list of messages): found from codes per rule
-    row, so the Python work is per distinct launch, not per launch.
+    ``rules`` holds the rule rows as :func:`rule_frame` gives them (a table
+    or a frame).  Launches with the same rule results share one list of
+    records (and, with the same messages too, one list of messages): found
+    from codes per rule row, so the Python work is per distinct launch, not
+    per launch.
     """
     listed = np.full(n, None, dtype=object)
     messages = np.full(n, None, dtype=object)
     pct = np.full(n, np.nan)
     basis = np.full(n, None, dtype=object)
+    tail = np.full(n, np.nan)
     if len(rules):
-        order = np.argsort(rules["launch"].to_numpy(dtype=np.int64), kind="stable")
-        launch = rules["launch"].to_numpy(dtype=np.int64)[order]
+        # Every field read once; the codes below read None and NaN alike as
+        # missing, so a table's texts are taken as they are held.
+        fields: dict[str, npt.NDArray[Any]] = {
+            name: floats(rules[name]) if name == "speedup_pct" else _texts(rules[name])
+            for name in RULE_FIELDS
+        }
+        rule_launch = floats(rules["launch"]).astype(np.int64)
+        order = np.argsort(rule_launch, kind="stable")
+        launch = rule_launch[order]
         starts = np.flatnonzero(np.r_[True, launch[1:] != launch[:-1]])
         # Coded in launch order: of equal rows (0.0 and -0.0 are equal), the
         # first launch's values are the record all of them share.
-        record_code, rows = distinct_rows([rules[name].iloc[order] for name in LAUNCH_RULE_FIELDS])
+        record_code, rows = distinct_rows([fields[name][order] for name in LAUNCH_RULE_FIELDS])
         records = [dict(zip(LAUNCH_RULE_FIELDS, row, strict=True)) for row in rows]
-        message_code, texts = distinct_codes(rules["message"].iloc[order])
+        message_code, texts = distinct_codes(fields["message"][order])
         # Code -1 (missing) reads the None at the end.
         texts.append(None)
         heads = launch[starts]
@@ -159,12 +210,14 @@ def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> Rul
         both = record_code * (len(texts) + 1) + message_code + 1
         kinds, firsts = _distinct_runs(both, starts)
         messages[heads] = _run_lists(firsts, starts, message_code, texts)[kinds]
-        rows_best = _best_estimates(rules, order, launch)
+        speedup = fields["speedup_pct"]
+        rows_best = _best_estimates(speedup, fields["speedup_type"], order, launch)
         if rows_best.size:
             best = order[rows_best]
             at = launch[rows_best]
-            pct[at] = rules["speedup_pct"].to_numpy(dtype=np.float64)[best]
-            basis[at] = _estimate_bases(rules, best)
+            pct[at] = speedup[best]
+            basis[at] = _estimate_bases(fields, best)
+        tail = _tail_pct(fields["message"], rule_launch, n)
     return {
         "ncu_rules": listed,
         # The messages of a launch's rules, in its records' order, for its
@@ -173,8 +226,16 @@ def launch_rule_columns(rules: pd.DataFrame, n: int, total_s: FloatArray) -> Rul
         "ncu_speedup_pct": pct,
         "ncu_recoverable_s": total_s * pct / 100.0,
         "ncu_recoverable_basis": basis,
-        "ncu_tail_pct": _tail_pct(rules, n),
+        "ncu_tail_pct": tail,
     }
+
+
+def _texts(values: Any) -> ObjArray:
+    """A column of texts as an array of objects: a table's as it is, a frame's with None
+    where missing."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return values
+    return objects(values)
 
 
 def _distinct_runs(
@@ -214,18 +275,21 @@ def _run_lists(
 
 
 def _best_estimates(
-    rules: pd.DataFrame, order: npt.NDArray[np.intp], launch: npt.NDArray[np.int64]
+    speedup_pct: FloatArray,
+    speedup_type: ObjArray,
+    order: npt.NDArray[np.intp],
+    launch: npt.NDArray[np.int64],
 ) -> npt.NDArray[np.intp]:
     """The row (in ``order``) of each launch's largest estimate, for launches with one.
 
     Of equal estimates a global one (of the kernel's time) comes before a
     local one, and then the first row.
     """
-    speedup = rules["speedup_pct"].to_numpy(dtype=np.float64)[order]
+    speedup = speedup_pct[order]
     rows = np.flatnonzero(~np.isnan(speedup))
     if not rows.size:
         return rows
-    type_code, types = distinct_codes(rules["speedup_type"])
+    type_code, types = distinct_codes(speedup_type)
     global_code = np.array([t == "global" for t in types] + [False], dtype=bool)
     is_global = global_code[type_code[order][rows]]
     ranked = rows[np.lexsort((rows, ~is_global, -speedup[rows], launch[rows]))]
@@ -234,12 +298,12 @@ def _best_estimates(
     return out
 
 
-def _estimate_bases(rules: pd.DataFrame, best: npt.NDArray[np.intp]) -> ObjArray:
+def _estimate_bases(fields: dict[str, npt.NDArray[Any]], best: npt.NDArray[np.intp]) -> ObjArray:
     """The basis of each best estimate: its rule (or section), type and size, once per distinct."""
-    speedup = rules["speedup_pct"].to_numpy(dtype=np.float64)[best]
-    columns = [rules[name].iloc[best] for name in ("name", "section", "speedup_type")]
+    speedup = fields["speedup_pct"][best]
+    columns = [fields[name][best] for name in ("name", "section", "speedup_type")]
     # By bits, not by value: 0.0 and -0.0 read differently.
-    columns.append(pd.Series(speedup.view(np.int64)))
+    columns.append(speedup.view(np.int64))
     kinds, rows = distinct_rows(columns)
     texts = []
     for name, section, kind, bits in rows:
@@ -259,21 +323,21 @@ _NCU_TAIL = r"partial wave may account for up to ([0-9.]+)%"
 _TAIL_PATTERN = re.compile(_NCU_TAIL)
 
 
-def _tail_pct(rules: pd.DataFrame, n: int) -> FloatArray:
+def _tail_pct(messages: ObjArray, launch: npt.NDArray[np.int64], n: int) -> FloatArray:
     """Per launch: the share of the runtime (percent) ncu's rule says its partial wave may take.
 
+    ``messages`` and ``launch`` are each rule row's message and launch.
     NaN where no rule of the launch speaks of a partial wave.
     """
     out = np.full(n, np.nan)
-    if not len(rules):
+    if not len(messages):
         return out
     # Read once per distinct message: a long run repeats a few texts on
     # every launch, and a copy of each row's text would cost its size again.
-    pct = per_distinct(rules["message"], _said_tail_pct, np.nan, np.float64)
+    pct = per_distinct(messages, _said_tail_pct, np.nan, np.float64)
     has = ~np.isnan(pct)
     if has.any():
-        launch = rules["launch"].to_numpy(dtype=np.int64)[has]
-        np.fmax.at(out, launch, pct[has])
+        np.fmax.at(out, launch[has], pct[has])
     return out
 
 
@@ -306,7 +370,7 @@ def rank_bound(ours: FloatArray, ncu: FloatArray) -> tuple[FloatArray, ObjArray]
     return out, by
 
 
-def combine(frame: pd.DataFrame, sources: Sequence[SourceInfo]) -> RuleColumns:
+def combine(frame: Columns, sources: Sequence[SourceInfo]) -> RuleColumns:
     """The launch columns of ncu's rules and the recoverable time bounded by both estimates.
 
     A separate step after :func:`~ncu_roofline.analysis.limiter.judge`,
@@ -314,14 +378,15 @@ def combine(frame: pd.DataFrame, sources: Sequence[SourceInfo]) -> RuleColumns:
     ``recoverable_s`` is the smaller of it and ncu's estimate.
     """
     rules = rule_frame(sources, frame)
-    cols = launch_rule_columns(rules, len(frame), _f(frame, "total_duration_s"))
-    ours = _f(frame, "recoverable_s")
+    cols = launch_rule_columns(rules, len(frame), column(frame, "total_duration_s"))
+    ours = column(frame, "recoverable_s")
     bounded, by = rank_bound(ours, cols["ncu_recoverable_s"])
     cols["roof_recoverable_s"] = ours
     cols["recoverable_s"] = bounded
     cols["recoverable_bound_by"] = by
     if "recoverable_basis" in frame:
-        basis = frame["recoverable_basis"].to_numpy(dtype=object).copy()
+        # A copy: a table's columns are read-only, and the frame's stay as they are.
+        basis = object_column(frame, "recoverable_basis").copy()
         won = by == "ncu"
         basis[won] = "ncu's estimated speedup: " + cols["ncu_recoverable_basis"][won].astype(str)
         cols["recoverable_basis"] = basis
@@ -345,19 +410,18 @@ def group_rules(
     they win no comparison and only count.
     """
     out = np.full(n_groups, None, dtype=object)
-    # Launches with a non-empty list (a missing entry may be NaN, which is truthy).
-    listed_any = np.fromiter(map(bool, listed), dtype=bool, count=len(listed))
-    has = np.flatnonzero(np.asarray(pd.notna(listed), dtype=bool) & listed_any)
+    # Launches with a non-empty list, judged once per list object (launches
+    # with the same results share one).
+    objects_of, first_rows = distinct_objects(listed)
+    filled = np.array([not _is_na(v) and bool(v) for v in listed[first_rows].tolist()], dtype=bool)
+    has = np.flatnonzero(filled[objects_of])
     if has.size == 0:
         return out
     lists, _ = distinct_objects(listed[has])
     texts, _ = distinct_objects(messages[has])
-    pair, _ = pd.factorize(lists.astype(np.int64) * (int(texts.max()) + 1) + texts, sort=False)
-    kind, _ = pd.factorize(gid[has].astype(np.int64) * (int(pair.max()) + 1) + pair, sort=False)
+    pair, _ = _first_seen(lists.astype(np.int64) * (int(texts.max()) + 1) + texts)
+    kind, firsts = _first_seen(gid[has].astype(np.int64) * (int(pair.max()) + 1) + pair)
     times = np.bincount(kind)
-    # pd.factorize numbers kinds in order of first appearance: ascending firsts.
-    firsts = np.full(len(times), has.size, dtype=np.int64)
-    np.minimum.at(firsts, kind, np.arange(has.size, dtype=np.int64))
     entries: dict[tuple[int, object, object, object], list[Any]] = {}
     # Each row's place among the rows read: that of its launch's rows in
     # launch order, as the kept launches come in that order.
@@ -395,16 +459,34 @@ def group_rules(
     return out
 
 
+def _first_seen(
+    keys: npt.NDArray[np.int64],
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Each key's code, numbered in order of first appearance, and each code's first row."""
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    by_appearance = np.argsort(first, kind="stable")
+    rank = np.empty(len(first), dtype=np.intp)
+    rank[by_appearance] = np.arange(len(first))
+    return rank[inverse.reshape(-1)], first[by_appearance]
+
+
 def _blank(value: object) -> object:
     """A grouping key's value: a missing one counts as a blank text."""
     return "" if _is_na(value) else value
 
 
 def _is_na(value: object) -> bool:
-    """Whether one value is missing: None, NaN or pandas' NA."""
-    if value is None or value is pd.NA or value is pd.NaT:
+    """Whether one value is missing: None, NaN or pandas' NA (or NaT).
+
+    Told without pandas: NaN and NaT are the values unequal to themselves,
+    and pandas' NA compares as NA, which has no truth value.
+    """
+    if value is None:
         return True
-    return isinstance(value, (float, np.floating)) and bool(np.isnan(value))
+    try:
+        return bool(value != value)
+    except TypeError:
+        return True
 
 
 def _text_or_none(value: object) -> str | None:

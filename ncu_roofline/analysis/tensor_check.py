@@ -34,20 +34,24 @@ would count the work on the launch's architecture.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ncu_roofline.analysis.advice import ATTENTION_FAMILIES, GEMM_FAMILIES
 from ncu_roofline.analysis.tensor_names import is_tensor_kernel_name
 from ncu_roofline.core.frame import Columns, floats
-from ncu_roofline.core.grouping import per_distinct, text_mask
+from ncu_roofline.core.grouping import distinct_codes, per_distinct, text_mask
 from ncu_roofline.core.metrics import (
     TENSOR_PIPE_UTILISATION,
     TENSOR_SECTION,
     tensor_metrics_to_collect,
 )
 from ncu_roofline.theory.families import classify
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
@@ -141,7 +145,13 @@ def collect_advice(cc: str | None) -> str:
     return f"--metrics {','.join(metrics)} (or {section})"
 
 
-def evidence_phrase(basis: pd.Series) -> str:
-    """One phrase for the evidence of a group of launches: the most common basis."""
-    counts = basis.astype(object).dropna().value_counts()
-    return str(counts.index[0]) if len(counts) else "tensor-core evidence"
+def evidence_phrase(basis: ObjArray | pd.Series) -> str:
+    """One phrase for the evidence of a group of launches: the most common basis (of
+    equally common ones, the first seen)."""
+    # Counted over codes, numbered in order of first appearance: the first
+    # largest count is the first seen of the most common.
+    codes, bases = distinct_codes(basis)
+    held = codes[codes >= 0]
+    if not held.size:
+        return "tensor-core evidence"
+    return str(bases[int(np.argmax(np.bincount(held, minlength=len(bases))))])

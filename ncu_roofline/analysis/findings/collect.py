@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pandas as pd
-
 from ncu_roofline.analysis.advice import advice_ids
 from ncu_roofline.analysis.catalogue import SEVERITIES
 from ncu_roofline.analysis.findings.finding import Evidence, Finding, Rule
@@ -31,6 +29,7 @@ from ncu_roofline.analysis.findings.rules import (
 )
 from ncu_roofline.analysis.limiter.findings import limiter_findings
 from ncu_roofline.analysis.roofs.assign import DeviceRoofs
+from ncu_roofline.core.frame import Columns
 from ncu_roofline.theory.config import TheoryConfig
 
 #: The rules, in the order they run.
@@ -51,13 +50,13 @@ RULES: tuple[Rule, ...] = (
 
 
 def collect_findings(
-    launches: pd.DataFrame,
-    kernels: pd.DataFrame,
+    launches: Columns,
+    kernels: Columns,
     devices: list[DeviceRoofs],
     theory: TheoryConfig | None = None,
     unmatched: list[str] | None = None,
 ) -> list[Finding]:
-    """Findings from the analysed launches and groups, most severe first."""
+    """Findings from the analysed launches and groups (tables or frames), most severe first."""
     evidence = Evidence(launches, kernels, devices, theory, unmatched or [])
     found = [f for rule in RULES for f in rule(evidence)]
     order = {s: i for i, s in enumerate(SEVERITIES)}

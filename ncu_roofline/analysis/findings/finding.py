@@ -9,16 +9,15 @@ rule and the kinds it may report.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ncu_roofline.analysis.catalogue import severity_of
 from ncu_roofline.analysis.findings.records import FindingRecord
-from ncu_roofline.core.frame import floats
+from ncu_roofline.core.frame import Columns, floats, objects
 
 if TYPE_CHECKING:
     from ncu_roofline.analysis.roofs.assign import DeviceRoofs
@@ -73,10 +72,11 @@ def finding(
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the rules read: the analysed launches and kernel groups, and their context."""
+    """What the rules read: the analysed launches and kernel groups (tables or frames),
+    and their context."""
 
-    launches: pd.DataFrame
-    kernels: pd.DataFrame
+    launches: Columns
+    kernels: Columns
     devices: list[DeviceRoofs]
     #: The theory inputs, ``None`` without ``--theory`` or ``--model``.
     theory: TheoryConfig | None = None
@@ -87,6 +87,63 @@ class Evidence:
     def grand(self) -> float:
         """The profile's time: the launches' summed durations (seconds)."""
         return float(np.nansum(floats(self.launches["total_duration_s"])))
+
+
+class Rows:
+    """The rows of a table or frame, one :class:`Row` each, as a rule reads a group.
+
+    A column is read once, when a row is first asked for it: numbers (flags
+    and integers too) as Python floats, NaN where missing; anything else as
+    the column holds it, None where missing.  A frame and its table give
+    equal rows.
+    """
+
+    __slots__ = ("_columns", "_frame")
+
+    def __init__(self, frame: Columns) -> None:
+        self._frame = frame
+        self._columns: dict[str, list[Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self._frame)
+
+    def __getitem__(self, at: int) -> Row:
+        return Row(self, at)
+
+    def names(self) -> list[str]:
+        """The column names, in order."""
+        return [str(c) for c in self._frame.columns]
+
+    def column(self, name: str) -> list[Any]:
+        """Column ``name`` as plain values; a KeyError where the frame lacks it."""
+        values = self._columns.get(name)
+        if values is None:
+            if name not in self._frame:
+                raise KeyError(name)
+            held = self._frame[name]
+            cells = floats(held) if held.dtype.kind in "iufb" else objects(held)
+            values = self._columns[name] = cells.tolist()
+        return values
+
+
+class Row(Mapping[str, Any]):
+    """One row of :class:`Rows`: ``row[name]`` (a KeyError where the frame lacks the
+    column) and ``row.get(name)``, as a frame's row is read."""
+
+    __slots__ = ("_at", "_rows")
+
+    def __init__(self, rows: Rows, at: int) -> None:
+        self._rows = rows
+        self._at = at
+
+    def __getitem__(self, name: str) -> Any:
+        return self._rows.column(name)[self._at]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows.names())
+
+    def __len__(self) -> int:
+        return len(self._rows.names())
 
 
 #: A rule: the evidence to the findings of the kinds it detects.

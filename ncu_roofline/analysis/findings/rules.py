@@ -18,19 +18,31 @@ median of their implied peaks per device.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from ncu_roofline.analysis.findings.finding import Evidence, Finding, finding, pct, share
+import numpy as np
+import numpy.typing as npt
+
+from ncu_roofline.analysis.findings.finding import (
+    Evidence,
+    Finding,
+    Rows,
+    finding,
+    pct,
+    share,
+)
 from ncu_roofline.analysis.limiter.units import UNIT_LABELS
 from ncu_roofline.analysis.measures import PACKED_FP32_MISSING
+from ncu_roofline.analysis.roofs.assign import commonest
 from ncu_roofline.analysis.roofs.infer import MIN_RELIABLE_PCT, dram_pct, implied_dram_peak
 from ncu_roofline.analysis.tensor_check import NAMED_KERNELS, collect_advice, evidence_phrase
-from ncu_roofline.core.frame import column
-from ncu_roofline.core.grouping import text_mask
+from ncu_roofline.core.frame import Columns, column, floats, missing_values, object_column
+from ncu_roofline.core.grouping import distinct_codes, row_groups, text_mask
 from ncu_roofline.core.hardware import builtin_gpus
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.si import format_si
+from ncu_roofline.core.table import distinct, present
 from ncu_roofline.theory.assign import causes_for
 from ncu_roofline.theory.config import TheoryConfig
 
@@ -105,48 +117,90 @@ def above_roof_findings(evidence: Evidence) -> list[Finding]:
     """Launches above a roof: never clipped, always explained, one finding per kernel and roof."""
     launches = evidence.launches
     found: list[Finding] = []
-    above_col = launches["above_roof"].astype(object)
-    flagged = launches[above_col.notna()]
+    if "above_roof" not in launches or missing_values(launches["above_roof"]).all():
+        return found
+    above = launches["above_roof"]
+    kernel_code, kernels = distinct_codes(object_column(launches, "kernel"))
+    short = object_column(launches, "kernel_short")
+    source = object_column(launches, "source")
     for what, (util_col, src_name) in _ABOVE_ROOF_UTILISATION.items():
-        rows_all = flagged[flagged["above_roof"].astype(str).str.contains(what, regex=False)]
-        for kernel, rows in rows_all.groupby("kernel", sort=False):
-            src = rows[src_name].iloc[0] if src_name in rows else None
+        flagged = np.flatnonzero(text_mask(above, _mentions(what)))
+        if not flagged.size:
+            continue
+        roof_source = object_column(launches, src_name) if src_name in launches else None
+        utilisation = column(launches, util_col) if util_col is not None else None
+        # A launch without a kernel name is in no kernel's finding.
+        for part in _groups(kernel_code[flagged]):
+            rows = flagged[part]
+            first = int(rows[0])
+            src = roof_source[first] if roof_source is not None else None
             src = src if isinstance(src, str) else None
-            if util_col is None:
+            if utilisation is None:
                 message = (
-                    f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} would run above the "
+                    f"{len(rows)} launch(es) of {short[first]} would run above the "
                     "tensor-core roof with the approximate FLOPs-per-instruction factor; the kernel "
                     "probably uses a smaller MMA shape (e.g. m16n8k8: 2048 FLOPs per instruction, "
                     "not 4096). Collect sm__ops_path_tensor_* for exact counts."
                 )
             else:
-                worst = float(rows[util_col].max())
+                # The largest known (NaN only where none is).
+                worst = float(np.fmax.reduce(utilisation[rows]))
                 message = (
-                    f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} reach {pct(worst)} of the "
+                    f"{len(rows)} launch(es) of {short[first]} reach {pct(worst)} of the "
                     f"{what} roof ({src or 'unknown source'}); likely cause: {_cause_of_above(src)}."
                 )
-            found.append(
-                finding("above-roof", str(kernel), message, source=str(rows["source"].iloc[0]))
-            )
+            kernel = kernels[int(kernel_code[first])]
+            found.append(finding("above-roof", str(kernel), message, source=str(source[first])))
     return found
+
+
+def _mentions(what: str) -> Callable[[str], bool]:
+    """A test of whether a text holds ``what``."""
+    return lambda text: what in text
+
+
+def _groups(
+    codes: npt.NDArray[np.integer[Any]], missing: bool = False
+) -> list[npt.NDArray[np.intp]]:
+    """The positions holding each code, in order of each code's first position.
+
+    Code -1 (a missing value) is a group of its own where ``missing`` says
+    so (as grouping with ``dropna=False`` keeps it), else left out.
+    """
+    if not len(codes):
+        return []
+    order = np.argsort(codes, kind="stable")
+    ordered = codes[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    parts = [
+        part
+        for part, at in zip(np.split(order, starts[1:]), starts.tolist(), strict=True)
+        if missing or ordered[at] >= 0
+    ]
+    # Each part is in row order (a stable sort): its first row is where it first appears.
+    parts.sort(key=lambda part: int(part[0]))
+    return parts
 
 
 def below_roof_findings(evidence: Evidence) -> list[Finding]:
     """Groups far below their roof, ranked by recoverable time."""
     kernels, grand = evidence.kernels, evidence.grand
     found: list[Finding] = []
-    ranked = kernels[
-        (kernels["efficiency"] < FAR_BELOW_EFFICIENCY)
-        & kernels["bound"].isin(["memory", "compute", "latency"])
-        & (kernels["recoverable_s"] >= MIN_RECOVERABLE_SHARE * grand)
-    ].head(MAX_BELOW_ROOF)
-    for _, k in ranked.iterrows():
+    bound = object_column(kernels, "bound")
+    ranked = np.flatnonzero(
+        (column(kernels, "efficiency") < FAR_BELOW_EFFICIENCY)
+        & text_mask(bound, lambda t: t in ("memory", "compute", "latency"))
+        & (column(kernels, "recoverable_s") >= MIN_RECOVERABLE_SHARE * grand)
+    )[:MAX_BELOW_ROOF]
+    rows = Rows(kernels)
+    for at in ranked.tolist():
+        k = rows[at]
         part = share(float(k["recoverable_s"]), grand)
-        bound = str(k["bound"])
-        if bound == "latency":
+        bound_class = str(k["bound"])
+        if bound_class == "latency":
             what = f"is latency-bound ({k['bound_reason']})"
         else:
-            what = f"is {bound}-bound"
+            what = f"is {bound_class}-bound"
         if k["side"] == "memory":
             roof = f"DRAM {format_si(float(k['peak_dram_bytes_per_s']), 'B/s')}, {k.get('roof_source_dram')}"
         else:
@@ -171,11 +225,11 @@ def below_roof_findings(evidence: Evidence) -> list[Finding]:
     return found
 
 
-def _busiest(k: pd.Series) -> str:
+def _busiest(k: Mapping[str, Any]) -> str:
     """``" (busiest unit: L1/TEX at 55%)"`` where the limiter names a unit."""
     limiter = k.get("limiter")
     util = k.get("limiter_utilization")
-    if not isinstance(limiter, str) or limiter not in UNIT_LABELS or not pd.notna(util):
+    if not isinstance(limiter, str) or limiter not in UNIT_LABELS or util is None or util != util:
         return ""
     return f" (busiest unit: {UNIT_LABELS[limiter]} at {pct(float(util))})"
 
@@ -184,20 +238,29 @@ def unplaced_findings(evidence: Evidence) -> list[Finding]:
     """Kernels that could not be placed, one finding per reason."""
     kernels, grand = evidence.kernels, evidence.grand
     found: list[Finding] = []
-    unplaced = kernels[kernels["bound"] == "not placeable"]
+    reason = object_column(kernels, "bound_reason")
+    unplaced = text_mask(object_column(kernels, "bound"), lambda t: t == "not placeable")
     # Failed profiles are a finding of their own (their time is unknown, not 0%).
-    failed = unplaced["bound_reason"].astype(str).str.startswith("profiling failed")
-    unplaced = unplaced[~failed.to_numpy(dtype=bool)]
-    for reason, rows in unplaced.groupby("bound_reason", sort=False):
-        part = share(float(np.nansum(rows["total_duration_s"])), grand)
-        names = ", ".join(str(x) for x in rows["kernel_short"].head(3))
+    failed = text_mask(reason, lambda t: t.startswith("profiling failed"))
+    kept = np.flatnonzero(unplaced & ~failed)
+    reason_code, reasons = distinct_codes(reason[kept])
+    total = column(kernels, "total_duration_s")
+    kernel = object_column(kernels, "kernel")
+    short = object_column(kernels, "kernel_short")
+    source = object_column(kernels, "source")
+    # A group without a reason is in no reason's finding.
+    for part in _groups(reason_code):
+        rows = kept[part]
+        why = reasons[int(reason_code[part[0]])]
+        part_share = share(float(np.nansum(total[rows])), grand)
+        names = ", ".join(str(x) for x in short[rows[:3]])
         more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
         found.append(
             finding(
                 "not-placeable",
-                str(rows["kernel"].iloc[0]) if len(rows) == 1 else None,
-                f"{len(rows)} kernel(s) not placed ({reason}): {names}{more}; {pct(part)} of profiled time.",
-                source=str(rows["source"].iloc[0]),
+                str(kernel[rows[0]]) if len(rows) == 1 else None,
+                f"{len(rows)} kernel(s) not placed ({why}): {names}{more}; {pct(part_share)} of profiled time.",
+                source=str(source[rows[0]]),
             )
         )
     return found
@@ -211,36 +274,53 @@ def failed_profile_findings(evidence: Evidence) -> list[Finding]:
     launches = evidence.launches
     if "profiling_failed" not in launches:
         return []
-    failed = launches[launches["profiling_failed"].notna().to_numpy(dtype=bool)]
+    failed = np.flatnonzero(~missing_values(launches["profiling_failed"]))
+    if not failed.size:
+        return []
+    reason = object_column(launches, "profiling_failed")
+    kernel_code, kernels = distinct_codes(object_column(launches, "kernel")[failed])
+    ids = column(launches, "id")
+    short = object_column(launches, "kernel_short")
+    source = object_column(launches, "source")
     found: list[Finding] = []
-    for kernel, rows in failed.groupby("kernel", sort=False, dropna=False):
-        reasons = list(dict.fromkeys(str(r) for r in rows["profiling_failed"]))
-        ids = ", ".join(str(i) for i in rows["id"].head(5))
+    # Launches without a kernel name are one finding of their own.
+    for part in _groups(kernel_code, missing=True):
+        rows = failed[part]
+        code = int(kernel_code[part[0]])
+        reasons = [str(r) for r in distinct(reason[rows])]
+        listed = ", ".join(_id_text(i) for i in ids[rows[:5]].tolist())
         more = f" and {len(rows) - 5} more" if len(rows) > 5 else ""
         found.append(
             finding(
                 "profiling-failed",
-                None if pd.isna(kernel) else str(kernel),
-                f"{len(rows)} launch(es) of {rows['kernel_short'].iloc[0]} (ID {ids}{more}): "
+                None if code < 0 else str(kernels[code]),
+                f"{len(rows)} launch(es) of {short[rows[0]]} (ID {listed}{more}): "
                 f"{'; '.join(reasons[:3])}; their time is unknown and not in the profiled time.",
-                source=str(rows["source"].iloc[0]),
+                source=str(source[rows[0]]),
             )
         )
     return found
 
 
+def _id_text(value: float) -> str:
+    """A launch ID as the launch frame's integer column prints it (``<NA>`` where missing)."""
+    if value != value:
+        return "<NA>"
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
 def communication_findings(evidence: Evidence) -> list[Finding]:
     """The share of time in collective kernels, which no DRAM roof judges."""
     kernels = evidence.kernels
-    comm = kernels[kernels["bound"] == "communication"]
-    if comm.empty:
+    comm = text_mask(object_column(kernels, "bound"), lambda t: t == "communication")
+    if not comm.any():
         return []
-    part = share(float(np.nansum(comm["total_duration_s"])), evidence.grand)
+    part = share(float(np.nansum(column(kernels, "total_duration_s")[comm])), evidence.grand)
     return [
         finding(
             "communication",
             None,
-            f"{len(comm)} collective kernel(s) take {pct(part)} of profiled time; they are bound by "
+            f"{int(comm.sum())} collective kernel(s) take {pct(part)} of profiled time; they are bound by "
             "the interconnect and not judged against the DRAM roof.",
         )
     ]
@@ -253,7 +333,7 @@ def mixed_definition_findings(evidence: Evidence) -> list[Finding]:
     for level in ("l2", "l1"):
         col = f"{level}_bytes_basis"
         if col in launches:
-            kinds = [k for k in pd.unique(launches[col].dropna())]
+            _, kinds = distinct_codes(launches[col])
             if len(kinds) > 1:
                 found.append(
                     finding(
@@ -290,22 +370,25 @@ def theory_findings(evidence: Evidence) -> list[Finding]:
     return found
 
 
-def _excess_traffic_findings(kernels: pd.DataFrame, theory: TheoryConfig) -> list[Finding]:
+def _excess_traffic_findings(kernels: Columns, theory: TheoryConfig) -> list[Finding]:
     """``excess-traffic`` for groups moving far more bytes than their math needs."""
     found: list[Finding] = []
     # Top-k / sampling kernels make several passes by design: only far
     # more than that is excess.
     threshold = np.where(
-        kernels["theory_op"].astype(object) == "sampling",
+        text_mask(object_column(kernels, "theory_op"), lambda t: t == "sampling"),
         max(theory.excess_threshold, SAMPLING_EXPECTED_EXCESS),
         theory.excess_threshold,
     )
-    rows = kernels[
-        (kernels["byte_excess"] >= threshold)
-        & (kernels["time_share"] >= theory.min_time_share)
-        & (kernels["bound"] != "communication")
-    ]
-    for _, k in rows.iterrows():
+    communication = text_mask(object_column(kernels, "bound"), lambda t: t == "communication")
+    selected = np.flatnonzero(
+        (column(kernels, "byte_excess") >= threshold)
+        & (column(kernels, "time_share") >= theory.min_time_share)
+        & ~communication
+    )
+    rows = Rows(kernels)
+    for at in selected.tolist():
+        k = rows[at]
         compute_bound = k["bound"] == "compute"
         excess = float(k["excess_bytes"])
         peak = float(k["peak_dram_bytes_per_s"])
@@ -336,18 +419,20 @@ def _excess_traffic_findings(kernels: pd.DataFrame, theory: TheoryConfig) -> lis
     return found
 
 
-def _theory_mismatch_findings(kernels: pd.DataFrame, theory: TheoryConfig) -> list[Finding]:
+def _theory_mismatch_findings(kernels: Columns, theory: TheoryConfig) -> list[Finding]:
     """Many modelled groups moving under half their minimal bytes: the model misfits the run."""
-    modelled = kernels[kernels["confidence"].notna() & (kernels["confidence"] != "user")]
-    below = modelled[modelled["byte_excess"] < 0.5]
-    if not (len(modelled) and (len(below) >= 3 or len(below) >= 0.25 * len(modelled))):
+    confidence = object_column(kernels, "confidence")
+    modelled = present(confidence) & ~text_mask(confidence, lambda t: t == "user")
+    below = np.flatnonzero(modelled & (column(kernels, "byte_excess") < 0.5))
+    n_modelled, n_below = int(modelled.sum()), len(below)
+    if not (n_modelled and (n_below >= 3 or n_below >= 0.25 * n_modelled)):
         return []
-    names = ", ".join(str(x) for x in below["kernel_short"].head(4))
+    names = ", ".join(str(x) for x in object_column(kernels, "kernel_short")[below[:4]])
     return [
         finding(
             "theory-mismatch",
             None,
-            f"{len(below)} of {len(modelled)} kernel groups with model theory move less than "
+            f"{n_below} of {n_modelled} kernel groups with model theory move less than "
             f"half their minimal DRAM bytes ({names}): the model's shapes probably do not "
             f"match the run (check --phase {theory.phase}, --batch {theory.batch}, "
             f"--seq {theory.seq}, --tp {theory.tp}), or inputs stayed in L2 (ncu "
@@ -391,26 +476,21 @@ def roof_mismatch_findings(evidence: Evidence) -> list[Finding]:
     usable = np.isfinite(implied) & np.isfinite(roof) & (roof > 0)
     if not usable.any():
         return []
-    keys = pd.DataFrame(
-        {
-            col: launches[col].astype(object).fillna("").to_numpy()
-            for col in ("source", "device_name", "cc")
-        }
-    )
     device_cc = {(d.source, d.device_name or ""): d.cc for d in devices}
     device_sms = {(d.source, d.device_name or ""): d.export_sms for d in devices}
+    roof_source = object_column(launches, "roof_source_dram")
     found: list[Finding] = []
-    for (source, name, cc), rows in (
-        keys[usable].groupby(["source", "device_name", "cc"], sort=False).indices.items()
+    for (source, name, cc), rows in _by_keys(
+        launches, ("source", "device_name", "cc"), np.flatnonzero(usable)
     ):
-        rows = np.flatnonzero(usable)[rows]
         cc = cc or device_cc.get((source, name)) or ""
         peak = float(np.median(implied[rows]))
         used = float(np.median(roof[rows]))
         if abs(peak / used - 1.0) <= MISMATCH:
             continue
-        labels = launches["roof_source_dram"].astype(object).iloc[rows].dropna()
-        origin = str(labels.value_counts().index[0]) if len(labels) else "unknown source"
+        labels = roof_source[rows]
+        labels = labels[present(labels)]
+        origin = commonest(labels) if len(labels) else "unknown source"
         sms = device_sms.get((source, name))
         fits = _fitting_gpus(peak, str(cc) or None, sms)
         where = (f" of CC {cc}" if cc else "") + (f" with {sms} SMs" if sms else "")
@@ -453,11 +533,10 @@ def packed_fp32_findings(evidence: Evidence) -> list[Finding]:
     mask = text_mask(launches["flops_fp32_basis"], lambda t: t.endswith(PACKED_FP32_MISSING))
     if not mask.any():
         return []
-    marked = launches[mask]
+    names_of = object_column(launches, "kernel")
     out: list[Finding] = []
-    keys = marked[["source", "cc"]].astype(object).fillna("")
-    for (source, cc), rows in marked.groupby([keys["source"], keys["cc"]], sort=False):
-        kernels = pd.unique(rows["kernel"].astype(object))
+    for (source, cc), rows in _by_keys(launches, ("source", "cc"), np.flatnonzero(mask)):
+        kernels = _values(names_of[rows])
         message = (
             f"FP32 work may be undercounted: the GPU (CC {cc}) executes packed FP32 "
             f"(FADD2/FMUL2/FFMA2), but {len(rows)} launch(es) of {len(kernels)} kernel(s) have "
@@ -479,18 +558,21 @@ def tensor_uncounted_findings(evidence: Evidence) -> list[Finding]:
     launches = evidence.launches
     if "tensor_uncounted" not in launches:
         return []
-    mask = launches["tensor_uncounted"].fillna(False).astype(bool).to_numpy()
+    # Set where True (or any number but 0); a missing mark is no mark.
+    marks = floats(launches["tensor_uncounted"])
+    mask = (marks != 0) & ~np.isnan(marks)
     if not mask.any():
         return []
-    marked = launches[mask]
+    names_of = object_column(launches, "kernel")
+    short = object_column(launches, "kernel_short")
+    basis = object_column(launches, "tensor_uncounted_basis")
     out: list[Finding] = []
-    keys = marked[["source", "cc"]].astype(object).fillna("")
-    for (source, cc), rows in marked.groupby([keys["source"], keys["cc"]], sort=False):
-        kernels = pd.unique(rows["kernel"].astype(object))
-        shorts = pd.unique(rows["kernel_short"].astype(object))
+    for (source, cc), rows in _by_keys(launches, ("source", "cc"), np.flatnonzero(mask)):
+        kernels = _values(names_of[rows])
+        shorts = _values(short[rows])
         names = ", ".join(str(k) for k in shorts[:NAMED_KERNELS])
         more = f" and {len(shorts) - NAMED_KERNELS} more" if len(shorts) > NAMED_KERNELS else ""
-        shown = evidence_phrase(rows["tensor_uncounted_basis"])
+        shown = evidence_phrase(basis[rows])
         where = f" (CC {cc})" if cc else ""
         message = (
             f"{len(rows)} launch(es) of {len(shorts)} kernel(s) show tensor-core work ({shown}) "
@@ -501,3 +583,30 @@ def tensor_uncounted_findings(evidence: Evidence) -> list[Finding]:
         kernel = str(kernels[0]) if len(kernels) == 1 else None
         out.append(finding("tensor-uncounted", kernel, message, source=str(source)))
     return out
+
+
+def _by_keys(
+    frame: Columns, names: tuple[str, ...], rows: npt.NDArray[np.intp]
+) -> list[tuple[list[Any], npt.NDArray[np.intp]]]:
+    """The rows ``rows`` of ``frame`` by the values of the columns ``names``, in order of
+    first appearance: each group's values (a missing one as the blank text) and rows.
+
+    A missing value and a blank text are one group, as grouping the columns
+    filled with a blank gives.
+    """
+    if not len(rows):
+        return []
+    keys = [object_column(frame, name)[rows] for name in names]
+    out = []
+    for part in _groups(row_groups(keys, "")):
+        first = int(part[0])
+        values = [key[first] for key in keys]
+        out.append((["" if v is None else v for v in values], rows[part]))
+    return out
+
+
+def _values(values: npt.NDArray[np.object_]) -> list[Any]:
+    """The distinct values, in order of first appearance, a missing one (None) among them."""
+    codes, uniques = distinct_codes(values)
+    _, firsts = np.unique(codes, return_index=True)
+    return [None if code < 0 else uniques[code] for code in codes[np.sort(firsts)].tolist()]

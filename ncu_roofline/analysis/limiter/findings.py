@@ -9,13 +9,16 @@ ones that matter.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
-import pandas as pd
 
 from ncu_roofline.analysis.catalogue import severity_of
-from ncu_roofline.analysis.findings.finding import Evidence, Finding, finding, pct
+from ncu_roofline.analysis.findings.finding import Evidence, Finding, Row, Rows, finding, pct
 from ncu_roofline.analysis.limiter.judge import BUSY, LATENCY_CLASS, PRECISION_PIPE
 from ncu_roofline.analysis.limiter.units import UNIT_LABELS
+from ncu_roofline.core.frame import floats
 from ncu_roofline.core.si import format_si
 
 #: Groups under this share of the profile's time get no limiter findings.
@@ -45,16 +48,17 @@ def _label(key: object) -> str:
 def limiter_findings(evidence: Evidence) -> list[Finding]:
     """Every limiter finding about the analysed kernel groups."""
     kernels = evidence.kernels
-    if "limiter" not in kernels or kernels.empty:
+    if "limiter" not in kernels or not len(kernels):
         return []
     grand = evidence.grand
-    share = kernels["total_duration_s"].to_numpy(dtype=np.float64) / grand if grand > 0 else None
-    if share is None:
+    if not grand > 0:
         return []
-    big = kernels[share >= MIN_TIME_SHARE]
+    share = floats(kernels["total_duration_s"]) / grand
+    rows = Rows(kernels)
+    big = [rows[at] for at in np.flatnonzero(share >= MIN_TIME_SHARE).tolist()]
     out: list[Finding] = []
     starved: list[Finding] = []
-    for _, k in big.iterrows():
+    for k in big:
         thin = _under_filled(k)
         if thin is not None and str(k.get("limiter")) in LATENCY_CLASS:
             starved.append(thin)
@@ -66,13 +70,13 @@ def limiter_findings(evidence: Evidence) -> list[Finding]:
     return out
 
 
-def _starved_summary(starved: list[Finding], big: pd.DataFrame, grand: float) -> list[Finding]:
+def _starved_summary(starved: list[Finding], big: list[Row], grand: float) -> list[Finding]:
     """Under-filled latency-class groups: one finding each when few, one for all when many."""
     if len(starved) <= MAX_UNDER_FILLED:
         return starved
     names = {f.kernel for f in starved}
-    rows = big[big["kernel"].astype(str).isin(names)]
-    seconds = float(np.nansum(rows["total_duration_s"].to_numpy(dtype=np.float64)))
+    times = [float(k["total_duration_s"]) for k in big if str(k["kernel"]) in names]
+    seconds = float(np.nansum(np.asarray(times, dtype=np.float64)))
     listed = "; ".join(f.message.split(": ", 1)[0] for f in starved[:MAX_UNDER_FILLED])
     more = len(starved) - MAX_UNDER_FILLED
     message = (
@@ -86,7 +90,7 @@ def _starved_summary(starved: list[Finding], big: pd.DataFrame, grand: float) ->
 
 def _found(
     kind: str,
-    k: pd.Series,
+    k: Mapping[str, Any],
     message: str,
     *,
     severity: str | None = None,
@@ -103,7 +107,7 @@ def _found(
     )
 
 
-def _disagrees(k: pd.Series) -> Finding | None:
+def _disagrees(k: Mapping[str, Any]) -> Finding | None:
     """The busiest unit is not the one the point's side of the ridge stands for."""
     side, limiter = k.get("side"), k.get("limiter")
     if k.get("bound") not in ("memory", "compute") or side not in _SIDE_UNITS:
@@ -132,11 +136,13 @@ def _disagrees(k: pd.Series) -> Finding | None:
     return _found("limiter-disagrees", k, message, recoverable_s=rec)
 
 
-def _under_filled(k: pd.Series) -> Finding | None:
+def _under_filled(k: Mapping[str, Any]) -> Finding | None:
     """A grid that leaves SMs without a block (:func:`~ncu_roofline.analysis.waves.under_filled`)."""
     if not bool(k.get("under_filled")) or k.get("bound") == "communication":
         return None
-    blocks = float(k["grid_blocks"]) if pd.notna(k.get("grid_blocks")) else float("nan")
+    # A count a column of objects holds (None where missing), or a number.
+    held = k.get("grid_blocks")
+    blocks = float("nan") if held is None else float(held)
     sms, waves = float(k["sm_count"]), float(k["waves"])
     occ = float(k["achieved_occupancy"])
     parts = []
@@ -162,7 +168,7 @@ def _under_filled(k: pd.Series) -> Finding | None:
     return _found("under-filled", k, message, severity=None if thin else "info")
 
 
-def _tail(k: pd.Series) -> Finding | None:
+def _tail(k: Mapping[str, Any]) -> Finding | None:
     """A partial last wave that idles at least :data:`TAIL_LOSS_FINDING` of the group's time."""
     loss = float(k.get("tail_loss", np.nan))
     if not np.isfinite(loss) or loss < TAIL_LOSS_FINDING or k.get("bound") == "communication":
@@ -196,7 +202,7 @@ def _tail(k: pd.Series) -> Finding | None:
     return _found("tail-effect", k, message, recoverable_s=loss * total)
 
 
-def _mix(k: pd.Series) -> Finding | None:
+def _mix(k: Mapping[str, Any]) -> Finding | None:
     """FADD/FMUL-heavy FP work that cannot reach the FMA-based FLOP roof."""
     share = float(k.get("mix_share", np.nan))
     precision = k.get("precision")

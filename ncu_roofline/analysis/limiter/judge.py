@@ -10,18 +10,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ncu_roofline.analysis.limiter.units import SOL_METRICS, UNIT_LABELS, UNITS, Unit
 from ncu_roofline.analysis.measures import FLOP_WEIGHTS, packed_fp32_lanes
 from ncu_roofline.analysis.roofs.arithmetic import ratio
 from ncu_roofline.analysis.waves import blocks_per_sm, fill, tail_loss, under_filled
-from ncu_roofline.core.frame import Columns, optional_column
+from ncu_roofline.core.frame import Columns, object_column, optional_column
 from ncu_roofline.core.frame import column as _f
-from ncu_roofline.core.grouping import concat_texts, text_mask
+from ncu_roofline.core.grouping import concat_texts, distinct_codes, per_distinct, text_mask
 from ncu_roofline.core.metrics import REQUIREMENTS
+from ncu_roofline.core.table import present
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     # Only for annotations: the classification imports this module.
     from ncu_roofline.analysis.classify import Thresholds
 
@@ -173,7 +175,7 @@ def _instruction_counts(
     return None
 
 
-def _approximate_tensor(placed: pd.DataFrame) -> npt.NDArray[np.bool_]:
+def _approximate_tensor(placed: Columns) -> npt.NDArray[np.bool_]:
     """Launches whose tensor FLOPs are an estimate (the MMA shape read off the kernel name)."""
     if "flops_tensor_basis" not in placed:
         return np.zeros(len(placed), dtype=bool)
@@ -189,12 +191,12 @@ class Utilisations:
     has_sol: npt.NDArray[np.bool_]
 
 
-def utilisations(df: Columns, placed: pd.DataFrame) -> Utilisations:
+def utilisations(df: Columns, placed: Columns) -> Utilisations:
     """Every unit's utilisation per launch: ncu's metrics first, the roofline's where they lack.
 
-    ``df`` is the export's launch frame (raw metric columns); ``placed``
-    the analysed frame aligned with it (roofline utilisations, precision,
-    mix share).
+    ``df`` is the export's launches (raw metric columns); ``placed`` the
+    analysed launches aligned with it (roofline utilisations, precision,
+    mix share); each a table or a frame.
     """
     n = len(df)
     share = active_share(df)
@@ -209,19 +211,21 @@ def utilisations(df: Columns, placed: pd.DataFrame) -> Utilisations:
         missing = np.isnan(values[level])
         roof = _f(placed, f"{level}_utilization")
         if level == "dram" and "dram_utilization_basis" in placed:
-            from_bytes = placed["dram_utilization_basis"].to_numpy(dtype=object) == (
-                "bytes/s over the DRAM roof"
+            from_bytes = text_mask(
+                placed["dram_utilization_basis"], lambda t: t == "bytes/s over the DRAM roof"
             )
             roof = np.where(from_bytes, roof, np.nan)
         take = missing & ~np.isnan(roof)
         values[level][take] = roof[take]
         basis[level][take] = f"{level}_bytes_per_s over the {level.upper()} roof"
-    precision = placed["precision"].to_numpy(dtype=object)
+    # Each launch's precision as a code (texts compared once per distinct one).
+    precision = placed["precision"] if "precision" in placed else np.full(n, None, dtype=object)
+    is_precision = _label_masks(precision)
     compute = _f(placed, "compute_utilization")
     mix = _f(placed, "mix_share")
     from_mix = ratio(compute, np.where(np.isnan(mix), 1.0, mix))
     for key, pipe in PRECISION_PIPE.items():
-        rows = (precision == key) & np.isnan(values[pipe]) & ~np.isnan(from_mix)
+        rows = is_precision(key) & np.isnan(values[pipe]) & ~np.isnan(from_mix)
         values[pipe][rows] = from_mix[rows]
         basis[pipe][rows] = f"{key} FLOP/s over the roof its instruction mix reaches"
     tensor = text_mask(precision, lambda t: t.startswith("tensor"))
@@ -251,14 +255,14 @@ def utilisations(df: Columns, placed: pd.DataFrame) -> Utilisations:
 
 def judge(
     df: Columns,
-    placed: pd.DataFrame,
+    placed: Columns,
     sms: FloatArray,
     thresholds: Thresholds,
 ) -> dict[str, npt.NDArray[np.generic]]:
     """The limiter, its utilisation and the honest recoverable time of every launch.
 
-    ``placed`` is the analysed launch frame after roofline placement
-    (``bound``, ``efficiency``, ``mix_share``, ``attainable_flops_per_s`` ...);
+    ``placed`` is the analysed launches (a table or a frame) after roofline
+    placement (``bound``, ``efficiency``, ``mix_share``, ``attainable_flops_per_s`` ...);
     the result holds new columns and the revised ``bound``,
     ``bound_reason``, ``efficiency`` and ``recoverable_s``.
     """
@@ -275,8 +279,9 @@ def judge(
 
     blocks, waves, occupancy = fill(df)
     thin = under_filled(blocks, waves, sms, blocks_per_sm(df))
-    bound = placed["bound"].to_numpy(dtype=object).copy()
-    reason = placed["bound_reason"].to_numpy(dtype=object).copy()
+    # Copies: they are revised in place, and a table's columns are read-only.
+    bound = object_column(placed, "bound").copy()
+    reason = object_column(placed, "bound_reason").copy()
     eff = _f(placed, "efficiency").copy()
     duration = _f(placed, "duration_s")
     total = _f(placed, "total_duration_s")
@@ -288,7 +293,7 @@ def judge(
         unseen = any_known & (max_util < thresholds.far_below) & ~has_sol
         busy = max_util >= BUSY
     short = (duration < thresholds.short_launch_s) & ~busy
-    starved = thin & ~busy & ~short & pd.notna(bound) & (bound != "not placeable")
+    starved = thin & ~busy & ~short & present(bound) & (bound != "not placeable")
     latency = short | (((bound == "latency") | idle) & ~starved)
     limiter[starved] = "under-filled"
     limiter[latency] = "latency"
@@ -350,15 +355,15 @@ def judge(
     }
 
 
-def _label_masks(labels: ObjArray) -> Callable[..., npt.NDArray[np.bool_]]:
+def _label_masks(labels: ObjArray | pd.Series) -> Callable[..., npt.NDArray[np.bool_]]:
     """A test of which rows hold any of some labels, over codes found once.
 
     Comparing an object column with a text compares every row's object in
     Python; the column is coded once here and each test compares integers.
     Missing values (None) hold no label.
     """
-    codes, distinct = pd.factorize(pd.Series(labels, dtype=object, copy=False), sort=False)
-    code_of = {label: i for i, label in enumerate(distinct.tolist())}
+    codes, distinct = distinct_codes(labels)
+    code_of = {label: i for i, label in enumerate(distinct)}
 
     def holds(*wanted: str) -> npt.NDArray[np.bool_]:
         # A text absent from the column is no code (-2), never a row's.
@@ -460,8 +465,8 @@ def _unit_text(limiter: ObjArray, util: FloatArray) -> ObjArray:
     n = len(limiter)
     if n == 0:
         return np.full(0, "", dtype=object)
-    codes, keys = pd.factorize(pd.Series(limiter, dtype=object), use_na_sentinel=True)
-    labels = [str(UNIT_LABELS.get(k, "?")) for k in keys.tolist()] + ["?"]
+    codes, keys = distinct_codes(limiter)
+    labels = [str(UNIT_LABELS.get(k, "?")) for k in keys] + ["?"]
     pct, which = _pct_codes(util)
     # One text per distinct (unit, percentage) pair.
     pair = np.asarray(codes, dtype=np.int64) % len(labels) * len(pct) + which
@@ -481,7 +486,7 @@ def _unseen_basis(limiter: ObjArray, max_util: FloatArray, far_below: float) -> 
 
 
 def honest_recoverable(
-    placed: pd.DataFrame, eff: FloatArray, busiest: Busiest
+    placed: Columns, eff: FloatArray, busiest: Busiest
 ) -> tuple[FloatArray, ObjArray]:
     """Recoverable time bounded by evidence, and the bound used, per launch.
 
@@ -528,7 +533,7 @@ def honest_recoverable(
 
 
 def _bandwidth_verdicts(
-    placed: pd.DataFrame,
+    placed: Columns,
     is_limiter: Callable[..., npt.NDArray[np.bool_]],
     limiter: ObjArray,
     lim_util: FloatArray,
@@ -550,7 +555,8 @@ def _bandwidth_verdicts(
     if not rows.any():
         return
     bound[rows] = "memory"
-    labels = pd.Series(limiter[rows], dtype=object).map(UNIT_LABELS).to_numpy(dtype=object)
+    # A limiter without a label reads "nan", as a label missing from a lookup did.
+    labels = per_distinct(limiter[rows], lambda k: UNIT_LABELS.get(k, "nan"), "nan")
     pct = np.char.mod("%.1f%%", 100.0 * lim_util[rows])
     reason[rows] = (
         labels.astype(str)

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ncu_roofline.analysis.measures import TENSOR_DTYPES
 from ncu_roofline.analysis.roofs.infer import Inference, gather_evidence, infer_gpu
@@ -23,7 +22,7 @@ from ncu_roofline.analysis.roofs.sources import (
     spec_roofs,
 )
 from ncu_roofline.core.frame import Columns, object_column
-from ncu_roofline.core.grouping import row_groups, text_codes
+from ncu_roofline.core.grouping import distinct_codes, row_groups, text_codes
 from ncu_roofline.core.hardware import (
     COMPUTE_KEYS,
     MEMORY_KEYS,
@@ -349,13 +348,16 @@ def _offer_derived(
 
 
 def commonest(labels: npt.NDArray[np.object_]) -> str:
-    """The label most rows hold (of equally common ones, the first seen), as ``value_counts``
-    orders them; counted over codes, not by making a pandas column of every row's text."""
+    """The label most rows hold (of equally common ones, the first seen; missing ones
+    left out), as ``value_counts`` orders them; counted over codes, not by making a
+    column of every row's text.  A ValueError where no row holds a label."""
     coded = text_codes(labels)
-    if coded is None or (coded[0] < 0).any():
-        return str(pd.Series(labels).value_counts().index[0])
-    codes, texts = coded
-    return texts[int(np.argmax(np.bincount(codes, minlength=len(texts))))]
+    # Other values than texts (numbers, text subclasses) are told apart by value.
+    codes, values = coded if coded is not None else distinct_codes(labels)
+    held = codes[codes >= 0]
+    if not held.size:
+        raise ValueError("no label to count")
+    return str(values[int(np.argmax(np.bincount(held, minlength=len(values))))])
 
 
 def _summarise(
