@@ -5,10 +5,14 @@ a Python value handed to a compute function) import pandas the first time
 one runs, where pandas is installed: the shim behind them loads it to learn
 its version.  That import takes about as long as parsing a 300 MB export.
 The readers' hot paths read the arrays' buffers here instead, so that a
-command that only counts launches (``inspect``) never loads pandas.
+command that only counts launches (``inspect``) never loads pandas; and the
+arrays made from numpy values (the report cache's launch table among them)
+are built here from the values' buffers, each what ``pa.array`` would give.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -16,12 +20,16 @@ import pyarrow as pa
 from ncu_roofline.core import compute as ac
 
 __all__ = [
+    "bool_array",
+    "dictionary_array",
     "false_where_null",
     "flags",
+    "float_array",
     "indices",
     "integer_array",
     "null_text",
     "numbers",
+    "string_array",
     "strings",
 ]
 
@@ -104,27 +112,99 @@ def indices(values: np.ndarray) -> pa.Array:
     return integer_array(np.asarray(values, dtype=np.int64))
 
 
-def integer_array(values: np.ndarray) -> pa.Array:
-    """A numpy integer array as the Arrow array of the same type, built from its buffer."""
+def _validity(missing: np.ndarray | None, n: int) -> tuple[pa.Buffer | None, int]:
+    """The validity bitmap of ``n`` values null where ``missing`` (None when none is),
+    and their null count."""
+    if missing is None:
+        return None, 0
+    absent = np.asarray(missing, dtype=bool)
+    if absent.shape != (n,):
+        raise ValueError(f"a mask of {absent.shape} for {n} values")
+    nulls = int(np.count_nonzero(absent))
+    if not nulls:
+        return None, 0
+    return pa.py_buffer(np.packbits(~absent, bitorder="little")), nulls
+
+
+def integer_array(values: np.ndarray, missing: np.ndarray | None = None) -> pa.Array:
+    """A numpy integer array as the Arrow array of the same type, built from its buffer;
+    null where ``missing`` is true (what ``pa.array(values, mask=missing)`` gives)."""
     data = np.ascontiguousarray(values)
     data = data.astype(data.dtype.newbyteorder("="), copy=False)
     kind = next((t for t, d in _DTYPES.items() if d == data.dtype.type), None)
-    if kind is None or data.dtype.kind not in "iu":
+    if kind is None or data.dtype.kind not in "iu" or data.ndim != 1:
         raise TypeError(f"not an integer array: {data.dtype}")
-    return pa.Array.from_buffers(kind, data.size, [None, pa.py_buffer(data)])
+    validity, nulls = _validity(missing, data.size)
+    return pa.Array.from_buffers(kind, data.size, [validity, pa.py_buffer(data)], null_count=nulls)
+
+
+def float_array(values: np.ndarray, missing: np.ndarray | None = None) -> pa.Array:
+    """Numbers as an Arrow float64 array, built from their buffer: null where ``missing``
+    is true, a NaN elsewhere a NaN (``pa.array(values, type=pa.float64(), mask=missing)``).
+    """
+    data = np.ascontiguousarray(values, dtype=np.float64)
+    if data.ndim != 1:
+        raise TypeError(f"not a one-dimensional array: {data.shape}")
+    validity, nulls = _validity(missing, data.size)
+    kind = pa.float64()
+    return pa.Array.from_buffers(kind, data.size, [validity, pa.py_buffer(data)], null_count=nulls)
+
+
+def bool_array(values: np.ndarray, missing: np.ndarray | None = None) -> pa.Array:
+    """Flags as an Arrow boolean array, packed from numpy bools: null where ``missing``
+    is true (``pa.array(values, mask=missing)``)."""
+    data = np.asarray(values)
+    if data.dtype.kind != "b" or data.ndim != 1:
+        raise TypeError(f"not a one-dimensional boolean array: {data.dtype}")
+    validity, nulls = _validity(missing, data.size)
+    bits = pa.py_buffer(np.packbits(data, bitorder="little"))
+    return pa.Array.from_buffers(pa.bool_(), data.size, [validity, bits], null_count=nulls)
 
 
 def strings(values: list[str]) -> pa.Array:
     """Texts as an Arrow string array, built from its buffers."""
-    encoded = [v.encode("utf-8") for v in values]
+    return _string_buffers([v.encode("utf-8") for v in values], None, 0)
+
+
+def string_array(values: Sequence[str | None]) -> pa.Array:
+    """Texts (a text subclass too), None where missing, as an Arrow string array built
+    from its buffers: what ``pa.array(values, type=pa.string())`` gives.
+
+    One Python step per value: for a column's distinct texts, or a column
+    that holds an object per row anyway.  A text that is not UTF-8 (a lone
+    surrogate) raises ``UnicodeEncodeError``, as ``pa.array`` does.
+    """
+    absent = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    encoded = [b"" if v is None else v.encode("utf-8") for v in values]
+    validity, nulls = _validity(absent, len(encoded))
+    return _string_buffers(encoded, validity, nulls)
+
+
+def _string_buffers(encoded: list[bytes], validity: pa.Buffer | None, nulls: int) -> pa.Array:
+    """Encoded texts as an Arrow string array (large_string past 2 GiB of text)."""
     sizes = [len(e) for e in encoded]
     # 32-bit offsets hold up to 2 GiB of text; beyond that, large_string.
     large = sum(sizes) >= 2**31 - 1
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64 if large else np.int32)
     np.cumsum(sizes, out=offsets[1:])
-    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    buffers = [validity, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
     kind = pa.large_string() if large else pa.string()
-    return pa.Array.from_buffers(kind, len(encoded), buffers)
+    return pa.Array.from_buffers(kind, len(encoded), buffers, null_count=nulls)
+
+
+def dictionary_array(codes: np.ndarray, distinct: Sequence[str]) -> pa.DictionaryArray:
+    """Texts as a dictionary array: each row's code among ``distinct`` (-1: null) as int32
+    indices, ``distinct`` its string dictionary.
+
+    What ``pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32),
+    mask=codes < 0), pa.array(distinct, type=pa.string()))`` gives; a code
+    past the dictionary raises, as there.
+    """
+    at = np.asarray(codes)
+    if at.dtype.kind not in "iu":
+        raise TypeError(f"not integer codes: {at.dtype}")
+    indices = integer_array(at.astype(np.int32, copy=False), at < 0)
+    return pa.DictionaryArray.from_arrays(indices, string_array(distinct))
 
 
 def null_text() -> pa.Scalar:

@@ -28,9 +28,16 @@ import numpy.typing as npt
 import orjson
 import pyarrow as pa
 
+from ncu_roofline.core.arrays import (
+    bool_array,
+    dictionary_array,
+    float_array,
+    integer_array,
+    string_array,
+)
 from ncu_roofline.core.columns import LAUNCH_MODEL_COLUMNS
 from ncu_roofline.core.grouping import distinct_codes, distinct_objects, text_codes
-from ncu_roofline.core.table import Table, as_floats, as_objects
+from ncu_roofline.core.table import Table, as_floats, as_objects, object_ids
 from ncu_roofline.report.schema import LaunchRecord
 from ncu_roofline.report.table_records import (
     BLOCK_ROWS,
@@ -293,6 +300,10 @@ class LaunchRecords(Sequence[LaunchRecord]):
         frame lacks as nulls.  None when a field mixes kinds of value (texts
         and numbers, ints and floats) that one Arrow column could not give back
         as they were, or holds a nested value JSON would change.
+
+        Every array is built from numpy buffers (:mod:`ncu_roofline.core.arrays`),
+        never by pyarrow's conversions, which load pandas: a table's records
+        make their cache table without it.
         """
         n = len(self._frame)
         arrays: list[pa.Array] = []
@@ -332,31 +343,27 @@ def _launches(rows: list[dict[str, Any]]) -> list[LaunchRecord]:
 _PLAIN_TYPES = frozenset({str, int, bool, type(None)})
 
 
-#: The Arrow type of an object column whose plain values are all of one Python type.
-_ARROW_TYPES = {str: pa.string(), int: pa.int64(), bool: pa.bool_(), float: pa.float64()}
-
-
 def _arrow_column(column: _Column) -> tuple[pa.Array, bool] | None:
     """One column's plain values (as :func:`_column_values` gives them) as an Arrow array,
     and whether it holds JSON texts; None when they mix Python types."""
     values = column.values
     if column.kind == "float":
         assert values is not None
-        return pa.array(values, type=pa.float64(), mask=~np.isfinite(values)), False
+        return float_array(values, ~np.isfinite(values)), False
     if column.kind == "int":
-        return pa.array(values), False
+        assert values is not None
+        return _numbers_array(values, None), False
     if column.kind == "nullable":
         # Nullable ints and booleans: their values and their missing mask, no objects.
         assert values is not None and column.missing is not None
         if values.dtype.kind != "b":
             values = values.astype(np.int64)
-        missing = column.missing
-        return pa.array(values, mask=missing if missing.any() else None), False
+        return _numbers_array(values, column.missing), False
     if column.kind == "texts":
         coded = _extension_codes(column)
         if coded is None:
             return _one(_object_column(_column_values(column)))
-        return _dictionary(coded.codes, coded.distinct), False
+        return dictionary_array(coded.codes, coded.distinct), False
     assert values is not None
     if not _long_texts(values):
         texts = _hashed_texts(values)
@@ -373,7 +380,14 @@ def _arrow_column(column: _Column) -> tuple[pa.Array, bool] | None:
         texts = _coded_texts(items)
         if texts is not None:
             return texts, False
-    return _one(_objects_column(column, items))
+    return _one(_objects_column(items))
+
+
+def _numbers_array(values: np.ndarray, missing: np.ndarray | None) -> pa.Array:
+    """numpy ints or bools as the Arrow array of their type, null where ``missing``."""
+    if values.dtype.kind == "b":
+        return bool_array(values, missing)
+    return integer_array(values, missing)
 
 
 def _one(array: pa.Array | None) -> tuple[pa.Array, bool] | None:
@@ -408,10 +422,7 @@ def _json_texts(items: np.ndarray) -> pa.Array | None:
         if not same_value(orjson.loads(text), value):
             return None
         object_code[j] = text_code.setdefault(text, len(text_code))
-    codes = object_code[objects]
-    indices = pa.array(codes, mask=codes < 0)
-    distinct = pa.array([t.decode("utf-8") for t in text_code], type=pa.string())
-    return pa.DictionaryArray.from_arrays(indices, distinct)
+    return dictionary_array(object_code[objects], [t.decode("utf-8") for t in text_code])
 
 
 #: Texts longer than this on average (kernel names: up to a kilobyte) are
@@ -433,12 +444,6 @@ def _long_texts(items: np.ndarray) -> bool:
     return len(set(map(id, sample))) <= len(set(sample))
 
 
-def _dictionary(codes: np.ndarray, distinct: list[str]) -> pa.Array:
-    """Texts as a dictionary array: each row's code among ``distinct`` (-1: null)."""
-    indices = pa.array(codes.astype(np.int32), mask=codes < 0)
-    return pa.DictionaryArray.from_arrays(indices, pa.array(distinct, type=pa.string()))
-
-
 def _hashed_texts(items: np.ndarray) -> pa.Array | None:
     """An object column of short texts (missing values aside) as a dictionary array,
     its distinct texts found by hashing in C (:func:`~ncu_roofline.core.grouping.text_codes`);
@@ -450,7 +455,7 @@ def _hashed_texts(items: np.ndarray) -> pa.Array | None:
     codes, distinct = coded
     if not distinct:
         return pa.nulls(len(items))
-    return _dictionary(codes, distinct)
+    return dictionary_array(codes, distinct)
 
 
 def _coded_texts(items: np.ndarray) -> pa.Array | None:
@@ -461,27 +466,40 @@ def _coded_texts(items: np.ndarray) -> pa.Array | None:
     codes, distinct = distinct_codes(items)
     if not all(type(v) is str for v in distinct):
         return None  # a float that is a number, not a missing value
-    return _dictionary(codes, distinct)
+    return dictionary_array(codes, distinct)
 
 
-def _objects_column(column: _Column, items: np.ndarray) -> pa.Array | None:
-    """An object column (``items``: its objects, None where missing) as Arrow converts it
-    (in C), where that keeps every value as it is."""
-    try:
-        array = pa.array(items, from_pandas=True)
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return _object_column(_column_values(column))
-    kind = array.type
-    if pa.types.is_string(kind):
-        return array.dictionary_encode()
-    if pa.types.is_int64(kind) or pa.types.is_boolean(kind) or pa.types.is_null(kind):
-        return array  # only ints, only bools, only missing: Arrow takes no other mix
-    # Floats (maybe mixed with ints, which Arrow would turn into floats), and the rest.
-    return _object_column(_column_values(column))
+def _objects_column(items: np.ndarray) -> pa.Array | None:
+    """Any other object column (``items``: its objects, None where missing): texts (a
+    text subclass, numpy's texts) dictionary-encoded, else its plain values as
+    :func:`_object_column` makes them.
+
+    The types are read from the values, not inferred by pyarrow's conversion
+    (which loads pandas, and made ints of numpy's bools among ints: True
+    read back as 1; such a mix is refused now, as any mix).  A column that
+    reaches here holds numbers or odd objects, not the launch model's texts,
+    which are coded by object or by value before.
+    """
+    kinds = set(map(type, items))
+    kinds.discard(type(None))
+    if kinds and all(issubclass(k, str) for k in kinds):
+        codes, distinct = distinct_codes(items)
+        return dictionary_array(codes, distinct)
+    return _object_column(_plain_values(items))
+
+
+#: The numpy type an object column of each plain Python type is converted to,
+#: and the value its missing rows hold meanwhile.
+_NUMPY_TYPES: dict[type, tuple[type[np.generic], Any]] = {
+    int: (np.int64, 0),
+    bool: (np.bool_, False),
+    float: (np.float64, 0.0),
+}
 
 
 def _object_column(values: list[Any]) -> pa.Array | None:
-    """Plain values of one Python type (and ``None``) as an Arrow array; None when mixed."""
+    """Plain values of one Python type (and ``None``) as an Arrow array; None when mixed
+    (or an int beyond 64 bits)."""
     kinds = set(map(type, values))
     kinds.discard(type(None))
     if not kinds:
@@ -489,12 +507,23 @@ def _object_column(values: list[Any]) -> pa.Array | None:
     if len(kinds) > 1:
         return None
     kind = kinds.pop()
-    if kind not in _ARROW_TYPES:
+    if kind is str:
+        return string_array(values)
+    if kind not in _NUMPY_TYPES:
         return None
+    dtype, fill = _NUMPY_TYPES[kind]
+    holder = np.empty(len(values), dtype=object)
+    holder[:] = values
+    # None is one object: its rows are found by address, in C.
+    missing = object_ids(holder) == id(None)
+    holder[missing] = fill
     try:
-        return pa.array(values, type=_ARROW_TYPES[kind])
-    except (pa.ArrowException, OverflowError):
+        data = holder.astype(dtype)
+    except OverflowError:
         return None  # an int beyond 64 bits
+    if dtype is np.float64:
+        return float_array(data, missing)
+    return _numbers_array(data, missing)
 
 
 def _block_maker(column: _Column) -> Callable[[int, int], np.ndarray | CodedColumn | list[Any]]:
@@ -588,7 +617,12 @@ def _column_values(column: _Column) -> list[Any]:
         out = values.astype(object)
         out[column.missing] = None
         return cast("list[Any]", out.tolist())
-    items = column.objects()
+    return _plain_values(column.objects())
+
+
+def _plain_values(items: npt.NDArray[np.object_]) -> list[Any]:
+    """An object array (None where missing) as plain Python values: numpy's as Python's,
+    a non-finite float as None."""
     if _PLAIN_TYPES.issuperset(map(type, items)):
         return cast("list[Any]", items.tolist())
     return [_plain(v) for v in items.tolist()]
