@@ -119,7 +119,10 @@ class NotebookAnalysis(Analysis):
         """``analysis`` as a notebook analysis, sharing its frames (no copy)."""
         if isinstance(analysis, cls):
             return analysis
-        return cls(**{f.name: getattr(analysis, f.name) for f in fields(Analysis)})
+        values = {f.name: getattr(analysis, f.name) for f in fields(Analysis)}
+        # The frames already built are shared; one set on either later is its own.
+        values["frames"] = dict(analysis.frames)
+        return cls(**values)
 
     def _card(self) -> AnalysisCard:
         from ncu_roofline.render.notebook import CARD_ROWS

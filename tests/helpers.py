@@ -53,6 +53,12 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "tests" / "data"
 #: The real ncu exports; they live outside the repository, beside the checkout.
 SAMPLES = REPO.parent / "shared" / "ncu-samples"
+#: The real exports beside the checkout (every file but the index), sorted; none without them.
+SAMPLE_EXPORTS: list[Path] = (
+    sorted(p for p in SAMPLES.glob("*") if p.is_file() and p.suffix != ".md")
+    if SAMPLES.is_dir()
+    else []
+)
 #: The shipped simulated export (sample_reports/make_simulated.py).
 SAMPLE = REPO / "sample_reports" / "simulated_llama3_8b_decode_h100.details.csv"
 

@@ -82,12 +82,13 @@ def _analysis(name: str, gpu: str | None) -> Analysis:
 
 
 def _as_tables(analysis: Analysis) -> Analysis:
-    """The analysis with its launches and groups as tables of the frames (as the analysis
-    will hold them)."""
+    """The analysis with its launches and groups as tables of its frames (the frames
+    themselves forgotten), as the report reads an analysis that never built them."""
     return dataclasses.replace(
         analysis,
-        launches=_table(analysis.launches),  # type: ignore[arg-type]
-        kernels=_table(analysis.kernels),  # type: ignore[arg-type]
+        launch_table=_table(analysis.launches),
+        kernel_table=_table(analysis.kernels),
+        frames={},
     )
 
 

@@ -25,13 +25,9 @@ from ncu_roofline.core.columns import PROFILE_COLUMNS
 from ncu_roofline.core.model import Profile, SourceInfo
 from ncu_roofline.core.table import Table, absent, as_objects, distinct, present
 from ncu_roofline.readers import load
-from tests.helpers import SAMPLES
+from tests.helpers import SAMPLE_EXPORTS
 
-_EXPORTS = (
-    sorted(p for p in SAMPLES.glob("*") if p.is_file() and p.suffix != ".md")
-    if SAMPLES.is_dir()
-    else []
-)
+_EXPORTS = SAMPLE_EXPORTS
 
 
 def _same_column(got: np.ndarray, want: np.ndarray, where: str) -> None:

@@ -417,7 +417,12 @@ class Groups:
 
 
 def group_kernels(launches: Columns, thresholds: Thresholds) -> pd.DataFrame:
-    """:func:`group_kernel_table` as a pandas frame (for the callers that still take one).
+    """:func:`group_kernel_table` as a pandas frame (for the callers that still take one)."""
+    return kernel_frame(group_kernel_table(launches, thresholds))
+
+
+def kernel_frame(table: Table) -> pd.DataFrame:
+    """Kernel groups (:func:`group_kernel_table`) as a pandas frame.
 
     Built from the table's arrays as a frame of a dict of arrays is built:
     texts become pandas' text columns, as they always did here.  A missing
@@ -426,7 +431,6 @@ def group_kernels(launches: Columns, thresholds: Thresholds) -> pd.DataFrame:
     """
     import pandas as pd
 
-    table = group_kernel_table(launches, thresholds)
     columns: dict[str, npt.NDArray[np.generic]] = {}
     for name in table.columns:
         values = table[name]

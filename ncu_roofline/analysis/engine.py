@@ -8,15 +8,20 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from ncu_roofline.analysis.advice import group_advice_ids
 from ncu_roofline.analysis.budget.records import BudgetRecord
-from ncu_roofline.analysis.classify import BOUND_CLASSES, Thresholds, group_kernels, place
+from ncu_roofline.analysis.classify import (
+    BOUND_CLASSES,
+    Thresholds,
+    group_kernel_table,
+    kernel_frame,
+    place,
+)
 from ncu_roofline.analysis.failed_profile import failed_profiles
 from ncu_roofline.analysis.findings.collect import collect_findings
 from ncu_roofline.analysis.findings.finding import Finding
@@ -35,18 +40,20 @@ from ncu_roofline.analysis.roofs.assign import (
     assign_roofs,
     peak_column,
 )
-from ncu_roofline.analysis.theory_check import distrust_absurd_theory
 from ncu_roofline.core.columns import PROFILE_COLUMNS
-from ncu_roofline.core.frame import floats
+from ncu_roofline.core.frame import Columns, floats
 from ncu_roofline.core.gpu_spec import CLOCK_MODES
 from ncu_roofline.core.grouping import per_distinct, shared_texts
 from ncu_roofline.core.hardware import MEMORY_KEYS, GpuLookup, GpuSpec, chosen_roofs, match_device
 from ncu_roofline.core.model import Profile
-from ncu_roofline.core.table import Table, absent
-from ncu_roofline.core.timeline import Timeline
+from ncu_roofline.core.table import Table, absent, distinct, present
 from ncu_roofline.errors import UsageError
-from ncu_roofline.theory.assign import apply_theory
 from ncu_roofline.theory.config import TheoryConfig
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ncu_roofline.core.timeline import Timeline
 
 __all__ = [
     "BOUND_CLASSES",
@@ -72,15 +79,22 @@ _SOL = (
 class Analysis:
     """Roofline analysis of a profile.
 
-    ``launches`` has one row per launch (identity columns, measured FLOPs and
-    bytes, ceilings, placement); ``kernels`` one row per kernel and launch
-    configuration, ranked by recoverable time; ``roofs`` the ceilings used
-    per device with their sources; ``findings`` what to look at first.
+    ``launch_table`` has one row per launch (identity columns, measured FLOPs
+    and bytes, ceilings, placement); ``kernel_table`` one row per kernel and
+    launch configuration, ranked by recoverable time; ``roofs`` the ceilings
+    used per device with their sources; ``findings`` what to look at first.
+
+    The tables are numpy columns (:class:`~ncu_roofline.core.table.Table`);
+    :attr:`launches` and :attr:`kernels` are the same rows as pandas frames,
+    built the first time they are asked for.  Once built (or set), a frame is
+    what the analysis holds: :attr:`launch_columns` and
+    :attr:`kernel_columns` give it, so that a change made to it is seen by
+    whatever reads the analysis next.
     """
 
     profile: Profile
-    launches: pd.DataFrame
-    kernels: pd.DataFrame
+    launch_table: Table
+    kernel_table: Table
     roofs: list[DeviceRoofs]
     findings: list[Finding]
     thresholds: Thresholds
@@ -96,42 +110,94 @@ class Analysis:
     #: One summary per ``--project-to`` target (:func:`ncu_roofline.analysis.projection.project_analysis`);
     #: empty without one.
     projections: list[ProjectionRecord] = field(default_factory=list)
+    #: The launch table's columns that are the profile's own identity columns,
+    #: unchanged: its frame takes them as the launch frame holds them.
+    identity: tuple[str, ...] = ()
+    #: The frames built or set, by name ("launches", "kernels").
+    frames: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         # The generated repr would print every frame: a debugger or a failing
         # test would show megabytes.  The counts say which analysis it is.
         return (
-            f"{type(self).__name__}({len(self.launches)} launch rows, "
-            f"{len(self.kernels)} kernel groups, {len(self.findings)} findings)"
+            f"{type(self).__name__}({len(self.launch_columns)} launch rows, "
+            f"{len(self.kernel_columns)} kernel groups, {len(self.findings)} findings)"
         )
 
+    @property
+    def launch_columns(self) -> Columns:
+        """The launches as columns: the frame once one was built or set, else the table."""
+        return self.frames.get("launches", self.launch_table)
 
-def _joined(frame: pd.DataFrame, columns: Mapping[str, Any]) -> pd.DataFrame:
-    """``frame`` with ``columns``: one it has is replaced in place, new ones are added
-    together; text columns stay Python objects (None where missing), each distinct
-    text held once.
+    @property
+    def kernel_columns(self) -> Columns:
+        """The kernel groups as columns: the frame once one was built or set, else the table."""
+        return self.frames.get("kernels", self.kernel_table)
 
-    Added together, a stage's numbers of one kind make one block of the frame
-    rather than one block each: a frame of some hundred columns added one by
-    one is what pandas warns about ("highly fragmented") on every further
-    column.  pandas would convert each array of texts to its own string type
-    (a conversion per launch, and another each time a rule reads the column
-    back); the launch model's texts are objects, and so are these.
-    """
-    new: dict[str, npt.NDArray[Any] | pd.Series] = {}
-    for col, values in columns.items():
-        if isinstance(values, np.ndarray) and values.dtype == object:
-            # Texts made per launch (joined, formatted, copied out of pandas)
-            # are held once per distinct text.
-            values = pd.Series(shared_texts(values), index=frame.index, dtype=object, copy=False)
-        if col in frame:
-            frame[col] = values
+    @property
+    def launches(self) -> pd.DataFrame:
+        """The launches as a pandas frame (built once, on first use)."""
+        if "launches" not in self.frames:
+            self.frames["launches"] = launch_frame(self.launch_table, self.profile, self.identity)
+        return self.frames["launches"]
+
+    @launches.setter
+    def launches(self, frame: pd.DataFrame) -> None:
+        self.frames["launches"] = frame
+
+    @property
+    def kernels(self) -> pd.DataFrame:
+        """The kernel groups as a pandas frame (built once, on first use)."""
+        if "kernels" not in self.frames:
+            self.frames["kernels"] = kernel_frame(self.kernel_table)
+        return self.frames["kernels"]
+
+    @kernels.setter
+    def kernels(self, frame: pd.DataFrame) -> None:
+        self.frames["kernels"] = frame
+
+
+def launch_frame(table: Table, profile: Profile, identity: Sequence[str]) -> pd.DataFrame:
+    """The launch table as a pandas frame: the profile's identity columns as its launch
+    frame holds them (nullable integers, texts), then each column of the table (texts
+    as objects, numbers and flags as they are)."""
+    import pandas as pd
+
+    own = profile.identity_frame(identity) if identity else None
+    data: dict[str, Any] = {}
+    for name in table.columns:
+        if own is not None and name in own:
+            data[name] = own[name]
         else:
-            new[col] = values
-    if not new:
-        return frame
-    joined: pd.DataFrame = pd.concat([frame, pd.DataFrame(new, index=frame.index)], axis=1)
-    return joined
+            values = table[name]
+            data[name] = (
+                pd.Series(values, dtype=object, copy=False) if values.dtype == object else values
+            )
+    out: pd.DataFrame = pd.DataFrame(data, index=pd.RangeIndex(len(table)))
+    return out
+
+
+class _Launches:
+    """The analysis' launch table as the stages add to it, and which identity columns they
+    replaced."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.written: set[str] = set()
+
+    def join(self, columns: Mapping[str, Any]) -> None:
+        """Add ``columns`` (or replace those the table has, where they stand).
+
+        Texts made per launch (joined, formatted) are held once per distinct
+        text: hundreds of thousands of copies of a handful of texts would be
+        hashed again wherever the column is read.
+        """
+        made: dict[str, npt.NDArray[Any]] = {}
+        for col, values in columns.items():
+            arr = np.asarray(values)
+            made[col] = shared_texts(arr) if arr.dtype == object else arr
+        self.written.update(made)
+        self.table = self.table.with_columns(made)
 
 
 def _fill_cc(src: Table, explicit: list[GpuSpec] | None) -> npt.NDArray[np.object_]:
@@ -185,20 +251,18 @@ def analyze(
     cc = _fill_cc(src, explicit)
     measured = measure(src, cc=cc)
 
-    frame = profile.identity_frame(PROFILE_COLUMNS)
+    identity = [c for c in PROFILE_COLUMNS if c in src]
+    launches = _Launches(src.select(identity))
     inv = src.floats("invocations")
     inv = np.where(np.isnan(inv), 1.0, inv)
-    frame = _joined(frame, {"cc": cc, "total_duration_s": src.floats("duration_s") * inv})
-    frame = _joined(frame, measured.columns)
+    launches.join({"cc": cc, "total_duration_s": src.floats("duration_s") * inv})
+    launches.join(measured.columns)
 
     basis = {
         lvl: np.asarray(measured.columns[f"{lvl}_bytes_basis"], dtype=object)
         for lvl in ("dram", "l2", "l1")
     }
     dram_rate = floats(np.asarray(measured.columns["dram_bytes_per_s"]))
-    # The frame holds copies of every stage's columns: each stage's own arrays
-    # are let go once joined, so that they do not add up to the judgement's
-    # peak (a 172,608-launch raw page: tens of MB each).
     del measured
     assignment = assign_roofs(src, basis, explicit=explicit, clocks=clocks, dram_rate=dram_rate)
     del basis, dram_rate
@@ -209,46 +273,45 @@ def analyze(
             dev.notes.append(alias)
     roofs_of_launch: dict[str, npt.NDArray[np.float64]] = {"sm_clock_hz": assignment.sm_clock_hz}
     for key in (*ALL_COMPUTE_KEYS, *MEMORY_KEYS):
-        # Taken out of the assignment: the frame's copy is the one kept.
+        # Taken out of the assignment: the table's is the one kept.
         values = assignment.peaks.pop(key)
         if key in MEMORY_KEYS or not np.isnan(values).all():
             roofs_of_launch[peak_column(key)] = values
     for col in _SOL:
         if col in src:
             roofs_of_launch[col] = src.floats(col)
-    frame = _joined(frame, roofs_of_launch)
+    launches.join(roofs_of_launch)
     del roofs_of_launch
 
-    placed = place(frame, thresholds)
-    frame = _joined(frame, placed)
+    placed = place(launches.table, thresholds)
+    launches.join(placed)
     precision = np.asarray(placed["precision"], dtype=object)
     del placed
-    frame = _joined(frame, _roof_sources(precision, assignment))
-    assignment.sources.clear()  # read: the frame holds the launches' own
-    frame = _joined(frame, {"mix_share": mix_share(src, precision)})
-    frame = _joined(frame, judge(src, frame, _sm_counts(src, assignment.devices), thresholds))
+    launches.join(_roof_sources(precision, assignment))
+    assignment.sources.clear()  # read: the table holds the launches' own
+    launches.join({"mix_share": mix_share(src, precision)})
+    sms = _sm_counts(src, assignment.devices)
+    launches.join(judge(src, launches.table, sms, thresholds))
     # ncu's own rule results and speedup estimates, and the recoverable time
     # that ranks: ours bounded by ncu's (a step apart from the judgement).
-    frame = _joined(frame, combine(frame, profile.sources))
-    frame = _mark_failed(frame, failed_profiles(src))
+    launches.join(combine(launches.table, profile.sources))
+    launches.join(_failed_marks(launches.table, failed_profiles(src)))
 
     unmatched: list[str] = []
     if theory is not None:
-        theory_cols, unmatched = apply_theory(frame, theory)
-        frame = _joined(frame, theory_cols)
-        add_comparison(frame)
-        distrust_absurd_theory(frame, profile.sources)
-    frame = _joined(frame, {"placement": placement(frame)})
+        unmatched = _join_theory(launches, profile, identity, theory)
+    launches.join({"placement": placement(launches.table)})
 
-    kernels = group_kernels(frame, thresholds)
-    kernels["advice"] = np.array(group_advice_ids(kernels), dtype=object)
+    table = launches.table
+    kernels = group_kernel_table(table, thresholds)
+    kernels = kernels.with_columns({"advice": np.array(group_advice_ids(kernels), dtype=object)})
     findings = collect_findings(
-        frame, kernels, assignment.devices, theory=theory, unmatched=unmatched
+        table, kernels, assignment.devices, theory=theory, unmatched=unmatched
     )
     return Analysis(
         profile=profile,
-        launches=frame.reset_index(drop=True),
-        kernels=kernels,
+        launch_table=table,
+        kernel_table=kernels,
         roofs=assignment.devices,
         findings=findings,
         thresholds=thresholds,
@@ -261,40 +324,79 @@ def analyze(
         },
         theory=theory,
         unmatched=unmatched,
+        identity=tuple(c for c in identity if c not in launches.written),
     )
 
 
-def _mark_failed(frame: pd.DataFrame, failed: npt.NDArray[np.object_]) -> pd.DataFrame:
-    """``frame`` with the launches whose profiling failed marked: not placeable, with the
-    count as the reason.
+def _join_theory(
+    launches: _Launches, profile: Profile, identity: list[str], theory: TheoryConfig
+) -> list[str]:
+    """The theory columns and the excess-traffic comparison, joined to ``launches``; the
+    kernels no theory matched.
+
+    The theory stages read and write a pandas frame: with theory inputs
+    (a model or an estimates file, never on a plain report) the launches
+    go through one and back.
+    """
+    import pandas as pd
+
+    from ncu_roofline.analysis.theory_check import distrust_absurd_theory
+    from ncu_roofline.theory.assign import apply_theory
+
+    kept = [c for c in identity if c not in launches.written]
+    frame = launch_frame(launches.table, profile, kept)
+    theory_cols, unmatched = apply_theory(frame, theory)
+    for name, values in theory_cols.items():
+        frame[name] = (
+            pd.Series(values, dtype=object) if np.asarray(values).dtype == object else values
+        )
+    add_comparison(frame)
+    distrust_absurd_theory(frame, profile.sources)
+    back = Table.from_frame(frame)
+    launches.join({name: back[name] for name in back.columns if name not in kept})
+    return unmatched
+
+
+def _failed_marks(table: Table, failed: npt.NDArray[np.object_]) -> dict[str, npt.NDArray[Any]]:
+    """The columns that mark the launches whose profiling failed: not placeable, with the
+    count as the reason, and their verdicts cleared.
 
     Whatever few values such a launch has say nothing about the kernel, so
     its verdicts are cleared rather than drawn from them.
     """
-    frame = _joined(frame, {"profiling_failed": failed})
-    rows = pd.notna(failed)
+    out: dict[str, npt.NDArray[Any]] = {"profiling_failed": failed}
+    rows = present(failed)
     if not rows.any():
-        return frame
-    frame.loc[rows, "bound"] = "not placeable"
-    frame.loc[rows, "bound_reason"] = failed[rows]
-    for col in (
-        "efficiency",
-        "recoverable_s",
-        "latency_s",
-        "limiter_utilization",
-        "max_utilization",
-        "tail_loss",
-        "roof_recoverable_s",
-        "ncu_recoverable_s",
-    ):
-        if col in frame:
-            frame.loc[rows, col] = np.nan
-    for col in ("limiter", "limiter_basis", "side", "limiter_needs", "recoverable_bound_by"):
-        if col in frame:
-            frame.loc[rows, col] = None
-    if "recoverable_basis" in frame:
-        frame.loc[rows, "recoverable_basis"] = "unknown: profiling failed"
-    return frame
+        return out
+    changes: list[tuple[str, Any]] = [
+        ("bound", "not placeable"),
+        ("bound_reason", failed),
+        *(
+            (col, np.nan)
+            for col in (
+                "efficiency",
+                "recoverable_s",
+                "latency_s",
+                "limiter_utilization",
+                "max_utilization",
+                "tail_loss",
+                "roof_recoverable_s",
+                "ncu_recoverable_s",
+            )
+        ),
+        *(
+            (col, None)
+            for col in ("limiter", "limiter_basis", "side", "limiter_needs", "recoverable_bound_by")
+        ),
+        ("recoverable_basis", "unknown: profiling failed"),
+    ]
+    for col, value in changes:
+        if col not in table:
+            continue
+        values = np.array(table[col])  # a copy: the table's arrays are read-only
+        values[rows] = value[rows] if isinstance(value, np.ndarray) else value
+        out[col] = values
+    return out
 
 
 def _sm_counts(src: Table, devices: list[DeviceRoofs]) -> npt.NDArray[np.float64]:
@@ -322,14 +424,14 @@ def _roof_sources(
 ) -> dict[str, npt.NDArray[np.object_]]:
     """Where each launch's binding ceilings came from."""
     compute_source = np.full(len(precision), None, dtype=object)
-    for key in pd.unique(precision[pd.notna(precision)]):
+    for key in distinct(precision):
         rows = precision == key
         compute_source[rows] = assignment.sources[str(key)][rows]
     dram = assignment.sources["dram"]
     return {
         "roof_source_compute": compute_source,
         "roof_source_dram": dram,
-        "roof_source": np.where(pd.notna(compute_source), compute_source, dram),
+        "roof_source": np.where(present(compute_source), compute_source, dram),
     }
 
 

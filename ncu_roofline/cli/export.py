@@ -141,11 +141,11 @@ def export(
     analysis = analyse(inputs, roofs, theory, progress, merge)
     print_input_warnings(input_records(analysis), [f.to_dict() for f in analysis.findings])
     written = export_analysis(dataset, run, analysis, replace=replace)
-    n_launches = len(analysis.launches)
+    n_launches = len(analysis.launch_columns)
     click.echo(
         f"{PROG}: exported run {run.run_id} to {terminal_safe(dataset)}: "
         f"{plural(n_launches, 'launch', 'launches')}, "
-        f"{plural(len(analysis.kernels), 'kernel group')}, "
+        f"{plural(len(analysis.kernel_columns), 'kernel group')}, "
         f"{plural(len(analysis.findings), 'finding')} in {plural(len(written), 'file')}",
         err=True,
     )

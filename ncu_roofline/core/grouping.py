@@ -73,7 +73,9 @@ def distinct_codes(values: pd.Series | np.ndarray) -> tuple[npt.NDArray[np.int64
     numbers), and object columns holding unhashable values, are factorised
     by pandas.
     """
-    if values.dtype == object and len(values):
+    if values.dtype == object and not len(values):
+        return np.zeros(0, dtype=np.int64), []
+    if values.dtype == object:
         items = values if isinstance(values, np.ndarray) else values.to_numpy(dtype=object)
         # The first row of each object: its value, and whether it is missing.
         object_codes, firsts = distinct_objects(items)

@@ -83,8 +83,8 @@ def summary_context(analysis: Analysis) -> Summary:
     are the groups' (the timeline's real time, :mod:`ncu_roofline.analysis.budget.attach`),
     not the sampled launches'.
     """
-    k = analysis.kernels
-    launches = analysis.launches
+    k = analysis.kernel_columns
+    launches = analysis.launch_columns
     # The groups carry the timeline's real time; the launches only ncu's sample.
     timing = k if analysis.budget is not None else launches
     durations = floats(timing["total_duration_s"])
@@ -155,7 +155,7 @@ def _with_tensor_types(frame: Columns, fields: tuple[str, ...]) -> tuple[str, ..
 def _theory(analysis: Analysis) -> TheorySummary | None:
     if analysis.theory is None:
         return None
-    k = analysis.kernels
+    k = analysis.kernel_columns
     # Groups the theory reached: those with a FLOP count or a byte floor.
     with_theory = (
         int((_present(k, "theory_flops") | _present(k, "theory_bytes")).sum())
@@ -200,10 +200,12 @@ def build_context(analysis: Analysis) -> ReportContext:
         "summary": summary_context(analysis),
         "roofs": [d.to_dict() for d in analysis.roofs],
         "theory": _theory(analysis),
-        "launches": LaunchRecords(analysis.launches, _fields(analysis.launches, LAUNCH_FIELDS)),
+        "launches": LaunchRecords(
+            analysis.launch_columns, _fields(analysis.launch_columns, LAUNCH_FIELDS)
+        ),
         "kernels": cast(
             "list[KernelRecord]",
-            records(analysis.kernels, _fields(analysis.kernels, KERNEL_FIELDS)),
+            records(analysis.kernel_columns, _fields(analysis.kernel_columns, KERNEL_FIELDS)),
         ),
         "findings": [f.to_dict() for f in analysis.findings],
         "advice": advice_records(
@@ -220,7 +222,7 @@ def build_context(analysis: Analysis) -> ReportContext:
 
 def _group_advice(analysis: Analysis) -> list[str]:
     """The advice ids of the kernel groups, in rank order (each group's ``advice``)."""
-    k = analysis.kernels
+    k = analysis.kernel_columns
     if "advice" not in k:
         return []
     advice_ids = object_column(k, "advice")

@@ -62,19 +62,6 @@ MIN_BYTE_RATIO = 0.7
 #: Phase each attention family belongs to.
 _ATTENTION_PHASE = {"attention_decode": "decode", "attention_prefill": "prefill"}
 
-#: Likely causes of excess DRAM traffic, by family.
-CAUSES: dict[str, str] = {
-    "attention_decode": (
-        "paged attention reading each KV head once per query head (GQA), split-KV partials, "
-        "whole pages loaded for partly filled blocks"
-    ),
-    "attention_prefill": "K/V re-read for every query tile without L2 reuse, spilled scores",
-    "gemm": "no reuse or poor tiling across CTAs, split-K partials, activations re-read per tile",
-    "gemv": "split-K partial sums, unvectorised loads (sector over-fetch), weights read more than once",
-    "grouped_gemm": "activations gathered per expert assignment, padded expert tiles, weights re-read",
-}
-_DEFAULT_CAUSES = "no reuse or tiling, uncoalesced or strided access (sector over-fetch), re-reads, register spills"
-
 
 @dataclass
 class _Choice:
@@ -362,8 +349,3 @@ def _assign_model(
             )
         )
     return out
-
-
-def causes_for(family: str | None) -> str:
-    """The likely causes of excess DRAM traffic for a kernel family."""
-    return CAUSES.get(family or "", _DEFAULT_CAUSES)

@@ -68,7 +68,8 @@ def attach_timeline(analysis: Analysis, timeline: Timeline) -> Analysis:
     )
     out: Analysis = dataclasses.replace(
         analysis,
-        kernels=pd.DataFrame(kernels),
+        # The timeline's groups are a frame: the analysis holds it as its groups.
+        frames={**analysis.frames, "kernels": pd.DataFrame(kernels)},
         findings=findings,
         timeline=timeline,
         budget=record,

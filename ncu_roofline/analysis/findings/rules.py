@@ -43,7 +43,7 @@ from ncu_roofline.core.hardware import builtin_gpus
 from ncu_roofline.core.names import short_name
 from ncu_roofline.core.si import format_si
 from ncu_roofline.core.table import distinct, present
-from ncu_roofline.theory.assign import causes_for
+from ncu_roofline.theory.causes import causes_for
 from ncu_roofline.theory.config import TheoryConfig
 
 #: Findings about kernels far under their roof: at most this many ...
