@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ncu_roofline.core.frame import objects_at
 from ncu_roofline.core.reduce import (
     descending_order,
     group_any,
@@ -28,7 +29,6 @@ from ncu_roofline.core.reduce import (
     group_mean,
     group_min,
     group_present,
-    objects_at,
     unique_keys,
 )
 

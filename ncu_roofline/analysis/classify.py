@@ -37,7 +37,7 @@ from ncu_roofline.analysis.rate_point import (
 from ncu_roofline.analysis.roofs.arithmetic import attainable, ratio, recoverable, ridge_point, side
 from ncu_roofline.analysis.roofs.assign import peak_column
 from ncu_roofline.core.columns import COLUMNS, FIRST_LAUNCH_COLUMNS, GROUP_KEYS, SUMMED_COLUMNS
-from ncu_roofline.core.frame import Columns, floats, missing_values, objects
+from ncu_roofline.core.frame import Columns, floats, missing_values, objects, objects_at
 from ncu_roofline.core.frame import column as _f
 from ncu_roofline.core.grouping import distinct_codes, per_distinct, row_groups, text_mask
 from ncu_roofline.core.reduce import (
@@ -45,7 +45,6 @@ from ncu_roofline.core.reduce import (
     group_fsum,
     group_max,
     group_min,
-    objects_at,
     unique_keys,
 )
 from ncu_roofline.core.table import Table, absent, distinct, present

@@ -35,6 +35,7 @@ __all__ = [
     "missing_values",
     "object_column",
     "objects",
+    "objects_at",
     "optional_column",
 ]
 
@@ -61,6 +62,18 @@ def missing_values(values: Any) -> npt.NDArray[np.bool_]:
         return absent(values)
     out: npt.NDArray[np.bool_] = values.isna().to_numpy(dtype=bool)
     return out
+
+
+def objects_at(values: Any, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.object_]:
+    """A column's values at row positions ``rows``, as objects (None where missing).
+
+    ``values`` is a table's array or a frame's Series: only the rows asked
+    for are converted (a group's first launch of 100,000), not the column.
+    """
+    if isinstance(values, np.ndarray):
+        return objects(values[rows])
+    # A Series: positional rows, whatever its index.
+    return objects(values.take(rows))
 
 
 def object_column(frame: Columns, name: str) -> ObjArray:

@@ -16,12 +16,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from ncu_roofline.core.frame import objects
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -34,21 +31,8 @@ __all__ = [
     "group_mean",
     "group_min",
     "group_present",
-    "objects_at",
     "unique_keys",
 ]
-
-
-def objects_at(values: Any, rows: IntArray) -> npt.NDArray[np.object_]:
-    """A column's values at row positions ``rows``, as objects (None where missing).
-
-    ``values`` is a table's array or a frame's Series: only the rows asked
-    for are converted (a group's first launch of 100,000), not the column.
-    """
-    if isinstance(values, np.ndarray):
-        return objects(values[rows])
-    # A Series: positional rows, whatever its index.
-    return objects(values.take(rows))
 
 
 def unique_keys(keys: npt.NDArray[np.int64], span: int) -> tuple[IntArray, IntArray, IntArray]:
