@@ -10,7 +10,10 @@ then on.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +23,7 @@ from ncu_roofline.analysis.engine import analyze
 from ncu_roofline.core.table import Table
 from ncu_roofline.notebook import NotebookAnalysis
 from ncu_roofline.readers import load
+from ncu_roofline.report.context import build_context
 from tests.helpers import SAMPLE, SAMPLE_EXPORTS
 
 _EXPORTS = SAMPLE_EXPORTS
@@ -75,3 +79,47 @@ def test_a_frame_once_built_or_set_is_what_the_analysis_holds() -> None:
     wrapped.kernels = top.iloc[:1]
     assert len(analysis.kernels) == 2 and len(wrapped.kernels) == 1
     assert repr(analysis).startswith("Analysis(")
+
+
+def _report_launches(analysis: Any) -> list[tuple[Any, ...]]:
+    fields = ("kernel_short", "stream", "process_id", "id", "duration_s", "bound")
+    records = build_context(analysis)["launches"]
+    return [tuple(r.get(f) for f in fields) for r in records]
+
+
+@pytest.mark.parametrize("built_before", [False, True])
+@pytest.mark.parametrize("edit", ["in place", "reversed", "a row fewer"])
+def test_later_edits_of_the_profile_leave_an_analysis_as_it_was(
+    built_before: bool, edit: str
+) -> None:
+    """The identity columns the analysis did not read while analysing are made later
+    (the report, ``launches``): from the profile as it was, not as it is by then."""
+    profile = load([str(SAMPLE)])
+    if built_before:
+        profile.launches  # noqa: B018 - the frame built before the analysis
+    analysis = analyze(profile)
+    want_report = _report_launches(analyze(load([str(SAMPLE)])))
+    fresh = analyze(load([str(SAMPLE)]))
+    want = {c: fresh.launches[c].tolist() for c in ("stream", "id", "kernel", "duration_s")}
+    frame = profile.launches
+    if edit == "in place":
+        frame["stream"] = 999
+        frame["kernel"] = "renamed"
+        frame["duration_s"] *= 2.0
+    elif edit == "reversed":
+        profile.launches = frame.iloc[::-1].reset_index(drop=True)
+    else:
+        profile.launches = frame.iloc[1:].reset_index(drop=True)
+    assert _report_launches(analysis) == want_report
+    got = {c: analysis.launches[c].tolist() for c in want}
+    assert got == want
+
+
+def test_copies_of_an_analysis_hold_their_own_frames() -> None:
+    analysis = analyze(load([str(SAMPLE)]))
+    n = len(analysis.kernels)
+    assert n > 1
+    for other in (dataclasses.replace(analysis), copy.copy(analysis)):
+        other.kernels = other.kernels.head(1)
+        assert len(other.kernels) == 1
+        assert len(analysis.kernels) == n

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -986,8 +987,9 @@ def test_launch_fields_are_read_only_for_launches_with_a_point(
     assert read == []
     # Roofs, but no launch has a point (no FLOPs): the hover fields are not read.
     ctx = build_context(analyze(profile(SYNTHETIC_ROWS[:3]), gpu=synthetic_gpu()))
-    for launch_field in ("ai_dram", "achieved_flops_per_s"):
-        ctx["launches"]._frame[launch_field] = math.nan
+    records = ctx["launches"]
+    no_point = {f: np.full(len(records), math.nan) for f in ("ai_dram", "achieved_flops_per_s")}
+    records._frame = records._frame.with_columns(no_point)
     (entry,) = roofline_figures(ctx)
     assert entry["launches_plotted"] == 0
     assert not {"kernel_short", "kernel", "bound", "id"} & set(read)

@@ -10,6 +10,7 @@ values and numbers, with few distinct values as real kernel names have.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -116,6 +117,20 @@ def test_per_distinct_is_the_map_over_filled_values(values: list[Any], kind: str
     assert got.tolist() == expected
     # Once per distinct value present (plus the one call for the missing value).
     assert len(calls) == len({v for v in values if v is not None}) + 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.5, -1.5, math.nan, math.inf]), max_size=30))
+def test_float_codes_are_pandas_factorize_with_the_first_value_kept(values: list[float]) -> None:
+    """-0.0 and 0.0 are one value (Arrow hashes bits, pandas compares values); the
+    distinct value kept is the first seen, sign included."""
+    array = np.array(values, dtype=np.float64)
+    codes, uniques = distinct_codes(array)
+    expected, _ = pd.factorize(pd.Series(array), use_na_sentinel=True)
+    assert codes.tolist() == expected.tolist()
+    firsts = [values[codes.tolist().index(c)] for c in range(len(uniques))]
+    assert [math.copysign(1.0, u) for u in uniques] == [math.copysign(1.0, f) for f in firsts]
+    assert uniques == firsts
 
 
 def test_per_distinct_keeps_sequences_whole() -> None:

@@ -5,6 +5,7 @@ recoverable time and findings, for every launch and every kernel group.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -113,8 +114,21 @@ class Analysis:
     #: The launch table's columns that are the profile's own identity columns,
     #: unchanged: its frame takes them as the launch frame holds them.
     identity: tuple[str, ...] = ()
-    #: The frames built or set, by name ("launches", "kernels").
+    #: The frames built or set, by name ("launches", "kernels"); each analysis
+    #: holds its own dictionary (a copy made with ``dataclasses.replace``
+    #: or ``copy.copy`` too), so that setting one analysis' frame leaves the
+    #: other's as it was.
     frames: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: The profile's identity columns as they were when analysed
+    #: (:meth:`~ncu_roofline.core.model.Profile.identity_view`), which
+    #: :attr:`launches` takes its own from; ``None``: the profile's.
+    identity_source: Profile | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.frames = dict(self.frames)
+
+    def __copy__(self) -> Analysis:
+        return dataclasses.replace(self)
 
     def __repr__(self) -> str:
         # The generated repr would print every frame: a debugger or a failing
@@ -138,7 +152,8 @@ class Analysis:
     def launches(self) -> pd.DataFrame:
         """The launches as a pandas frame (built once, on first use)."""
         if "launches" not in self.frames:
-            self.frames["launches"] = launch_frame(self.launch_table, self.profile, self.identity)
+            own = self.identity_source or self.profile
+            self.frames["launches"] = launch_frame(self.launch_table, own, self.identity)
         return self.frames["launches"]
 
     @launches.setter
@@ -248,11 +263,14 @@ def analyze(
     # The launches as columns: read straight from the launch model (no frame
     # of every metric is built); positional alignment everywhere below.
     src = profile.table()
+    # The identity columns the analysis keeps are those of now: the profile's
+    # frame may be built and edited before the analysis' frame is.
+    own = profile.identity_view()
     cc = _fill_cc(src, explicit)
     measured = measure(src, cc=cc)
 
     identity = [c for c in PROFILE_COLUMNS if c in src]
-    launches = _Launches(src.select(identity))
+    launches = _Launches(own.table().select(identity))
     inv = src.floats("invocations")
     inv = np.where(np.isnan(inv), 1.0, inv)
     launches.join({"cc": cc, "total_duration_s": src.floats("duration_s") * inv})
@@ -299,7 +317,7 @@ def analyze(
 
     unmatched: list[str] = []
     if theory is not None:
-        unmatched = _join_theory(launches, profile, identity, theory)
+        unmatched = _join_theory(launches, own, identity, theory)
     launches.join({"placement": placement(launches.table)})
 
     table = launches.table
@@ -325,6 +343,7 @@ def analyze(
         theory=theory,
         unmatched=unmatched,
         identity=tuple(c for c in identity if c not in launches.written),
+        identity_source=own,
     )
 
 

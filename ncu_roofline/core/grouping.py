@@ -372,6 +372,16 @@ def _factorized(values: npt.NDArray[Any]) -> tuple[npt.NDArray[np.intp], npt.NDA
         return codes, found.astype(bool)
     if kind == "f":
         data = np.ascontiguousarray(values, dtype=np.float64)
+        negative_zero = (data == 0.0) & np.signbit(data)
+        if negative_zero.any():
+            # Arrow hashes a float's bits, so -0.0 and 0.0 would be two values;
+            # they are equal (as pandas codes them): coded as 0.0, each distinct
+            # value is then the one first seen.
+            codes, _ = _factorized(np.where(negative_zero, 0.0, data))
+            firsts = np.full(int(codes.max()) + 1, len(data), dtype=np.int64)
+            seen = codes >= 0
+            np.minimum.at(firsts, codes[seen], np.flatnonzero(seen))
+            return codes, values[firsts]
         valid = ~np.isnan(data)
         validity = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
         arr = pa.Array.from_buffers(pa.float64(), len(data), [validity, pa.py_buffer(data)])

@@ -377,13 +377,33 @@ class LaunchColumns:
         if self._frame is not None:
             return Table.from_frame(self._frame)
         columns: dict[str, np.ndarray | Callable[[], np.ndarray]] = {}
+        # Identity columns are made when a stage reads them: a text column
+        # made for every launch and never read would add to the peak.  They
+        # are made from the columns as they are now, whatever is done to
+        # these launches before (a frame built, then edited by its holder).
+        view = self.identity_view()
         for name in _NAMES:
-            # Identity columns are made when a stage reads them: a text column
-            # made for every launch and never read would add to the peak.
-            columns[name] = partial(self._identity_column, name)
+            columns[name] = partial(view._identity_column, name)
         for name in self.metric_names():
             columns[name] = self._metric_column(name)
         return Table(columns, self.n)
+
+    def identity_view(self) -> LaunchColumns:
+        """These launches' identity columns as they are now, as columns of their own (no
+        metric), which what is done to these columns later does not reach.
+
+        Nothing is copied while the frame is not built: the view holds the same
+        arrays (building the frame lets go of them, it never changes them).
+        Once the frame is built, its identity columns are copied: whoever holds
+        the frame may edit it.
+        """
+        if self._frame is not None:
+            view = LaunchColumns(self.n, {}, {}, {}, {})
+            view._frame = self._frame[[c for c in _NAMES if c in self._frame]].copy()
+            return view
+        view = LaunchColumns(self.n, self._texts, self._ints, self._floats, {})
+        view._parts, view._renamed = self._parts, self._renamed
+        return view
 
     def _identity_column(self, name: str) -> np.ndarray:
         """An identity column as a table holds it."""

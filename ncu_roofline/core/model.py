@@ -152,6 +152,20 @@ class Profile:
         kept: pd.DataFrame = frame[[c for c in names if c in frame]].reset_index(drop=True)
         return kept
 
+    def identity_view(self) -> Profile:
+        """The launches' identity columns as they are now, as a profile of its own that
+        later changes to this one's launches (its frame built, edited or replaced) do
+        not reach.
+
+        Nothing is copied while the frame is not built; a built frame's
+        identity columns are copied (its holder may edit it in place).
+        """
+        if self._frame is None and self._columns is not None:
+            return Profile(self._columns.identity_view(), self.sources)
+        frame = self.launches
+        kept = frame[[c for c in IDENTITY_COLUMNS if c in frame]].reset_index(drop=True)
+        return Profile(kept.copy(), self.sources)
+
     def table(self) -> Table:
         """The launches as a :class:`~ncu_roofline.core.table.Table` (row order kept).
 
