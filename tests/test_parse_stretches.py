@@ -176,3 +176,25 @@ def test_an_error_while_joining_cancels_the_stretches_not_begun(
     # Two threads, the first two stretches and at most a few queued behind them.
     assert made > 50
     assert begun[0] < made // 2
+
+
+#: Raw pages (one row per launch, a units row under the header).
+RAW_PAGES = (
+    SAMPLES
+    / "meinie0826__Roofline-Analysis__decodebench_results_ncu_flashinfer_paged_decode__gqa_bf16_b128_ctx2k_p64.ncu.csv",
+    Path(__file__).parent / "data" / "raw_page.csv",
+    Path(__file__).parent / "data" / "raw_old_kt.csv",
+)
+
+
+@pytest.mark.parametrize("path", RAW_PAGES, ids=lambda p: p.name[:30])
+@pytest.mark.parametrize("stretch", [300, 5000])
+def test_raw_pages_in_stretches_match_one_parse(
+    path: Path, stretch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large raw page is read in stretches too (a whole-table read holds every block in
+    flight: 557 against 424 MB on a 524 MB page); its units row is skipped once."""
+    one = _read(path, None, monkeypatch)
+    split = _read(path, stretch, monkeypatch)
+    assert one[1].layout == "raw"
+    _assert_same(one, split)

@@ -60,12 +60,17 @@ def _bits(buf: pa.Buffer | None, offset: int, length: int) -> np.ndarray | None:
     return out
 
 
-def numbers(arr: pa.Array | pa.ChunkedArray, missing: float = np.nan) -> np.ndarray:
+def numbers(
+    arr: pa.Array | pa.ChunkedArray, missing: float = np.nan, pool: pa.MemoryPool | None = None
+) -> np.ndarray:
     """An integer or float array's values; a null reads as ``missing`` (float64 out if NaN).
 
     A dictionary array gives its indices.  Other types are refused
     (``TypeError``): this is for the readers' own numeric columns.  The
-    result is a new array of its own, which callers may change in place.
+    result is a new array of its own, which callers may change in place;
+    with ``pool`` its memory is Arrow's, from that pool, where the buffers a
+    table has let go of are used again (numpy's own allocator cannot reuse
+    them: a table converted column by column would be held twice).
     """
     parts: list[np.ndarray] = []
     for chunk in _chunks(arr):
@@ -88,6 +93,13 @@ def numbers(arr: pa.Array | pa.ChunkedArray, missing: float = np.nan) -> np.ndar
         parts.append(values)
     if not parts:
         return np.zeros(0, dtype=np.float64 if np.isnan(missing) else np.int64)
+    if pool is not None:
+        out_type = np.result_type(*parts)
+        total = sum(len(part) for part in parts)
+        buf = pa.allocate_buffer(total * out_type.itemsize, memory_pool=pool)
+        pooled: np.ndarray = np.frombuffer(buf, dtype=out_type, count=total)
+        np.concatenate(parts, out=pooled)
+        return pooled
     out: np.ndarray = np.concatenate(parts) if len(parts) > 1 else parts[0].copy()
     return out
 

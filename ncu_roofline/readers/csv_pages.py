@@ -651,7 +651,9 @@ def read_raw(
     read = partial(
         read_table, raw.buf, raw.path, loc.start, loc.end, header, include, set(), skip_rows
     )
-    table, skipped, typed = read_typed(partial(read, None, progress, split=not loc.part), floats)
+    table, skipped, typed = read_typed(
+        partial(read, None, progress, split=not loc.part, stream=True), floats
+    )
     table, lacking = append_partial_raw(table, loc, header, include, ident_cols)
     table = encode_identity(table, ident_cols + nvtx_cols)
     b = _Builder(raw, loc, "raw")

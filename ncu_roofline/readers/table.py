@@ -243,6 +243,7 @@ def read_table(
     split: bool = False,
     floats: Collection[str] = (),
     numbered: bool = False,
+    stream: bool = False,
 ) -> tuple[pa.Table, SkipCounter]:
     """Read ``buf[start:end]`` as CSV with the given column names.
 
@@ -270,7 +271,7 @@ def read_table(
     ``numbered`` parses on one thread, where Arrow numbers the rows it skips
     (:attr:`SkipCounter.numbers`).
     """
-    batched = bool(dictionary) and end - start > stream_threshold()
+    batched = (bool(dictionary) or stream) and end - start > stream_threshold()
     block = BATCH_BYTES if batched else _BLOCK_SIZE
     while True:
         convert_opts = _convert_options(include, dictionary, floats)
@@ -510,10 +511,13 @@ def _parse_stretches(
     stretches' worth above the codes.
     """
     threads = parse_threads()
-    bounds = _stretch_ends(buf, start, end, STRETCH_BYTES) if threads > 1 else [end]
+    read_opts, _, convert_opts = options
+    # The first stretch holds the rows skipped before the data (a raw page's
+    # header and units row) whatever their length.
+    data_start = _after_lines(buf, start, end, read_opts.skip_rows)
+    bounds = _stretch_ends(buf, data_start, end, STRETCH_BYTES) if threads > 1 else [end]
     if len(bounds) < 2:
         return _parse(buf, path, start, end, progress, options, batched=True)
-    read_opts, _, convert_opts = options
     starts = [start, *bounds[:-1]]
     counters = [counter] + [SkipCounter(rule_width=counter.rule_width) for _ in bounds[1:]]
     # One thread each: the stretches are the parallelism (and a rule-row
@@ -558,6 +562,19 @@ def _parse_stretches(
     for k in range(1, len(bounds)):
         counter.absorb(counters[k], starts[k])
     return first.table()
+
+
+def _after_lines(buf: Buffer, start: int, end: int, count: int) -> int:
+    """Where the line after the first ``count`` non-blank lines from ``start`` begins
+    (``end`` if there are fewer), as Arrow's ``skip_rows`` skips them."""
+    at = start
+    while count > 0 and at < end:
+        newline = buf.find(b"\n", at, end)
+        stop = end if newline < 0 else newline + 1
+        if buf[at:stop].strip():
+            count -= 1
+        at = stop
+    return at
 
 
 def _read_range(path: str, start: int, end: int, progress: ProgressCallback | None) -> bytes:
