@@ -166,15 +166,22 @@ def _launch_keys(
         col = _column(table, name)
         if col is None:
             continue
-        codes = codes_of(col)
         radix = dictionary_size(col) + 1
+        if radix <= 2 and col.null_count == 0:
+            # One value on every row (a summary's device, CC, often its launch
+            # shape): the same digit everywhere tells no launches apart.
+            continue
+        codes = codes_of(col)
         if bound * radix >= 1 << 62:
             # Re-densify so that products of many columns cannot overflow int64.
             _, combined = np.unique(combined, return_inverse=True)
             combined = combined.astype(np.int64).reshape(-1)
             bound = int(combined.max(initial=0)) + 1
-        # A null (code -1) is digit 0, the dictionary's values 1 to radix - 1.
-        combined = combined * radix + codes + 1
+        # A null (code -1) is digit 0, the dictionary's values 1 to radix - 1;
+        # in place: each step would be a new array of a row's worth.
+        combined *= radix
+        combined += codes
+        combined += 1
         bound *= radix
     rows = np.nonzero(valid)[0]
     # int32 while it fits: one of the few arrays with an entry per row.
@@ -285,7 +292,8 @@ def read_long(
 
     sel = np.nonzero(rows.valid & (row_metric >= 0))[0]
     unit_codes, unit_dict = dict_codes(table.column("Metric Unit"))
-    texts = ac.take(values_col, indices(sel))
+    # Every row a value row (as a summary's rows are): no copy of the texts.
+    texts = values_col if sel.size == table.num_rows else ac.take(values_col, indices(sel))
     # Only the selected texts are read from here on: free the column's.
     table = table.drop_columns([value_col])
     del values_col

