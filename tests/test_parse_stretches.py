@@ -198,3 +198,28 @@ def test_raw_pages_in_stretches_match_one_parse(
     split = _read(path, stretch, monkeypatch)
     assert one[1].layout == "raw"
     _assert_same(one, split)
+
+
+@pytest.mark.parametrize("stretch", [300, 2500])
+def test_a_cut_off_raw_page_in_stretches_matches_one_parse(
+    tmp_path: Path, stretch: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The raw sample's launches repeated (IDs renumbered) and its last row cut inside
+    its metric fields: the rows before the cut, and the cut row's fields, read alike."""
+    lines = RAW_PAGES[0].read_bytes().splitlines(keepends=True)
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(b'"ID",'))
+    prelude, header, units, rows = lines[:at], lines[at], lines[at + 1], lines[at + 2 :]
+    out = [*prelude, header, units]
+    for copy in range(3):
+        for k, row in enumerate(rows):
+            rest = row.split(b",", 1)[1]
+            out.append(b'"%d",' % (copy * len(rows) + k) + rest)
+    last = out.pop()
+    out.append(last[: len(last) * 2 // 3])
+    path = tmp_path / "raw_cut.csv"
+    path.write_bytes(b"".join(out))
+    one = _read(path, None, monkeypatch)
+    split = _read(path, stretch, monkeypatch)
+    assert len(one[0]) == 3 * len(rows)
+    assert any("ends mid-row" in w for w in one[1].warnings)
+    _assert_same(one, split)
