@@ -223,3 +223,36 @@ def test_a_cut_off_raw_page_in_stretches_matches_one_parse(
     assert len(one[0]) == 3 * len(rows)
     assert any("ends mid-row" in w for w in one[1].warnings)
     _assert_same(one, split)
+
+
+@pytest.mark.parametrize("strays", [2, 20])
+@pytest.mark.parametrize("stretch", [None, 300, 5000])
+def test_a_blank_line_among_a_raw_pages_header_rows(
+    tmp_path: Path, strays: int, stretch: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A blank line between the header and the units row: Arrow counts it among the rows
+    it skips, so the units row is skipped as a line of its own (not read as a launch) and
+    the stray lines are named by their own lines, found by text (2) or numbered (20),
+    in one parse or in stretches; the launches are those of the page without it."""
+    lines = RAW_PAGES[0].read_bytes().splitlines(keepends=True)
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(b'"ID",'))
+    rows = lines[at + 2 :]
+    body: list[bytes] = []
+    stray_lines: list[int] = []
+    first_row_line = at + 4  # 1-based: the prelude, header, blank line, units row
+    for k, row in enumerate(rows):
+        body.append(row)
+        if k < strays:
+            stray_lines.append(first_row_line + len(body))
+            body.append(b"stray %d\n" % k)
+    plain = tmp_path / "plain.csv"
+    plain.write_bytes(b"".join([*lines[: at + 2], *body]))
+    blank = tmp_path / "blank.csv"
+    blank.write_bytes(b"".join([*lines[: at + 1], b"\n", lines[at + 1], *body]))
+    frame, info = _read(blank, stretch, monkeypatch)
+    want, _ = _read(plain, None, monkeypatch)
+    pd.testing.assert_frame_equal(frame.drop(columns="source"), want.drop(columns="source"))
+    assert not any("left out" in w for w in info.warnings)
+    (skipped,) = [w for w in info.warnings if w.startswith("skipped")]
+    shown = ", ".join(f"{n:,}" for n in stray_lines[:3])
+    assert f"lines {shown}" in skipped

@@ -76,6 +76,7 @@ from ncu_roofline.readers.table import (
     dict_codes,
     dictionary_size,
     distinct_codes,
+    header_lines,
     read_table,
 )
 from ncu_roofline.readers.typed import read_typed, typed_columns
@@ -642,7 +643,11 @@ def read_raw(
     header = dedupe(loc.header)
     header_end = raw.buf.find(b"\n", loc.start) + 1 or loc.end
     samples = sample_rows(raw, header_end, loc.end, limit=50)
-    units, launch_samples, skip_rows, no_units = _raw_units(raw.name, header, samples)
+    units, launch_samples, header_rows, no_units = _raw_units(raw.name, header, samples)
+    # Arrow skips lines, a blank one included: the header rows as lines, so
+    # that a blank line between the header and the units row is not taken
+    # for one of them (and the units row read as a launch).
+    skip_rows = header_lines(raw.buf, loc.start, loc.end, header_rows)
     nvtx_cols = [h for h in header if h.startswith((_NVTX_PUSHPOP, _NVTX_STARTEND))]
     ident_cols = [c for c in IDENTITY_HEADERS if c in header]
     metric_cols = [

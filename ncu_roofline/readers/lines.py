@@ -23,8 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ncu_roofline.readers.locate import Buffer, blank_lines, line_number
-from ncu_roofline.readers.table import TEXTS_KEPT, SkipCounter, read_table
+from ncu_roofline.readers.locate import Buffer, blank_lines, line_number, non_blank_lines
+from ncu_roofline.readers.table import TEXTS_KEPT, SkipCounter, after_lines, read_table
 
 #: Bytes scanned at a time when blank lines are enumerated.
 _SCAN_BYTES = 16 << 20
@@ -114,6 +114,7 @@ class RowLines:
         few = counter.other_rows <= TEXTS_KEPT and not counter.rules
         self._texts = counter.other_texts if few else None
         self._blanks: np.ndarray | None = None
+        self._blank_header: int | None = None
         self._base: int | None = None
 
     def _numbered(self) -> None:
@@ -121,6 +122,7 @@ class RowLines:
         counter, self._counter = self._counter, None
         if counter is None:
             return
+        _to_non_blank(counter, self._blank_header_lines())
         counter.resolve(self._buf, self._start)
         skipped = counter.numbers
         if skipped is not None or not self._skipped_any:
@@ -157,13 +159,27 @@ class RowLines:
                 None,
                 numbered=True,
             )
+            _to_non_blank(counter, self._blank_header_lines())
             self._skipped = np.sort(np.asarray(counter.numbers or [], dtype=np.int64))
         return self._skipped
 
+    def _blank_header_lines(self) -> int:
+        """How many of the ``skip_rows`` lines Arrow skipped are blank (read from those
+        lines alone: the whole range is scanned for blank lines only when a row's
+        line is asked for)."""
+        if self._blank_header is None:
+            self._blank_header = self._skip_rows - non_blank_lines(
+                self._buf,
+                self._start,
+                after_lines(self._buf, self._start, self._end, self._skip_rows),
+            )
+        return self._blank_header
+
     def in_range(self, rows: np.ndarray) -> np.ndarray:
         """The 1-based line, within the parsed range, of each table row in ``rows``."""
+        header_rows = self._skip_rows - self._blank_header_lines()
         taken = np.concatenate(
-            [np.arange(1, self._skip_rows + 1, dtype=np.int64), self._skipped_numbers()]
+            [np.arange(1, header_rows + 1, dtype=np.int64), self._skipped_numbers()]
         )
         non_blank = _kth_outside(np.sort(taken), np.asarray(rows, dtype=np.int64) + 1)
         return _kth_outside(self._blank_lines(), non_blank)
@@ -192,6 +208,24 @@ class RowLines:
     def one(self, row: int) -> int:
         """The file's line number of one table row."""
         return int(self.of(np.array([row]))[0])
+
+
+def _to_non_blank(counter: SkipCounter, blank_header_lines: int) -> None:
+    """Arrow's numbers of the rows a parse of the range skipped, in place, as places among
+    the range's non-blank lines.
+
+    Arrow counts the ``skip_rows`` lines it skips as rows, a blank one too,
+    and only the non-blank lines after them: a number past the header rows
+    is ``blank_header_lines`` more than its place among the non-blank
+    lines.  Only the numbers of the parse from the range's start are
+    Arrow's own here (a later stretch's are made the range's by
+    :meth:`~ncu_roofline.readers.table.SkipCounter.resolve`, from counts of
+    non-blank lines).
+    """
+    if not blank_header_lines or counter.numbers is None:
+        return
+    counter.numbers = [n - blank_header_lines for n in counter.numbers]
+    counter.other_numbers = [n - blank_header_lines for n in counter.other_numbers]
 
 
 def ranges(lines: Sequence[int] | np.ndarray, most: int = 3) -> str:

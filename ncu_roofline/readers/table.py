@@ -514,7 +514,7 @@ def _parse_stretches(
     read_opts, _, convert_opts = options
     # The first stretch holds the rows skipped before the data (a raw page's
     # header and units row) whatever their length.
-    data_start = _after_lines(buf, start, end, read_opts.skip_rows)
+    data_start = after_lines(buf, start, end, read_opts.skip_rows)
     bounds = _stretch_ends(buf, data_start, end, STRETCH_BYTES) if threads > 1 else [end]
     if len(bounds) < 2:
         return _parse(buf, path, start, end, progress, options, batched=True)
@@ -564,17 +564,34 @@ def _parse_stretches(
     return first.table()
 
 
-def _after_lines(buf: Buffer, start: int, end: int, count: int) -> int:
-    """Where the line after the first ``count`` non-blank lines from ``start`` begins
-    (``end`` if there are fewer), as Arrow's ``skip_rows`` skips them."""
+def after_lines(buf: Buffer, start: int, end: int, count: int) -> int:
+    """Where the line after the first ``count`` lines from ``start`` begins (``end`` if
+    there are fewer): the rows Arrow's ``skip_rows`` skips, blank lines counted."""
     at = start
-    while count > 0 and at < end:
+    for _ in range(count):
+        if at >= end:
+            break
+        newline = buf.find(b"\n", at, end)
+        at = end if newline < 0 else newline + 1
+    return at
+
+
+def header_lines(buf: Buffer, start: int, end: int, rows: int) -> int:
+    """How many lines from ``start`` hold its first ``rows`` non-blank lines (the header
+    rows), blank lines among them included: what ``skip_rows`` must be for Arrow,
+    which counts a blank line as a row it skips.
+
+    Blank as Arrow passes it over elsewhere: empty, or a lone carriage return.
+    """
+    at, lines = start, 0
+    while rows > 0 and at < end:
         newline = buf.find(b"\n", at, end)
         stop = end if newline < 0 else newline + 1
-        if buf[at:stop].strip():
-            count -= 1
+        if buf[at:stop].rstrip(b"\n") not in (b"", b"\r"):
+            rows -= 1
+        lines += 1
         at = stop
-    return at
+    return lines
 
 
 def _read_range(path: str, start: int, end: int, progress: ProgressCallback | None) -> bytes:
