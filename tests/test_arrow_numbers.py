@@ -198,9 +198,9 @@ def test_raw_columns_in_groups_read_as_one_by_one(per_pass: int) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(_values(".", ","), st.integers(1, 4), st.integers(1, 5))
+@given(_values(".", ","), st.integers(1, 4), st.integers(1, 5), st.sampled_from([0, 1 << 30]))
 def test_slices_side_by_side_read_as_one_pass(
-    values: list[str | None], threads: int, chunks: int
+    values: list[str | None], threads: int, chunks: int, one_chunk: int
 ) -> None:
     # A large column is parsed in slices on several threads; small slices and
     # several threads here make every draw take that path, chunk ends and
@@ -213,6 +213,8 @@ def test_slices_side_by_side_read_as_one_pass(
     want, want_bad = parse_numbers_checked(arr, ".")
     mp = pytest.MonkeyPatch()
     mp.setattr(v, "_SLICE_VALUES", 1)
+    # Slices made one array, or (past the size one array may hold) left in chunks.
+    mp.setattr(v, "_ONE_CHUNK", one_chunk)
     mp.setenv("NCU_ROOFLINE_PARSE_THREADS", str(threads))
     try:
         got, got_bad = v.parsed_numbers(arr, ".")

@@ -261,9 +261,15 @@ def _one_chunk(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     chunk per batch): each of the dozen kernels and conversions of the parse then runs
     once, not once per chunk (a 2.6-million-value column of 150 chunks: 0.21 to
     0.12 s), for a copy of the texts."""
-    if isinstance(texts, pa.ChunkedArray) and texts.num_chunks > 1:
+    # One string array holds at most 2 GiB of text (32-bit offsets): a slice
+    # of more (an export of tens of gigabytes) stays in its chunks.
+    if isinstance(texts, pa.ChunkedArray) and texts.num_chunks > 1 and texts.nbytes < _ONE_CHUNK:
         return texts.combine_chunks()
     return texts
+
+
+#: Bytes below which a slice of value texts is made one array.
+_ONE_CHUNK = 1 << 30
 
 
 #: Values below which a column is parsed in one pass (a thread's start costs more).
