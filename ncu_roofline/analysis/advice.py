@@ -18,12 +18,13 @@ that share it listed under it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict, cast
 
 import numpy as np
 
 from ncu_roofline.analysis.catalogue import CATALOGUE
 from ncu_roofline.core.frame import Columns, floats, object_column, objects
+from ncu_roofline.core.table import ObjArray
 from ncu_roofline.theory.families import classify
 
 if TYPE_CHECKING:
@@ -167,12 +168,24 @@ def _group_rows(kernels: Columns) -> dict[str, int]:
     return first
 
 
-def _row(fields: dict[str, Any], row: int) -> dict[str, Any]:
-    """Row ``row`` of the groups as a plain dict of ``fields``' columns (None where missing)."""
-    return {name: values[row] for name, values in fields.items()}
+class GroupEvidence(TypedDict, total=False):
+    """The fields of a kernel group that the choice of its advice reads, those the groups
+    have (a text, or None where missing; a hand-made frame may hold other values)."""
+
+    kernel: Any
+    family: Any
+    bound: Any
+    bound_reason: Any
+    limiter: Any
+    precision: Any
 
 
-def _advice_fields(kernels: Columns) -> dict[str, Any]:
+def _row(fields: dict[str, ObjArray], row: int) -> GroupEvidence:
+    """Row ``row`` of the groups as the evidence of ``fields``' columns (None where missing)."""
+    return cast(GroupEvidence, {name: values[row] for name, values in fields.items()})
+
+
+def _advice_fields(kernels: Columns) -> dict[str, ObjArray]:
     """The columns the choice of advice reads that the groups have, as objects."""
     return {f: object_column(kernels, f) for f in _ADVICE_FIELDS if f in kernels}
 
@@ -286,7 +299,7 @@ def group_advice(group: GroupRow) -> str:
 
 
 #: The fields the choice of a group's advice reads.
-_ADVICE_FIELDS = ("kernel", "family", "bound", "bound_reason", "limiter", "precision")
+_ADVICE_FIELDS = tuple(GroupEvidence.__annotations__)
 
 
 def group_advice_ids(kernels: Columns) -> list[str]:

@@ -179,7 +179,7 @@ def launch_frame(table: Table, profile: Profile, identity: Sequence[str]) -> pd.
     import pandas as pd
 
     own = profile.identity_frame(identity) if identity else None
-    data: dict[str, Any] = {}
+    data: dict[str, pd.Series | npt.NDArray[Any]] = {}
     for name in table.columns:
         if own is not None and name in own:
             data[name] = own[name]

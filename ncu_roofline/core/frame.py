@@ -16,13 +16,17 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from ncu_roofline.core.table import Table, absent, as_floats, as_objects
+from ncu_roofline.core.table import (
+    FloatArray,
+    ObjArray,
+    Table,
+    absent,
+    as_floats,
+    as_objects,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
-
-FloatArray = npt.NDArray[np.float64]
-ObjArray = npt.NDArray[np.object_]
 
 #: Launch-long columns by name: the analysis' table, or a pandas frame.
 Columns: TypeAlias = "Table | pd.DataFrame"

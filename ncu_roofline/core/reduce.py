@@ -20,7 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
+from ncu_roofline.core.table import FloatArray
+
 IntArray = npt.NDArray[np.intp]
 
 __all__ = [

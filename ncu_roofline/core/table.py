@@ -29,6 +29,7 @@ import numpy.typing as npt
 if TYPE_CHECKING:
     import pandas as pd
 
+#: The column kinds of a table, named once for the core's modules.
 FloatArray = npt.NDArray[np.float64]
 ObjArray = npt.NDArray[np.object_]
 
